@@ -1,0 +1,102 @@
+/**
+ * Typed errors of chunkform. Every error names what it was working on (object path, on-disk
+ * structure, file address) so a user can tell *where* a file is bad, not just that it is.
+ * @module
+ */
+
+/** Where an error happened: any of the object path, the on-disk structure and its file address. */
+export interface ErrorLocation {
+  /** HDF5 path of the object (group, dataset, attribute) being read or written. */
+  path?: string;
+  /** Name of the on-disk structure, as the HDF5 specification names it (e.g. "superblock"). */
+  structure?: string;
+  /** File address of the structure. */
+  address?: number;
+}
+
+function describe(message: string, loc: ErrorLocation): string {
+  const parts: string[] = [];
+  if (loc.path !== undefined) parts.push(`object "${loc.path}"`);
+  if (loc.structure !== undefined) parts.push(loc.structure);
+  if (loc.address !== undefined && loc.address >= 0) parts.push(`at address ${loc.address}`);
+  return parts.length ? `${parts.join(', ')}: ${message}` : message;
+}
+
+/** Base class of every error chunkform throws on purpose. */
+export class H5Error extends Error {
+  /** Object path, if known. */
+  readonly path?: string;
+  /** On-disk structure, if known. */
+  readonly structure?: string;
+  /** File address, if known. */
+  readonly address?: number;
+  /** The message without the location prefix. */
+  readonly detail: string;
+
+  constructor(message: string, loc: ErrorLocation = {}) {
+    super(describe(message, loc));
+    this.name = new.target.name;
+    this.detail = message;
+    if (loc.path !== undefined) this.path = loc.path;
+    if (loc.structure !== undefined) this.structure = loc.structure;
+    if (loc.address !== undefined) this.address = loc.address;
+  }
+
+  /** A copy of this error with an object path filled in (used when errors cross the object layer). */
+  withPath(path: string): H5Error {
+    if (this.path !== undefined) return this;
+    const Ctor = this.constructor as new (m: string, l: ErrorLocation) => H5Error;
+    const e = Object.create(Ctor.prototype) as H5Error;
+    Object.assign(e, this, { path, message: describe(this.detail, { path, structure: this.structure, address: this.address }) });
+    Object.defineProperty(e, 'stack', { value: this.stack, writable: true, configurable: true });
+    return e;
+  }
+}
+
+/** The bytes do not follow the HDF5 file format (bad signature, impossible field value ...). */
+export class FormatError extends H5Error {}
+
+/** A structure ends past the end of the file or of its enclosing block. */
+export class TruncatedError extends FormatError {}
+
+/** A checksum stored in the file does not match the bytes it covers. */
+export class ChecksumError extends FormatError {
+  readonly expected: number;
+  readonly actual: number;
+  constructor(structure: string, address: number, expected: number, actual: number, path?: string) {
+    super(
+      `checksum mismatch (stored 0x${expected.toString(16).padStart(8, '0')}, computed 0x${actual.toString(16).padStart(8, '0')})`,
+      { structure, address, ...(path !== undefined ? { path } : {}) },
+    );
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** A valid HDF5 feature that this version of chunkform does not implement. */
+export class UnsupportedError extends H5Error {}
+
+/** A path, attribute or link that does not exist. */
+export class NotFoundError extends H5Error {}
+
+/** A write was attempted on a file opened read-only, or an object was used after close. */
+export class InvalidStateError extends H5Error {}
+
+/** Arguments that do not fit the object (wrong shape, wrong data length, bad dtype ...). */
+export class ValueError extends H5Error {}
+
+/** A selection that lies outside the dataspace or is malformed. */
+export class SelectionError extends H5Error {}
+
+/** A filter in a pipeline that no registered package provides. */
+export class UnknownFilterError extends H5Error {
+  readonly filterId: number;
+  constructor(filterId: number, filterName: string | undefined, hint: string | undefined, loc: ErrorLocation = {}) {
+    super(
+      `filter ${filterId}${filterName ? ` ("${filterName}")` : ''} is not registered` +
+        (hint ? `; it is provided by ${hint}` : ''),
+      loc,
+    );
+    this.filterId = filterId;
+  }
+}

@@ -1,0 +1,341 @@
+/**
+ * Bounds-checked little-endian cursors over `Uint8Array`s: the only way format decoders touch bytes.
+ * A read past the end throws {@link TruncatedError} naming the structure, never returns garbage.
+ * @module
+ */
+import { ChecksumError, FormatError, TruncatedError } from '../errors.js';
+import { lookup3 } from './checksum/lookup3.js';
+
+/** Sizes of file addresses ("offsets") and lengths, from the superblock. */
+export interface SizeContext {
+  /** Size of offsets in bytes (2, 4 or 8). */
+  sizeOfOffsets: number;
+  /** Size of lengths in bytes (2, 4 or 8). */
+  sizeOfLengths: number;
+}
+
+/** The "undefined address" (all bits set in the file) as chunkform represents it. */
+export const UNDEFINED_ADDRESS = -1;
+
+/** True when `addr` is a real file address (not {@link UNDEFINED_ADDRESS}). */
+export function isDefinedAddress(addr: number): boolean {
+  return addr !== UNDEFINED_ADDRESS;
+}
+
+/** The default size context: 8-byte offsets and lengths (what every modern HDF5 file uses). */
+export const DEFAULT_SIZES: SizeContext = Object.freeze({ sizeOfOffsets: 8, sizeOfLengths: 8 });
+
+/**
+ * A forward cursor over bytes. `base` is the file address of `bytes[0]` so errors can report
+ * file addresses; `structure` names what is being decoded.
+ */
+export class ByteReader {
+  readonly bytes: Uint8Array;
+  readonly view: DataView;
+  /** Current position, relative to `bytes`. */
+  pos: number;
+  readonly sizes: SizeContext;
+  readonly structure: string;
+  readonly base: number;
+
+  constructor(bytes: Uint8Array, opts: { pos?: number; sizes?: SizeContext; structure?: string; base?: number } = {}) {
+    this.bytes = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.pos = opts.pos ?? 0;
+    this.sizes = opts.sizes ?? DEFAULT_SIZES;
+    this.structure = opts.structure ?? 'structure';
+    this.base = opts.base ?? UNDEFINED_ADDRESS;
+  }
+
+  /** Bytes left after the cursor. */
+  get remaining(): number {
+    return this.bytes.length - this.pos;
+  }
+
+  /** Throws {@link TruncatedError} unless `n` more bytes are available. */
+  need(n: number, what = 'field'): void {
+    if (!(n >= 0) || this.pos + n > this.bytes.length) {
+      throw new TruncatedError(
+        `${what} needs ${n} bytes at offset ${this.pos} but only ${Math.max(0, this.bytes.length - this.pos)} remain`,
+        { structure: this.structure, address: this.base },
+      );
+    }
+  }
+
+  /** A {@link FormatError} located at this structure. */
+  error(message: string): FormatError {
+    return new FormatError(message, { structure: this.structure, address: this.base });
+  }
+
+  u8(): number {
+    this.need(1);
+    return this.bytes[this.pos++]!;
+  }
+  u16(): number {
+    this.need(2);
+    const v = this.view.getUint16(this.pos, true);
+    this.pos += 2;
+    return v;
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.view.getUint32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+  i32(): number {
+    this.need(4);
+    const v = this.view.getInt32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+  /** Unsigned 64-bit as a number; throws if it exceeds 2^53 − 1. */
+  u64(): number {
+    return this.uN(8);
+  }
+  /** Unsigned 64-bit as a bigint (exact). */
+  u64n(): bigint {
+    this.need(8);
+    const v = this.view.getBigUint64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  /**
+   * Unsigned little-endian integer of `n` bytes (0..8) as a number.
+   * Throws {@link FormatError} when the value does not fit a safe integer.
+   */
+  uN(n: number): number {
+    this.need(n);
+    let v = 0;
+    let mul = 1;
+    for (let i = 0; i < n; i++) {
+      const b = this.bytes[this.pos + i]!;
+      if (mul >= 2 ** 53 && b !== 0) throw this.error(`${n}-byte integer at offset ${this.pos} exceeds 2^53`);
+      v += b * mul;
+      mul *= 256;
+    }
+    if (v > Number.MAX_SAFE_INTEGER) throw this.error(`${n}-byte integer at offset ${this.pos} exceeds 2^53`);
+    this.pos += n;
+    return v;
+  }
+
+  /** A file address (size of offsets); all-ones → {@link UNDEFINED_ADDRESS}. */
+  offset(): number {
+    const n = this.sizes.sizeOfOffsets;
+    this.need(n);
+    let allOnes = true;
+    for (let i = 0; i < n; i++) if (this.bytes[this.pos + i] !== 0xff) { allOnes = false; break; }
+    if (allOnes) {
+      this.pos += n;
+      return UNDEFINED_ADDRESS;
+    }
+    return this.uN(n);
+  }
+
+  /** A length (size of lengths); all-ones → {@link UNDEFINED_ADDRESS} (used as "unlimited" in some fields). */
+  length(): number {
+    const n = this.sizes.sizeOfLengths;
+    this.need(n);
+    let allOnes = true;
+    for (let i = 0; i < n; i++) if (this.bytes[this.pos + i] !== 0xff) { allOnes = false; break; }
+    if (allOnes) {
+      this.pos += n;
+      return UNDEFINED_ADDRESS;
+    }
+    return this.uN(n);
+  }
+
+  /** A view (no copy) of the next `n` bytes. */
+  bytesView(n: number, what = 'bytes'): Uint8Array {
+    this.need(n, what);
+    const v = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return v;
+  }
+
+  skip(n: number): void {
+    this.need(n);
+    this.pos += n;
+  }
+
+  /** Reads `sig.length` bytes and throws {@link FormatError} unless they spell `sig`. */
+  signature(sig: string): void {
+    this.need(sig.length, 'signature');
+    for (let i = 0; i < sig.length; i++) {
+      if (this.bytes[this.pos + i] !== sig.charCodeAt(i)) {
+        const got = Array.from(this.bytes.subarray(this.pos, this.pos + sig.length), (b) =>
+          b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`,
+        ).join('');
+        throw this.error(`bad signature: expected "${sig}", found "${got}"`);
+      }
+    }
+    this.pos += sig.length;
+  }
+
+  /** A NUL-terminated string starting at the cursor (ASCII/UTF-8), consuming the NUL. */
+  cstring(maxLen = this.remaining): string {
+    const end = this.bytes.indexOf(0, this.pos);
+    if (end < 0 || end - this.pos > maxLen) throw this.error(`unterminated string at offset ${this.pos}`);
+    const s = utf8Decode(this.bytes.subarray(this.pos, end));
+    this.pos = end + 1;
+    return s;
+  }
+
+  /**
+   * Verifies the lookup3 checksum stored at the cursor against bytes [start, cursor) and
+   * consumes it. Throws {@link ChecksumError} on mismatch.
+   */
+  checksum(start = 0): void {
+    const computed = lookup3(this.bytes.subarray(start, this.pos));
+    const stored = this.u32();
+    if (stored !== computed) throw new ChecksumError(this.structure, this.base, stored, computed);
+  }
+}
+
+/** Verifies a lookup3 checksum stored as the last 4 bytes of `bytes`. */
+export function verifyTrailingChecksum(bytes: Uint8Array, structure: string, address: number): void {
+  if (bytes.length < 4) throw new TruncatedError('too short to hold a checksum', { structure, address });
+  const end = bytes.length - 4;
+  const stored = (bytes[end]! | (bytes[end + 1]! << 8) | (bytes[end + 2]! << 16) | (bytes[end + 3]! << 24)) >>> 0;
+  const computed = lookup3(bytes.subarray(0, end));
+  if (stored !== computed) throw new ChecksumError(structure, address, stored, computed);
+}
+
+/** A growable little-endian byte buffer for encoders. */
+export class ByteWriter {
+  private buf: Uint8Array;
+  private view: DataView;
+  /** Write position (also the length of what was written so far, unless `pos` was moved back). */
+  pos = 0;
+  private high = 0;
+  readonly sizes: SizeContext;
+
+  constructor(sizes: SizeContext = DEFAULT_SIZES, initial = 256) {
+    this.sizes = sizes;
+    this.buf = new Uint8Array(initial);
+    this.view = new DataView(this.buf.buffer);
+  }
+
+  private ensure(n: number): void {
+    const need = this.pos + n;
+    if (need <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < need) cap *= 2;
+    const nb = new Uint8Array(cap);
+    nb.set(this.buf.subarray(0, this.high));
+    this.buf = nb;
+    this.view = new DataView(nb.buffer);
+  }
+  private advance(n: number): void {
+    this.pos += n;
+    if (this.pos > this.high) this.high = this.pos;
+  }
+
+  u8(v: number): this {
+    this.ensure(1);
+    this.buf[this.pos] = v & 0xff;
+    this.advance(1);
+    return this;
+  }
+  u16(v: number): this {
+    this.ensure(2);
+    this.view.setUint16(this.pos, v, true);
+    this.advance(2);
+    return this;
+  }
+  u32(v: number): this {
+    this.ensure(4);
+    this.view.setUint32(this.pos, v >>> 0, true);
+    this.advance(4);
+    return this;
+  }
+  u64(v: number | bigint): this {
+    this.ensure(8);
+    this.view.setBigUint64(this.pos, BigInt(v), true);
+    this.advance(8);
+    return this;
+  }
+  /** Unsigned little-endian integer of `n` bytes. */
+  uN(v: number, n: number): this {
+    this.ensure(n);
+    let x = v;
+    for (let i = 0; i < n; i++) {
+      this.buf[this.pos + i] = x % 256;
+      x = Math.floor(x / 256);
+    }
+    this.advance(n);
+    return this;
+  }
+  /** A file address; {@link UNDEFINED_ADDRESS} is written as all ones. */
+  offset(addr: number): this {
+    return this.allOnesOr(addr, this.sizes.sizeOfOffsets);
+  }
+  /** A length; {@link UNDEFINED_ADDRESS} is written as all ones. */
+  length(v: number): this {
+    return this.allOnesOr(v, this.sizes.sizeOfLengths);
+  }
+  private allOnesOr(v: number, n: number): this {
+    if (v === UNDEFINED_ADDRESS) {
+      this.ensure(n);
+      this.buf.fill(0xff, this.pos, this.pos + n);
+      this.advance(n);
+      return this;
+    }
+    return this.uN(v, n);
+  }
+  bytes(b: Uint8Array): this {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.advance(b.length);
+    return this;
+  }
+  /** `n` zero bytes. */
+  zeros(n: number): this {
+    this.ensure(n);
+    this.buf.fill(0, this.pos, this.pos + n);
+    this.advance(n);
+    return this;
+  }
+  /** ASCII signature such as "OHDR". */
+  signature(sig: string): this {
+    for (let i = 0; i < sig.length; i++) this.u8(sig.charCodeAt(i));
+    return this;
+  }
+  /** Appends the lookup3 checksum of bytes [start, pos). */
+  checksum(start = 0): this {
+    return this.u32(lookup3(this.buf.subarray(start, this.pos)));
+  }
+  /** Overwrites a u32 at `at` without moving the cursor. */
+  patchU32(at: number, v: number): void {
+    this.view.setUint32(at, v >>> 0, true);
+  }
+  /** Overwrites an n-byte integer at `at` without moving the cursor. */
+  patchUN(at: number, v: number, n: number): void {
+    const save = this.pos;
+    this.pos = at;
+    this.uN(v, n);
+    this.pos = save;
+  }
+  /** The bytes written so far (a copy-free view of the first `high` bytes). */
+  finish(): Uint8Array {
+    return this.buf.subarray(0, this.high);
+  }
+}
+
+const decoder = new TextDecoder('utf-8');
+const encoder = new TextEncoder();
+
+/** UTF-8 decode (invalid sequences become U+FFFD, never throw). */
+export function utf8Decode(b: Uint8Array): string {
+  return decoder.decode(b);
+}
+/** UTF-8 encode. */
+export function utf8Encode(s: string): Uint8Array {
+  return encoder.encode(s);
+}
+
+/** Throws {@link FormatError} when `cond` is false. */
+export function check(cond: boolean, message: string, structure: string, address = UNDEFINED_ADDRESS): asserts cond {
+  if (!cond) throw new FormatError(message, { structure, address });
+}

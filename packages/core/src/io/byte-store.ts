@@ -1,0 +1,75 @@
+/**
+ * The storage interface every file goes through. Implementations: {@link MemoryStore} (here),
+ * `NodeFileStore` (`@chunkform/core/node`), and any user object with the same shape (a browser
+ * `Blob`, an HTTP range reader ...). Nothing in this module imports Node-only code.
+ * @module
+ */
+
+/** Random-access read-only bytes. */
+export interface ByteSource {
+  /** Total size in bytes. */
+  size(): Promise<number>;
+  /**
+   * Reads `length` bytes at `offset`. May return fewer bytes only when the range passes the end
+   * of the source. The returned array may be a view into a shared buffer: callers copy if they keep it.
+   */
+  read(offset: number, length: number): Promise<Uint8Array>;
+  /** Releases resources. */
+  close?(): Promise<void>;
+}
+
+/** Random-access read/write bytes. */
+export interface ByteStore extends ByteSource {
+  /** Writes `bytes` at `offset`, growing the store if needed. */
+  write(offset: number, bytes: Uint8Array): Promise<void>;
+  /** Sets the size (used to trim a file to its end-of-file address). */
+  truncate(size: number): Promise<void>;
+  /** Makes written bytes durable (fsync for files; no-op in memory). */
+  flush(): Promise<void>;
+}
+
+/** True when `s` can be written. */
+export function isByteStore(s: ByteSource): s is ByteStore {
+  return typeof (s as ByteStore).write === 'function' && typeof (s as ByteStore).truncate === 'function';
+}
+
+/** An in-memory, growable byte store (browser-safe). */
+export class MemoryStore implements ByteStore {
+  private buf: Uint8Array;
+  private len: number;
+
+  /** Wraps `initial` (not copied) or starts empty. */
+  constructor(initial?: Uint8Array | ArrayBuffer) {
+    this.buf = initial ? (initial instanceof Uint8Array ? initial : new Uint8Array(initial)) : new Uint8Array(0);
+    this.len = this.buf.length;
+  }
+  async size(): Promise<number> {
+    return this.len;
+  }
+  async read(offset: number, length: number): Promise<Uint8Array> {
+    const end = Math.min(this.len, offset + length);
+    return this.buf.subarray(Math.min(offset, end), end);
+  }
+  async write(offset: number, bytes: Uint8Array): Promise<void> {
+    const end = offset + bytes.length;
+    if (end > this.buf.length) {
+      let cap = Math.max(1024, this.buf.length * 2);
+      while (cap < end) cap *= 2;
+      const nb = new Uint8Array(cap);
+      nb.set(this.buf.subarray(0, this.len));
+      this.buf = nb;
+    }
+    this.buf.set(bytes, offset);
+    if (end > this.len) this.len = end;
+  }
+  async truncate(size: number): Promise<void> {
+    if (size < this.len) this.buf.fill(0, size, this.len);
+    else if (size > this.buf.length) await this.write(size, new Uint8Array(0));
+    this.len = size;
+  }
+  async flush(): Promise<void> {}
+  /** A copy of the current contents (e.g. to save or hand to another library). */
+  toBytes(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
+}
