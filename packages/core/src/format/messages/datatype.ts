@@ -1,8 +1,9 @@
 /**
  * Datatype message (HDF5 spec IV.A.2.d, message type 0x0003): the model of an HDF5 datatype and
- * its encoder/decoder.
+ * its encoder/decoder (implemented in `datatype-decode.ts` / `datatype-encode.ts`).
  * @module
  */
+import type { SizeContext } from '../bytes.js';
 
 /** Byte order of a numeric type. */
 export type ByteOrder = 'LE' | 'BE';
@@ -105,6 +106,8 @@ export interface TimeType {
   class: 'time';
   size: number;
   order: ByteOrder;
+  /** Bit precision (default size*8). */
+  precision?: number;
 }
 
 /** Any HDF5 datatype. */
@@ -120,3 +123,28 @@ export type Datatype =
   | BitfieldType
   | ReferenceType
   | TimeType;
+
+export { decodeDatatype } from './datatype-decode.js';
+export { encodeDatatype, datatypeEncodingVersion, type EncodeDatatypeOptions } from './datatype-encode.js';
+
+/**
+ * Bytes one element of `t` occupies in the file. Variable-length strings and sequences are stored
+ * as (length UINT32, global heap collection address, object index UINT32): 4 + sizeOfOffsets + 4.
+ */
+export function datatypeSize(t: Datatype, sizes: SizeContext): number {
+  switch (t.class) {
+    case 'string':
+      return t.length === 'variable' ? 8 + sizes.sizeOfOffsets : t.length;
+    case 'vlen':
+      return 8 + sizes.sizeOfOffsets;
+    case 'enum':
+      return t.base.size;
+    case 'array': {
+      let n = datatypeSize(t.base, sizes);
+      for (const d of t.dims) n *= d;
+      return n;
+    }
+    default:
+      return t.size;
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Per-file state shared by every object of an open file: the byte source, the superblock, the
+ * metadata reader, caches of object headers and global heap collections, and (when writable) the
+ * {@link FileWriter}.
+ * @module
+ */
+import { FormatError, InvalidStateError, TruncatedError } from '../errors.js';
+import type { SizeContext } from '../format/bytes.js';
+import { isDefinedAddress } from '../format/bytes.js';
+import { readGlobalHeapCollection } from '../format/heaps/global-heap.js';
+import { readObjectHeader } from '../format/object-header.js';
+import {
+  SUPERBLOCK_MAX_SIZE,
+  decodeSuperblock,
+  findSuperblockOffsets,
+  type Superblock,
+} from '../format/superblock.js';
+import type { ByteSource, ByteStore } from '../io/byte-store.js';
+import type { GlobalHeapLookup } from '../values/decode.js';
+import { HeaderModel } from './header-model.js';
+import { SourceMetadataReader } from './metadata-reader.js';
+import type { FileWriter } from './file-writer.js';
+
+/** Shared state of one open file. */
+export class FileContext {
+  readonly reader: SourceMetadataReader;
+  private headers = new Map<number, HeaderModel>();
+  private pendingHeaders = new Map<number, Promise<HeaderModel>>();
+  private heaps = new Map<number, Map<number, Uint8Array>>();
+  /** Set when the file is writable. */
+  writer: FileWriter | null = null;
+  closed = false;
+
+  constructor(
+    readonly source: ByteSource,
+    readonly superblock: Superblock,
+    readonly fileSize: number,
+    readonly name: string,
+  ) {
+    this.reader = new SourceMetadataReader(source, superblock.sizes, Math.min(fileSize, superblock.eofAddress), superblock.baseAddress);
+  }
+
+  /** Offset/length sizes. */
+  get sizes(): SizeContext {
+    return this.superblock.sizes;
+  }
+
+  /** Locates and decodes the superblock of `source` and builds a context. */
+  static async open(source: ByteSource, name: string): Promise<FileContext> {
+    const size = await source.size();
+    if (size < 8) throw new TruncatedError(`file is ${size} bytes long, too short for an HDF5 superblock`, { structure: 'superblock' });
+    for (const at of findSuperblockOffsets(size)) {
+      const head = await source.read(at, 8);
+      if (!isSignature(head)) continue;
+      const bytes = (await source.read(at, Math.min(SUPERBLOCK_MAX_SIZE, size - at))).slice();
+      const sb = decodeSuperblock(bytes, at);
+      // Addresses are relative to the base address, which is where the superblock sits (HDF5
+      // corrects a stored base address the same way); the stored end-of-file address is absolute.
+      const base = at;
+      const storedEof = sb.eofAddress === -1 ? size : sb.eofAddress;
+      const eof = storedEof - (sb.baseAddress === at ? at : 0);
+      if (base + eof > size) {
+        throw new TruncatedError(
+          `file is truncated: the superblock gives an end-of-file address of ${storedEof} but the file has ${size} bytes`,
+          { structure: 'superblock', address: at },
+        );
+      }
+      return new FileContext(source, { ...sb, baseAddress: base, eofAddress: eof }, size - base, name);
+    }
+    throw new FormatError('not an HDF5 file: no superblock signature at offset 0, 512, 1024, ...', { structure: 'superblock' });
+  }
+
+  /** Address of the root group's object header. */
+  get rootAddress(): number {
+    const sb = this.superblock;
+    if (sb.version >= 2) return sb.rootObjectHeaderAddress;
+    return sb.rootSymbolTableEntry!.objectHeaderAddress;
+  }
+
+  /** Throws if the file was closed. */
+  ensureOpen(): void {
+    if (this.closed) throw new InvalidStateError(`file "${this.name}" is closed`);
+  }
+
+  /** The object header model at `address` (decoded once, then shared). */
+  async header(address: number): Promise<HeaderModel> {
+    this.ensureOpen();
+    const have = this.headers.get(address);
+    if (have) return have;
+    let p = this.pendingHeaders.get(address);
+    if (!p) {
+      p = readObjectHeader(this.reader, address).then((h) => {
+        const m = HeaderModel.fromHeader(h);
+        this.headers.set(address, m);
+        return m;
+      });
+      this.pendingHeaders.set(address, p);
+      p.finally(() => this.pendingHeaders.delete(address)).catch(() => undefined);
+    }
+    return p;
+  }
+
+  /** Registers a header created in this session. */
+  addHeader(model: HeaderModel): void {
+    this.headers.set(model.address, model);
+  }
+
+  /** All header models created or loaded so far. */
+  allHeaders(): Iterable<HeaderModel> {
+    return this.headers.values();
+  }
+
+  /** Reads raw (dataset) bytes, bounded by the end of the file; no caching. */
+  async readRaw(address: number, length: number, structure: string): Promise<Uint8Array> {
+    this.ensureOpen();
+    if (length === 0) return new Uint8Array(0);
+    if (!isDefinedAddress(address) || address < 0 || address + length > this.reader.eof) {
+      throw new TruncatedError(
+        `${length} bytes at address ${address} extend past the end of the file (${this.reader.eof} bytes)`,
+        { structure, address },
+      );
+    }
+    const b = await this.source.read(this.superblock.baseAddress + address, length);
+    if (b.length !== length) throw new TruncatedError(`only ${b.length} of ${length} bytes could be read`, { structure, address });
+    return b;
+  }
+
+  /** A global heap lookup holding the collections at `addresses` (loaded once and cached). */
+  async globalHeap(addresses: Iterable<number>): Promise<GlobalHeapLookup> {
+    for (const a of addresses) {
+      if (!this.heaps.has(a) && isDefinedAddress(a) && a !== 0) {
+        const pending = this.writer?.pendingHeapCollection(a);
+        this.heaps.set(a, pending ?? (await readGlobalHeapCollection(this.reader, a)));
+      }
+    }
+    const heaps = this.heaps;
+    const writer = this.writer;
+    return {
+      get(collection: number, index: number): Uint8Array {
+        const c = writer?.pendingHeapCollection(collection) ?? heaps.get(collection);
+        const obj = c?.get(index);
+        if (!obj) {
+          throw new FormatError(`global heap object ${index} not found in collection`, {
+            structure: 'global heap collection',
+            address: collection,
+          });
+        }
+        return obj;
+      },
+    };
+  }
+
+  /** Forgets cached metadata bytes and heap collections (after the file was written). */
+  invalidateCaches(): void {
+    this.reader.invalidate();
+    this.heaps.clear();
+  }
+
+  /** The writable store, or an error naming `what` was attempted. */
+  requireWriter(what: string): FileWriter {
+    this.ensureOpen();
+    if (!this.writer) throw new InvalidStateError(`cannot ${what}: file "${this.name}" is open read-only`);
+    return this.writer;
+  }
+}
+
+function isSignature(b: Uint8Array): boolean {
+  const sig = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a];
+  return b.length >= 8 && sig.every((v, i) => b[i] === v);
+}
+
+export type { ByteStore };

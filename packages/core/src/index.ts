@@ -1,0 +1,49 @@
+/**
+ * @packageDocumentation
+ * `@chunkform/core`: read and write HDF5 files from TypeScript — the file container (superblock,
+ * object headers, groups, attributes, datatypes, dataspaces), compact and contiguous datasets, and
+ * the h5py-like object API. Browser-safe: local paths are opened through Node only when running in Node.
+ *
+ * @example
+ * import { createFile, openFile } from '@chunkform/core';
+ * const f = await createFile('run.h5');
+ * await f.createDataset('frames/count', { dtype: 'uint32', shape: [3], data: [1, 2, 3] });
+ * await f.attrs.set('instrument', 'LCLS-II');
+ * await f.close();
+ */
+export * from './errors.js';
+export { openFile, createFile, H5File, type OpenOptions, type CreateOptions } from './objects/file.js';
+export {
+  Group,
+  ExternalLink,
+  CommittedDatatype,
+  type LinkInfo,
+  type H5Node,
+  type CreateGroupOptions,
+  type CreateDatasetOptions,
+} from './objects/group.js';
+export { Dataset, UNLIMITED } from './objects/dataset.js';
+export { Attributes, type SetAttributeOptions } from './objects/attributes.js';
+export { MemoryStore, isByteStore, type ByteSource, type ByteStore } from './io/byte-store.js';
+export type {
+  Datatype,
+  ByteOrder,
+  IntegerType,
+  FloatType,
+  StringType,
+  EnumType,
+  CompoundType,
+  ArrayType,
+  VlenSequenceType,
+  OpaqueType,
+  BitfieldType,
+  ReferenceType,
+  TimeType,
+} from './format/messages/datatype.js';
+export type { Dataspace } from './format/messages/dataspace.js';
+export type { DataLayout } from './format/messages/layout.js';
+export type { FilterPipeline } from './format/messages/filter-pipeline.js';
+export type { FillValue } from './format/messages/fill-value.js';
+export type { Values } from './values/types.js';
+export { parseDtype, dtypeToString, type DtypeSpec } from './values/dtype.js';
+export { lookup3 } from './format/checksum/lookup3.js';

@@ -1,0 +1,172 @@
+/**
+ * `obj.attrs`: the attributes of a group, dataset or committed datatype (h5py's AttributeManager),
+ * read from compact attribute messages and from dense attribute storage (fractal heap + v2 B-tree).
+ * @module
+ */
+import { H5Error, NotFoundError, UnsupportedError, ValueError } from '../errors.js';
+import { isDefinedAddress } from '../format/bytes.js';
+import { iterateV2BTree, openV2BTree } from '../format/btree/v2.js';
+import { decodeAttributeNameRecord } from '../format/btree/v2-records.js';
+import { openFractalHeap } from '../format/heaps/fractal-heap.js';
+import { decodeAttribute, encodeAttribute, type AttributeMessage } from '../format/messages/attribute.js';
+import { decodeAttributeInfo } from '../format/messages/attribute-info.js';
+import type { Dataspace } from '../format/messages/dataspace.js';
+import { ATTRIBUTE, ATTRIBUTE_INFO } from '../format/messages/message-types.js';
+import { datatypeOfValues, parseDtype, type DtypeSpec } from '../values/dtype.js';
+import type { FileContext } from '../file/file-context.js';
+import type { HeaderModel } from '../file/header-model.js';
+import { compareNames } from './links.js';
+import { loadCommittedDatatype } from './shared-datatype.js';
+import { bytesToValues, valuesToBytes } from './values-io.js';
+import { elementCount, inferShape } from './shape.js';
+
+/** Options of {@link Attributes.set}. */
+export interface SetAttributeOptions {
+  /** Datatype; inferred from the value when absent (numbers → float64, strings → variable-length UTF-8). */
+  dtype?: DtypeSpec;
+  /** Shape; a scalar value gets a scalar dataspace, arrays a 1-D shape, unless given. */
+  shape?: number[];
+}
+
+/** Attributes of one object. */
+export class Attributes {
+  /** @internal */
+  constructor(
+    private readonly ctx: FileContext,
+    private readonly header: () => Promise<HeaderModel>,
+    private readonly path: string,
+  ) {}
+
+  /** Attribute names, in creation order when the object tracks it, else in name order (as h5py lists them). */
+  async keys(): Promise<string[]> {
+    return (await this.messages()).map((a) => a.name);
+  }
+
+  /** True when the attribute exists. */
+  async has(name: string): Promise<boolean> {
+    return (await this.messages()).some((a) => a.name === name);
+  }
+
+  /**
+   * The attribute's value: a single value for a scalar attribute (number, bigint, string or record),
+   * the flat values (TypedArray / array) for a simple one, `null` for an empty (null-dataspace) one.
+   */
+  async get(name: string): Promise<unknown> {
+    const a = (await this.messages()).find((m) => m.name === name);
+    if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
+    return this.valueOf(a);
+  }
+
+  /** Shape of an attribute (`[]` for scalar, `null` for an empty one). */
+  async shape(name: string): Promise<number[] | null> {
+    const a = (await this.messages()).find((m) => m.name === name);
+    if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
+    return a.dataspace.kind === 'null' ? null : a.dataspace.dims.slice();
+  }
+
+  /** All attributes as a name → value object. */
+  async toObject(): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    for (const a of await this.messages()) out[a.name] = await this.valueOf(a);
+    return out;
+  }
+
+  /** Creates or replaces an attribute. */
+  async set(name: string, value: unknown, opts: SetAttributeOptions = {}): Promise<void> {
+    const writer = this.ctx.requireWriter(`set attribute "${name}"`);
+    if (name.length === 0) throw new ValueError('attribute names must not be empty', { path: this.path });
+    const h = await this.header();
+    const info = h.find(ATTRIBUTE_INFO);
+    if (info && isDefinedAddress(decodeAttributeInfo(info.body, this.ctx.sizes).fractalHeapAddress)) {
+      throw new UnsupportedError('adding attributes to an object with dense attribute storage is not supported yet', {
+        path: this.path,
+      });
+    }
+    const datatype = opts.dtype !== undefined ? parseDtype(opts.dtype) : datatypeOfValues(value);
+    const shape = opts.shape ?? inferShape(value);
+    const dataspace: Dataspace =
+      shape.length === 0 ? { kind: 'scalar', dims: [], maxDims: null } : { kind: 'simple', dims: shape, maxDims: null };
+    const count = elementCount(shape);
+    try {
+      const data = valuesToBytes(this.ctx, shape.length === 0 && !isArrayLike(value) ? [value] : value, datatype, count, `set attribute "${name}"`);
+      const body = encodeAttribute(
+        { name, datatype, dataspace, data, charset: /^[\x00-\x7f]*$/.test(name) ? 'ascii' : 'utf-8' },
+        this.ctx.sizes,
+      );
+      if (body.length > 0xffff) {
+        throw new UnsupportedError(
+          `attribute "${name}" needs ${body.length} bytes; attributes over 64 KiB (dense attribute storage) are not supported yet`,
+          { path: this.path },
+        );
+      }
+      writer.adopt(h, this.path);
+      const msgs = h.messages.filter((m) => !(m.type === ATTRIBUTE && this.decode(m.body).name === name));
+      msgs.push({ type: ATTRIBUTE, flags: 0, body });
+      h.messages = msgs;
+      h.touch();
+    } catch (e) {
+      throw e instanceof H5Error ? e.withPath(this.path) : e;
+    }
+  }
+
+  /** Deletes an attribute. */
+  async delete(name: string): Promise<void> {
+    const writer = this.ctx.requireWriter(`delete attribute "${name}"`);
+    const h = await this.header();
+    const idx = h.messages.findIndex((m) => m.type === ATTRIBUTE && this.decode(m.body).name === name);
+    if (idx < 0) {
+      if (await this.has(name)) throw new UnsupportedError('deleting densely stored attributes is not supported yet', { path: this.path });
+      throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
+    }
+    writer.adopt(h, this.path);
+    h.messages = h.messages.filter((_, i) => i !== idx);
+    h.touch();
+  }
+
+  private decode(body: Uint8Array): AttributeMessage {
+    return decodeAttribute(body, this.ctx.sizes);
+  }
+
+  private async valueOf(a: AttributeMessage): Promise<unknown> {
+    try {
+      if (a.dataspace.kind === 'null') return null;
+      const type = a.sharedDatatypeRef ? await loadCommittedDatatype(this.ctx, { kind: 'object-header', address: a.sharedDatatypeRef.address }, this.path) : a.datatype;
+      const count = elementCount(a.dataspace.dims);
+      const values = await bytesToValues(this.ctx, a.data, type, count);
+      return a.dataspace.kind === 'scalar' ? (values as ArrayLike<unknown>)[0] : values;
+    } catch (e) {
+      throw e instanceof H5Error ? e.withPath(`${this.path}@${a.name}`) : e;
+    }
+  }
+
+  /** Compact and dense attribute messages, ordered like h5py lists them. */
+  private async messages(): Promise<AttributeMessage[]> {
+    try {
+      const h = await this.header();
+      const list: { a: AttributeMessage; order?: number }[] = [];
+      for (const m of h.findAll(ATTRIBUTE)) {
+        list.push({ a: this.decode(m.body), ...(m.creationOrder !== undefined ? { order: m.creationOrder } : {}) });
+      }
+      const infoMsg = h.find(ATTRIBUTE_INFO);
+      const info = infoMsg ? decodeAttributeInfo(infoMsg.body, this.ctx.sizes) : undefined;
+      if (info && isDefinedAddress(info.fractalHeapAddress)) {
+        const heap = await openFractalHeap(this.ctx.reader, info.fractalHeapAddress);
+        const tree = await openV2BTree(this.ctx.reader, info.nameIndexAddress);
+        for await (const rec of iterateV2BTree(this.ctx.reader, tree)) {
+          const r = decodeAttributeNameRecord(rec, heap.header.heapIdLength);
+          list.push({ a: this.decode(await heap.getObject(r.heapId)), order: r.creationOrder });
+        }
+      }
+      const tracked = info?.trackCreationOrder === true || ((h.source?.flags ?? 0) & 0x04) !== 0;
+      if (tracked) list.sort((x, y) => (x.order ?? 0) - (y.order ?? 0));
+      else list.sort((x, y) => compareNames(x.a.name, y.a.name));
+      return list.map((x) => x.a);
+    } catch (e) {
+      throw e instanceof H5Error ? e.withPath(this.path) : e;
+    }
+  }
+}
+
+function isArrayLike(v: unknown): boolean {
+  return Array.isArray(v) || ArrayBuffer.isView(v);
+}

@@ -1,0 +1,39 @@
+/**
+ * Turning stored element bytes into user values and back, loading or writing the global heap
+ * collections that variable-length elements live in.
+ * @module
+ */
+import type { Datatype } from '../format/messages/datatype.js';
+import { decodeValues, vlenHeapCollections } from '../values/decode.js';
+import { encodeValues } from '../values/encode.js';
+import type { Values } from '../values/types.js';
+import type { FileContext } from '../file/file-context.js';
+
+/** True when elements of `t` reference the global heap. */
+export function hasVlen(t: Datatype): boolean {
+  switch (t.class) {
+    case 'string':
+      return t.length === 'variable';
+    case 'vlen':
+      return true;
+    case 'compound':
+      return t.members.some((m) => hasVlen(m.type));
+    case 'array':
+      return hasVlen(t.base);
+    default:
+      return false;
+  }
+}
+
+/** Decodes `count` elements of `type` from `bytes`, resolving variable-length data. */
+export async function bytesToValues(ctx: FileContext, bytes: Uint8Array, type: Datatype, count: number): Promise<Values> {
+  if (!hasVlen(type)) return decodeValues(bytes, type, count, ctx.sizes);
+  const heap = await ctx.globalHeap(vlenHeapCollections(bytes, type, count, ctx.sizes));
+  return decodeValues(bytes, type, count, ctx.sizes, heap);
+}
+
+/** Encodes `count` elements of `type`, storing variable-length data in the file's global heap. */
+export function valuesToBytes(ctx: FileContext, values: unknown, type: Datatype, count: number, what: string): Uint8Array {
+  const writer = hasVlen(type) ? ctx.requireWriter(what) : undefined;
+  return encodeValues(values, type, count, ctx.sizes, writer);
+}

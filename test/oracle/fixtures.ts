@@ -1,0 +1,216 @@
+/**
+ * Oracle fixtures for the interop and corrupt-input suites: generates the h5py-written fixture files
+ * (test/oracle/make_fixtures.py) into test/fixtures/generated/ once, and gives tests their companion
+ * JSON (test/oracle/h5py_dump.py). Everything here is synchronous so tests can be generated from the
+ * JSON at collection time.
+ * @module
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The Debian python with h5py (HDF5 1.10.8); NOT the first python3 on PATH. */
+export const PYTHON = '/usr/bin/python3';
+/** Directory of the oracle scripts. */
+export const ORACLE_DIR = dirname(fileURLToPath(import.meta.url));
+/** Where the fixtures are generated (gitignored). */
+export const FIXTURE_DIR = resolve(ORACLE_DIR, '../fixtures/generated');
+const LOCK_DIR = FIXTURE_DIR + '.lock';
+
+/** One fixture file in the manifest. */
+export interface FixtureEntry {
+  file: string;
+  json: string;
+  libver: 'earliest' | 'latest';
+  family: string;
+  corrupt: boolean;
+  size: number;
+}
+
+/** manifest.json written by make_fixtures.py. */
+export interface Manifest {
+  stamp: string;
+  h5py: string;
+  hdf5: string;
+  files: FixtureEntry[];
+}
+
+/** Datatype description in the dump (mirrors chunkform's Datatype). */
+export interface DumpType {
+  class: string;
+  size?: number;
+  signed?: boolean;
+  order?: 'LE' | 'BE';
+  length?: number | 'variable';
+  charset?: 'ascii' | 'utf-8';
+  padding?: string;
+  base?: DumpType;
+  dims?: number[];
+  members?: { name: string; value?: number | string; offset?: number; type?: DumpType }[];
+  tag?: string;
+}
+
+/** An attribute in the dump. */
+export interface DumpAttr {
+  dtype: DumpType;
+  dtype_str: string;
+  shape: number[] | null;
+  value: unknown;
+}
+
+/** A link in the dump. */
+export interface DumpLink {
+  name: string;
+  kind: 'hard' | 'soft' | 'external';
+  target?: string;
+  file?: string;
+  path?: string;
+  dangling?: boolean;
+  target_kind?: string;
+  target_address?: number;
+}
+
+/** One object (group, dataset, or a second hard link to an object already listed). */
+export interface DumpObject {
+  path: string;
+  kind: 'group' | 'dataset' | 'datatype';
+  address: number;
+  alias_of?: string;
+  links?: DumpLink[];
+  attrs?: Record<string, DumpAttr>;
+  attr_order?: string[];
+  shape?: number[] | null;
+  maxshape?: (number | null)[] | null;
+  dtype?: DumpType;
+  dtype_str?: string;
+  layout?: string;
+  chunked?: boolean;
+  fill?: { defined: 'undefined' | 'default' | 'user'; value: unknown };
+  values?: unknown[] | null;
+  values_digest?: { sha256: string; count: number; dtype: string; head: unknown[] };
+}
+
+/** h5py_dump.py's document. */
+export interface DumpDoc {
+  format: number;
+  file: string;
+  libver?: string;
+  objects: DumpObject[];
+}
+
+let checked: { h5py: string; hdf5: string } | undefined;
+
+/** Throws (never skips) when /usr/bin/python3 cannot import h5py: CI installs python3-h5py. */
+export function requireH5py(): { h5py: string; hdf5: string } {
+  if (checked) return checked;
+  const r = spawnSync(PYTHON, ['-c', 'import h5py; print(h5py.__version__); print(h5py.version.hdf5_version)'], {
+    encoding: 'utf8',
+  });
+  if (r.error || r.status !== 0) {
+    throw new Error(
+      `the interop oracle needs h5py: "${PYTHON} -c 'import h5py'" failed ` +
+        `(${r.error ? r.error.message : `exit ${r.status}: ${r.stderr.trim()}`}). Install python3-h5py (apt).`,
+    );
+  }
+  const [h5py, hdf5] = r.stdout.trim().split('\n');
+  checked = { h5py: h5py!, hdf5: hdf5! };
+  return checked;
+}
+
+/** The stamp make_fixtures.py writes: changes when either script or the h5py/HDF5 versions change. */
+function expectedStamp(v: { h5py: string; hdf5: string }): string {
+  const h = createHash('sha256');
+  for (const name of ['make_fixtures.py', 'h5py_dump.py']) h.update(readFileSync(join(ORACLE_DIR, name)));
+  h.update(v.h5py);
+  h.update(v.hdf5);
+  return h.digest('hex');
+}
+
+function readManifest(): Manifest | undefined {
+  const p = join(FIXTURE_DIR, 'manifest.json');
+  if (!existsSync(p)) return undefined;
+  try {
+    return JSON.parse(readFileSync(p, 'utf8')) as Manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+function upToDate(stamp: string): Manifest | undefined {
+  const m = readManifest();
+  if (!m || m.stamp !== stamp) return undefined;
+  for (const e of m.files) {
+    const p = join(FIXTURE_DIR, e.file);
+    if (!existsSync(p) || statSync(p).size !== e.size || !existsSync(join(FIXTURE_DIR, e.json))) return undefined;
+  }
+  return m;
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+let cached: Manifest | undefined;
+
+/**
+ * Generates the fixtures if they are missing or stale (another process generating them at the same
+ * time is waited for) and returns the manifest. Throws if h5py is unavailable.
+ */
+export function ensureFixtures(): Manifest {
+  if (cached) return cached;
+  const stamp = expectedStamp(requireH5py());
+  let m = upToDate(stamp);
+  if (m) return (cached = m);
+  mkdirSync(dirname(FIXTURE_DIR), { recursive: true });
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK_DIR);
+      break;
+    } catch {
+      // Someone else is generating; a lock older than 5 minutes is stale.
+      try {
+        if (Date.now() - statSync(LOCK_DIR).mtimeMs > 300_000) rmSync(LOCK_DIR, { recursive: true, force: true });
+      } catch {
+        /* gone meanwhile */
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${LOCK_DIR}`);
+      sleep(200);
+    }
+  }
+  try {
+    m = upToDate(stamp);
+    if (!m) {
+      const tmp = `${FIXTURE_DIR}.tmp-${process.pid}`;
+      rmSync(tmp, { recursive: true, force: true });
+      execFileSync(PYTHON, [join(ORACLE_DIR, 'make_fixtures.py'), tmp], { stdio: ['ignore', 'inherit', 'inherit'] });
+      rmSync(FIXTURE_DIR, { recursive: true, force: true });
+      renameSync(tmp, FIXTURE_DIR);
+      m = upToDate(stamp);
+      if (!m) throw new Error('make_fixtures.py did not produce an up-to-date manifest (stamp mismatch)');
+    }
+  } finally {
+    rmSync(LOCK_DIR, { recursive: true, force: true });
+  }
+  return (cached = m);
+}
+
+/** Absolute path of a fixture file. */
+export function fixturePath(file: string): string {
+  return join(FIXTURE_DIR, file);
+}
+
+/** The companion JSON of a fixture file. */
+export function loadExpected(entry: FixtureEntry): DumpDoc {
+  return JSON.parse(readFileSync(join(FIXTURE_DIR, entry.json), 'utf8')) as DumpDoc;
+}
+
+/** Runs h5py_dump.py on any file (e.g. one chunkform wrote). Throws with h5py's stderr if it fails. */
+export function h5pyDump(file: string): DumpDoc {
+  const r = spawnSync(PYTHON, [join(ORACLE_DIR, 'h5py_dump.py'), file], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`h5py could not read ${file}:\n${r.stderr}`);
+  return JSON.parse(r.stdout) as DumpDoc;
+}
