@@ -3,7 +3,7 @@
  * and reading/writing its values.
  * @module
  */
-import { H5Error, UnsupportedError, ValueError } from '../errors.js';
+import { FormatError, H5Error, UnsupportedError, ValueError } from '../errors.js';
 import { isDefinedAddress } from '../format/bytes.js';
 import { datatypeSize, type Datatype } from '../format/messages/datatype.js';
 import { decodeDataspace, type Dataspace } from '../format/messages/dataspace.js';
@@ -78,7 +78,7 @@ export class Dataset {
       const dt = model.find(DATATYPE);
       const lay = model.find(LAYOUT);
       if (!ds || !dt || !lay) {
-        throw new H5Error('dataset object header lacks a dataspace, datatype or layout message', {
+        throw new FormatError('dataset object header lacks a dataspace, datatype or layout message', {
           structure: 'object header',
           address: model.address,
         });
@@ -159,7 +159,7 @@ export class Dataset {
           (this as { layout: DataLayout }).layout = next;
           this.model.touch();
         } else if (layout.size < bytes.length) {
-          throw new H5Error(`contiguous storage holds ${layout.size} bytes, ${bytes.length} needed`, { structure: 'layout message' });
+          throw new FormatError(`contiguous storage holds ${layout.size} bytes, ${bytes.length} needed`, { structure: 'layout message' });
         }
         await writer.writeRaw(address, bytes);
       } else {
@@ -180,13 +180,13 @@ export class Dataset {
     switch (layout.class) {
       case 'compact':
         if (layout.data.length < need) {
-          throw new H5Error(`compact data has ${layout.data.length} bytes, ${need} expected`, { structure: 'layout message' });
+          throw new FormatError(`compact data has ${layout.data.length} bytes, ${need} expected`, { structure: 'layout message' });
         }
         return layout.data.subarray(0, need);
       case 'contiguous':
         if (!isDefinedAddress(layout.address) || need === 0) return this.filled(count, esize);
         if (layout.size < need) {
-          throw new H5Error(`contiguous storage holds ${layout.size} bytes, ${need} expected`, { structure: 'layout message' });
+          throw new FormatError(`contiguous storage holds ${layout.size} bytes, ${need} expected`, { structure: 'layout message' });
         }
         return this.ctx.readRaw(layout.address, need, 'contiguous dataset storage');
       default:

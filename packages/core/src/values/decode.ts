@@ -141,8 +141,10 @@ function decodeFixedStrings(b: Uint8Array, count: number, t: StringType): string
       const z = s.indexOf(0);
       if (z >= 0) end = z;
     } else {
-      const pad = t.padding === 'spacepad' ? 0x20 : 0;
-      while (end > 0 && s[end - 1] === pad) end--;
+      // Null-padded: trailing NULs. Space-padded: trailing spaces, and NULs too (writers such as
+      // h5wasm leave NULs in space-padded strings; HDF5 and h5py drop them on reading).
+      const space = t.padding === 'spacepad';
+      while (end > 0 && (s[end - 1] === 0 || (space && s[end - 1] === 0x20))) end--;
     }
     out[i] = utf8Decode(s.subarray(0, end));
   }

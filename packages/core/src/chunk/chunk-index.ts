@@ -1,0 +1,86 @@
+/**
+ * The chunk index interface (seed 004 §6, HDF5 spec IV.A.2.i "Chunk Indexing"): how a chunked
+ * dataset finds the file address of each chunk. One implementation per index type lives in
+ * `@chunkform/indexes` and is selected from the layout message when a dataset is opened.
+ * @module
+ */
+import type { SizeContext } from '../format/bytes.js';
+import type { ChunkIndexInfo } from '../format/messages/layout-index.js';
+import type { MetadataReader } from '../file/metadata-reader.js';
+
+/** Where one chunk lives, as an index stores it. */
+export interface ChunkRecord {
+  /** Scaled chunk coordinates: element offset of the chunk / chunk dims, one per dataset dimension. */
+  coords: number[];
+  /** File address of the stored chunk. */
+  address: number;
+  /** Stored (filtered) size in bytes; for unfiltered fixed-size chunks the chunk's byte size. */
+  size: number;
+  /** Filter mask: bit i set = filter i of the pipeline was skipped for this chunk. */
+  filterMask: number;
+}
+
+/** File-space services an index needs to write its own structures. */
+export interface IndexStorage {
+  /** Allocates `size` bytes of file space and returns the address. */
+  alloc(size: number): number;
+  /** Returns space no longer used. */
+  release(address: number, size: number): void;
+  /** Writes metadata bytes at `address`. */
+  write(address: number, bytes: Uint8Array): Promise<void>;
+}
+
+/** What an index knows about its dataset. */
+export interface ChunkIndexContext {
+  /** Reads the index's structures (bounded by EOF). */
+  reader: MetadataReader;
+  sizes: SizeContext;
+  /** Current dataset dimensions. */
+  dims: number[];
+  /** Maximum dimensions (-1 = unlimited). */
+  maxDims: number[];
+  /** Chunk dimensions (without the element-size dimension). */
+  chunkDims: number[];
+  /** Bytes per element. */
+  elementSize: number;
+  /** True when the dataset has a filter pipeline (records then carry size and filter mask). */
+  filtered: boolean;
+  /** Index parameters from the layout message. */
+  info: ChunkIndexInfo;
+  /** For error messages. */
+  datasetPath: string;
+  /** Present when the file is writable. */
+  storage?: IndexStorage;
+}
+
+/** A chunk index, opened or created for one dataset. */
+export interface ChunkIndex {
+  /** The index type (as in {@link ChunkIndexInfo}). */
+  readonly type: ChunkIndexInfo['type'];
+  /** The record of the chunk at scaled `coords`, or null when the chunk was never written. */
+  lookup(coords: readonly number[]): Promise<ChunkRecord | null>;
+  /** Inserts or replaces the record for `rec.coords`. */
+  insert(rec: ChunkRecord): Promise<void>;
+  /** Removes a chunk's record and returns it (null if absent). */
+  remove(coords: readonly number[]): Promise<ChunkRecord | null>;
+  /** Every stored chunk, in the index's order. */
+  iterate(): AsyncIterable<ChunkRecord>;
+  /** The dataset's dimensions changed (resize). */
+  resize(dims: readonly number[]): Promise<void>;
+  /**
+   * Writes dirty index structures. Returns the address (and, for the single-chunk index, the
+   * layout fields) to store in the layout message.
+   */
+  flush(): Promise<{ address: number; info: ChunkIndexInfo }>;
+  /** Bytes the index's own structures occupy in the file. */
+  sizeOnDisk(): Promise<number>;
+}
+
+/** Opens and creates indexes of one type; registered by `@chunkform/indexes`. */
+export interface ChunkIndexProvider {
+  readonly type: ChunkIndexInfo['type'];
+  /** Opens the index stored at `address` (UNDEFINED_ADDRESS when nothing was written yet). */
+  open(ctx: ChunkIndexContext, address: number): Promise<ChunkIndex>;
+  /** Creates an empty index (nothing is written until {@link ChunkIndex.flush}). */
+  create(ctx: ChunkIndexContext): Promise<ChunkIndex>;
+}
