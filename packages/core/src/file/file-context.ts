@@ -70,6 +70,11 @@ export class FileContext {
     throw new FormatError('not an HDF5 file: no superblock signature at offset 0, 512, 1024, ...', { structure: 'superblock' });
   }
 
+  /** True when {@link readRaw} results are private buffers the caller may keep. */
+  get freshReads(): boolean {
+    return this.source.freshReads === true;
+  }
+
   /** Address of the root group's object header. */
   get rootAddress(): number {
     const sb = this.superblock;
@@ -110,7 +115,10 @@ export class FileContext {
     return this.headers.values();
   }
 
-  /** Reads raw (dataset) bytes, bounded by the end of the file; no caching. */
+  /**
+   * Reads raw (dataset) bytes, bounded by the end of the file; no caching. The result may be a view
+   * of the source's memory unless {@link freshReads}.
+   */
   async readRaw(address: number, length: number, structure: string): Promise<Uint8Array> {
     this.ensureOpen();
     if (length === 0) return new Uint8Array(0);

@@ -16,6 +16,11 @@ export interface ByteSource {
   read(offset: number, length: number): Promise<Uint8Array>;
   /** Releases resources. */
   close?(): Promise<void>;
+  /**
+   * True when every `read` returns a new buffer that nobody else references, so callers may keep
+   * it (and reuse its memory for results) without copying.
+   */
+  readonly freshReads?: boolean;
 }
 
 /** Random-access read/write bytes. */

@@ -7,6 +7,8 @@ import type { ByteStore } from './byte-store.js';
 
 /** A local file opened for reading or reading and writing. */
 export class NodeFileStore implements ByteStore {
+  /** Every read allocates its own buffer. */
+  readonly freshReads = true;
   private constructor(private readonly fh: FileHandle, readonly path: string, readonly writable: boolean) {}
 
   /** Opens `path`: mode "r" read-only, "r+" read/write existing, "w" create/truncate, "x" create exclusively. */

@@ -127,8 +127,8 @@ export class Dataset {
   /** Reads all values (flat, C order): a TypedArray for numbers, `string[]` for strings, records for compounds. */
   async read(): Promise<Values> {
     try {
-      const bytes = await this.readBytes();
-      return await bytesToValues(this.ctx, bytes, this.dtype, this.size);
+      const { bytes, owned } = await this.readBytes();
+      return await bytesToValues(this.ctx, bytes, this.dtype, this.size, owned);
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(this.path) : e;
     }
@@ -145,8 +145,9 @@ export class Dataset {
       if (layout.class === 'compact') {
         writer.adopt(this.model, this.path);
         const lay = this.model.find(LAYOUT)!;
-        lay.body = encodeLayout({ class: 'compact', data: bytes }, this.ctx.sizes);
-        (this as { layout: DataLayout }).layout = { class: 'compact', data: bytes };
+        const data = bytes.slice();
+        lay.body = encodeLayout({ class: 'compact', data }, this.ctx.sizes);
+        (this as { layout: DataLayout }).layout = { class: 'compact', data };
         this.model.touch();
       } else if (layout.class === 'contiguous') {
         if (bytes.length === 0) return;
@@ -171,7 +172,7 @@ export class Dataset {
   }
 
   /** The raw element bytes of the whole dataset (fill value where nothing was stored). */
-  private async readBytes(): Promise<Uint8Array> {
+  private async readBytes(): Promise<{ bytes: Uint8Array; owned: boolean }> {
     const count = this.size;
     const esize = this.elementSize;
     const need = count * esize;
@@ -182,13 +183,13 @@ export class Dataset {
         if (layout.data.length < need) {
           throw new FormatError(`compact data has ${layout.data.length} bytes, ${need} expected`, { structure: 'layout message' });
         }
-        return layout.data.subarray(0, need);
+        return { bytes: layout.data.subarray(0, need), owned: false };
       case 'contiguous':
-        if (!isDefinedAddress(layout.address) || need === 0) return this.filled(count, esize);
+        if (!isDefinedAddress(layout.address) || need === 0) return { bytes: this.filled(count, esize), owned: true };
         if (layout.size < need) {
           throw new FormatError(`contiguous storage holds ${layout.size} bytes, ${need} expected`, { structure: 'layout message' });
         }
-        return this.ctx.readRaw(layout.address, need, 'contiguous dataset storage');
+        return { bytes: await this.ctx.readRaw(layout.address, need, 'contiguous dataset storage'), owned: this.ctx.freshReads };
       default:
         throw new UnsupportedError(`reading values of ${layout.class} datasets is not supported yet`);
     }

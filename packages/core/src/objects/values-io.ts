@@ -25,14 +25,14 @@ export function hasVlen(t: Datatype): boolean {
   }
 }
 
-/** Decodes `count` elements of `type` from `bytes`, resolving variable-length data. */
-export async function bytesToValues(ctx: FileContext, bytes: Uint8Array, type: Datatype, count: number): Promise<Values> {
-  if (!hasVlen(type)) return decodeValues(bytes, type, count, ctx.sizes);
+/** Decodes `count` elements of `type` from `bytes`, resolving variable-length data. `owned`: `bytes` may be reused. */
+export async function bytesToValues(ctx: FileContext, bytes: Uint8Array, type: Datatype, count: number, owned = false): Promise<Values> {
+  if (!hasVlen(type)) return decodeValues(bytes, type, count, ctx.sizes, undefined, { owned });
   const heap = await ctx.globalHeap(vlenHeapCollections(bytes, type, count, ctx.sizes));
   return decodeValues(bytes, type, count, ctx.sizes, heap);
 }
 
-/** Encodes `count` elements of `type`, storing variable-length data in the file's global heap. */
+/** Encodes `count` elements of `type`, storing variable-length data in the file's global heap. The result may alias `values` (a matching TypedArray): copy it to keep it. */
 export function valuesToBytes(ctx: FileContext, values: unknown, type: Datatype, count: number, what: string): Uint8Array {
   const writer = hasVlen(type) ? ctx.requireWriter(what) : undefined;
   return encodeValues(values, type, count, ctx.sizes, writer);

@@ -21,7 +21,14 @@ const STRUCTURE = 'element data';
  * Decodes `count` elements of `type` from `bytes` (which must hold at least count × element size).
  * See {@link Values} for the representation of each class. `heap` resolves variable-length data.
  */
-export function decodeValues(bytes: Uint8Array, type: Datatype, count: number, sizes: SizeContext, heap?: GlobalHeapLookup): Values {
+export function decodeValues(
+  bytes: Uint8Array,
+  type: Datatype,
+  count: number,
+  sizes: SizeContext,
+  heap?: GlobalHeapLookup,
+  opts: DecodeOptions = {},
+): Values {
   const size = elementSize(type, sizes);
   if (!Number.isSafeInteger(count) || count < 0) throw new ValueError(`element count ${count} is not a non-negative integer`);
   const need = count * size;
@@ -30,7 +37,20 @@ export function decodeValues(bytes: Uint8Array, type: Datatype, count: number, s
       structure: STRUCTURE,
     });
   }
-  return decodeAll(bytes.subarray(0, need), type, count, size, sizes, heap);
+  const elems = bytes.subarray(0, need);
+  const owned = opts.owned === true && bytes.byteOffset === 0 && bytes.byteLength === need && bytes.buffer.byteLength === need;
+  if (owned && type.class === 'integer') return decodeIntegers(elems, count, type, true);
+  if (owned && type.class === 'float') return decodeFloats(elems, count, type, true);
+  return decodeAll(elems, type, count, size, sizes, heap);
+}
+
+/** Options of {@link decodeValues}. */
+export interface DecodeOptions {
+  /**
+   * The caller hands `bytes` over (it will not use them again): numeric results may then reuse
+   * that memory instead of copying it, when the buffer holds exactly the elements.
+   */
+  owned?: boolean;
 }
 
 function elementSize(type: Datatype, sizes: SizeContext): number {
@@ -101,11 +121,11 @@ function decodeAll(b: Uint8Array, t: Datatype, count: number, size: number, size
 }
 
 /** Integers: the natural TypedArray (swapped whole-array when stored in the other byte order). */
-function decodeIntegers(b: Uint8Array, count: number, t: IntegerType): Values {
+function decodeIntegers(b: Uint8Array, count: number, t: IntegerType, owned = false): Values {
   const { size } = t;
   const standard = (size === 1 || size === 2 || size === 4 || size === 8) && (t.bitOffset ?? 0) === 0 && (t.precision ?? size * 8) === size * 8;
   if (!standard) return decodeOddIntegers(b, count, t);
-  const copy = b.slice(0, count * size);
+  const copy = owned ? b : b.slice(0, count * size);
   if (needsSwap(t.order)) byteSwap(copy, size);
   const buf = copy.buffer;
   switch (size) {
@@ -121,10 +141,10 @@ function decodeIntegers(b: Uint8Array, count: number, t: IntegerType): Values {
 }
 
 /** Floats: Float32Array / Float64Array; half precision widens exactly to Float32Array. */
-function decodeFloats(b: Uint8Array, count: number, t: FloatType): Values {
+function decodeFloats(b: Uint8Array, count: number, t: FloatType, owned = false): Values {
   const ieee = t.exponentSize === undefined && (t.size === 2 || t.size === 4 || t.size === 8);
   if (!ieee) return decodeOddFloats(b, count, t);
-  const copy = b.slice(0, count * t.size);
+  const copy = owned ? b : b.slice(0, count * t.size);
   if (needsSwap(t.order)) byteSwap(copy, t.size);
   if (t.size === 2) return halfToFloat32(new Uint16Array(copy.buffer));
   return t.size === 4 ? new Float32Array(copy.buffer) : new Float64Array(copy.buffer);

@@ -19,11 +19,37 @@ export interface GlobalHeapWriter {
  * Encodes `count` elements of `type`. `values` may be a TypedArray, a (nested, C-order) array of
  * numbers / bigints / booleans / strings / records, or a single value when `count` is 1. Numeric
  * inputs are converted to the target type; non-integral or out-of-range values for integer types,
- * strings longer than a fixed length and element-count mismatches throw {@link ValueError}.
+ * strings longer than a fixed length and element-count mismatches throw {@link ValueError}. A
+ * TypedArray that already is the stored little-endian type is returned as a byte view of itself
+ * (no copy): callers that keep the result must copy it.
  */
 export function encodeValues(values: unknown, type: Datatype, count: number, sizes: SizeContext, heap?: GlobalHeapWriter): Uint8Array {
   if (!Number.isSafeInteger(count) || count < 0) throw new ValueError(`element count ${count} is not a non-negative integer`);
-  return encodeElements(values, type, count, sizes, heap, '');
+  return nativeView(values, type, count) ?? encodeElements(values, type, count, sizes, heap, '');
+}
+
+const LITTLE_ENDIAN_HOST = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/**
+ * Zero-copy fast path: a TypedArray whose element kind is exactly the stored little-endian type is
+ * already its own encoding. The result aliases the input; callers that keep it must copy.
+ */
+function nativeView(values: unknown, t: Datatype, count: number): Uint8Array | undefined {
+  if (!LITTLE_ENDIAN_HOST || !ArrayBuffer.isView(values) || values instanceof DataView) return undefined;
+  if ((values as unknown as ArrayLike<unknown>).length !== count) return undefined;
+  if (t.class === 'integer') {
+    if (t.order !== 'LE' || (t.bitOffset ?? 0) !== 0 || (t.precision ?? t.size * 8) !== t.size * 8) return undefined;
+    const ok =
+      (t.size === 1 && (t.signed ? values instanceof Int8Array : values instanceof Uint8Array)) ||
+      (t.size === 2 && (t.signed ? values instanceof Int16Array : values instanceof Uint16Array)) ||
+      (t.size === 4 && (t.signed ? values instanceof Int32Array : values instanceof Uint32Array)) ||
+      (t.size === 8 && (t.signed ? values instanceof BigInt64Array : values instanceof BigUint64Array));
+    if (!ok) return undefined;
+  } else if (t.class === 'float') {
+    if (t.order !== 'LE' || t.exponentSize !== undefined) return undefined;
+    if (!((t.size === 4 && values instanceof Float32Array) || (t.size === 8 && values instanceof Float64Array))) return undefined;
+  } else return undefined;
+  return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
 }
 
 function encodeElements(values: unknown, t: Datatype, count: number, sizes: SizeContext, heap: GlobalHeapWriter | undefined, where: string): Uint8Array {
