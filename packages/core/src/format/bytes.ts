@@ -122,28 +122,22 @@ export class ByteReader {
 
   /** A file address (size of offsets); all-ones → {@link UNDEFINED_ADDRESS}. */
   offset(): number {
-    const n = this.sizes.sizeOfOffsets;
-    this.need(n);
-    let allOnes = true;
-    for (let i = 0; i < n; i++) if (this.bytes[this.pos + i] !== 0xff) { allOnes = false; break; }
-    if (allOnes) {
-      this.pos += n;
-      return UNDEFINED_ADDRESS;
-    }
-    return this.uN(n);
+    return this.allOnesOr(this.sizes.sizeOfOffsets);
   }
 
   /** A length (size of lengths); all-ones → {@link UNDEFINED_ADDRESS} (used as "unlimited" in some fields). */
   length(): number {
-    const n = this.sizes.sizeOfLengths;
+    return this.allOnesOr(this.sizes.sizeOfLengths);
+  }
+
+  /** An `n`-byte unsigned integer, or {@link UNDEFINED_ADDRESS} when all its bits are set. */
+  private allOnesOr(n: number): number {
     this.need(n);
-    let allOnes = true;
-    for (let i = 0; i < n; i++) if (this.bytes[this.pos + i] !== 0xff) { allOnes = false; break; }
-    if (allOnes) {
-      this.pos += n;
-      return UNDEFINED_ADDRESS;
+    for (let i = 0; i < n; i++) {
+      if (this.bytes[this.pos + i] !== 0xff) return this.uN(n);
     }
-    return this.uN(n);
+    this.pos += n;
+    return UNDEFINED_ADDRESS;
   }
 
   /** A view (no copy) of the next `n` bytes. */
