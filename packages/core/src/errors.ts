@@ -100,3 +100,33 @@ export class UnknownFilterError extends H5Error {
     this.filterId = filterId;
   }
 }
+
+/** Details of a {@link FilterError}. */
+export interface FilterErrorInfo {
+  /** HDF5 filter id. */
+  filterId?: number;
+  /** Filter name. */
+  filterName?: string;
+  /** Chunk coordinates (the chunk's offset in chunks, one per dimension). */
+  chunk?: readonly number[];
+  /** The error the filter threw, if any. */
+  cause?: unknown;
+}
+
+/** A filter failed to encode or decode a chunk (corrupt compressed data, bad client data ...). */
+export class FilterError extends H5Error {
+  /** HDF5 filter id, if known. */
+  readonly filterId?: number;
+  /** Filter name, if known. */
+  readonly filterName?: string;
+  /** Coordinates of the chunk, if known. */
+  readonly chunk?: readonly number[];
+
+  constructor(message: string, info: FilterErrorInfo = {}, loc: ErrorLocation = {}) {
+    super(message, loc);
+    if (info.filterId !== undefined) this.filterId = info.filterId;
+    if (info.filterName !== undefined) this.filterName = info.filterName;
+    if (info.chunk !== undefined) this.chunk = info.chunk;
+    if (info.cause !== undefined) Object.defineProperty(this, 'cause', { value: info.cause, writable: true, configurable: true });
+  }
+}

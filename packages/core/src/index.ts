@@ -47,3 +47,41 @@ export type { FillValue } from './format/messages/fill-value.js';
 export type { Values } from './values/types.js';
 export { parseDtype, dtypeToString, type DtypeSpec } from './values/dtype.js';
 export { lookup3 } from './format/checksum/lookup3.js';
+
+// ---- chunked storage: the chunk format layer, indexes, filters, DI ----------------------------
+export type {
+  ChunkFormat,
+  ChunkFormatContext,
+  ChunkFormatProvider,
+  ChunkImage,
+  ChunkRequest,
+  RawIO,
+} from './chunk/chunk-format.js';
+export type {
+  ChunkIndex,
+  ChunkIndexContext,
+  ChunkIndexProvider,
+  ChunkRecord,
+  IndexStorage,
+} from './chunk/chunk-index.js';
+export { ChunkCache, DEFAULT_CHUNK_CACHE_BYTES, type ChunkCacheOptions } from './chunk/cache.js';
+export { chooseChunkIndex, type IndexChoiceInput } from './chunk/choose-index.js';
+export { guessChunks } from './chunk/guess-chunks.js';
+export type { ChunkIndexInfo } from './format/messages/layout-index.js';
+export type { Filter, FilterContext } from './filter/filter.js';
+export { KNOWN_FILTER_PACKAGES } from './filter/filter.js';
+export { decodeChunk, encodeChunk, setLocalPipeline } from './filter/pipeline.js';
+export {
+  defaultContainer,
+  createContainer,
+  registerFilter,
+  registerChunkIndex,
+  registerChunkFormat,
+  resolveFilter,
+  resolveChunkIndex,
+  resolveChunkFormat,
+  type Container,
+} from './di/container.js';
+export type { ChunkInfo } from './storage/chunked-storage.js';
+export type { DatasetAccessOptions } from './objects/dataset.js';
+export type { FilterOptions, FilterSpec } from './objects/filter-options.js';

@@ -1,6 +1,34 @@
 /**
  * @packageDocumentation
- * `@chunkform/format-dense`: Dense chunk formats (unfiltered and filtered) — arrives with chunked storage (issue #3).
- * The package exists now so the workspace has its final shape; it exports nothing yet.
+ * `@chunkform/format-dense`: the dense chunk formats (unfiltered and filtered) for `@chunkform/core`.
+ * Register them once with {@link registerDenseFormats} (the CLI and `examples/` do).
  */
-export {};
+import {
+  defaultContainer,
+  registerChunkFormat,
+  type ChunkFormatProvider,
+  type Container,
+} from '@chunkform/core';
+import { DenseFilteredFormat, DenseUnfilteredFormat } from './dense.js';
+
+export { DenseFilteredFormat, DenseUnfilteredFormat } from './dense.js';
+
+/** Chunked (class 2) layouts without filters. */
+export const denseUnfilteredProvider: ChunkFormatProvider = {
+  name: 'dense',
+  matches: (layout, pipeline) => layout.class === 'chunked' && pipeline.filters.length === 0,
+  create: (ctx) => new DenseUnfilteredFormat(ctx),
+};
+
+/** Chunked (class 2) layouts with a filter pipeline. */
+export const denseFilteredProvider: ChunkFormatProvider = {
+  name: 'dense-filtered',
+  matches: (layout, pipeline) => layout.class === 'chunked' && pipeline.filters.length > 0,
+  create: (ctx) => new DenseFilteredFormat(ctx),
+};
+
+/** Registers both dense formats in `container` (default: the process-wide one). */
+export function registerDenseFormats(container: Container = defaultContainer): void {
+  registerChunkFormat(denseUnfilteredProvider, container);
+  registerChunkFormat(denseFilteredProvider, container);
+}

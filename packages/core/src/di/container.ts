@@ -7,6 +7,9 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { ChunkIndexProvider } from '../chunk/chunk-index.js';
+import type { ChunkFormatProvider } from '../chunk/chunk-format.js';
+import type { DataLayout } from '../format/messages/layout.js';
+import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import type { Filter } from '../filter/filter.js';
 
 /** Token under which {@link Filter}s are registered. */
@@ -52,5 +55,21 @@ export function resolveFilter(id: number, container: Container = defaultContaine
 export function resolveChunkIndex(type: string, container: Container = defaultContainer): ChunkIndexProvider | undefined {
   const list = all<ChunkIndexProvider>(container, CHUNK_INDEX_PROVIDER);
   for (let i = list.length - 1; i >= 0; i--) if (list[i]!.type === type) return list[i];
+  return undefined;
+}
+
+/** Registers a chunk format provider. */
+export function registerChunkFormat(provider: ChunkFormatProvider, container: Container = defaultContainer): void {
+  container.register(CHUNK_FORMAT_PROVIDER, { useValue: provider });
+}
+
+/** The chunk format provider (latest registration first) that handles `layout` with `pipeline`, if any. */
+export function resolveChunkFormat(
+  layout: DataLayout,
+  pipeline: FilterPipeline,
+  container: Container = defaultContainer,
+): ChunkFormatProvider | undefined {
+  const list = all<ChunkFormatProvider>(container, CHUNK_FORMAT_PROVIDER);
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.matches(layout, pipeline)) return list[i];
   return undefined;
 }

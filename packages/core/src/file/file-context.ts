@@ -20,6 +20,7 @@ import type { GlobalHeapLookup } from '../values/decode.js';
 import { HeaderModel } from './header-model.js';
 import { SourceMetadataReader } from './metadata-reader.js';
 import type { FileWriter } from './file-writer.js';
+import { defaultContainer, type Container } from '../di/container.js';
 
 /** Shared state of one open file. */
 export class FileContext {
@@ -27,6 +28,8 @@ export class FileContext {
   private headers = new Map<number, HeaderModel>();
   private pendingHeaders = new Map<number, Promise<HeaderModel>>();
   private heaps = new Map<number, Map<number, Uint8Array>>();
+  /** Registrations (filters, chunk indexes, chunk formats) datasets of this file resolve from. */
+  container: Container = defaultContainer;
   /** Set when the file is writable. */
   writer: FileWriter | null = null;
   closed = false;

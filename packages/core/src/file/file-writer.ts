@@ -43,6 +43,8 @@ export class FileWriter implements GlobalHeapWriter {
   readonly allocator: Allocator;
   private collections: OpenCollection[] = [];
   private byAddress = new Map<number, OpenCollection>();
+  /** Called at the start of every flush (chunked datasets write cached chunks and their index). */
+  readonly flushHooks = new Set<() => Promise<void>>();
   /** Space to release after the next successful flush. */
   private retired: Extent[] = [];
 
@@ -130,6 +132,9 @@ export class FileWriter implements GlobalHeapWriter {
   /** Writes raw bytes at `address`. */
   async writeRaw(address: number, bytes: Uint8Array): Promise<void> {
     await this.store.write(this.ctx.superblock.baseAddress + address, bytes);
+    // What was written can be read back before the next flush.
+    const end = address + bytes.length;
+    if (end > this.ctx.reader.eof) this.ctx.reader.eof = end;
   }
 
   /**
@@ -139,6 +144,7 @@ export class FileWriter implements GlobalHeapWriter {
    * blocks are released only afterwards.
    */
   async flush(): Promise<void> {
+    for (const hook of this.flushHooks) await hook();
     for (const c of this.collections) {
       if (!c.dirty) continue;
       await this.writeRaw(c.address, encodeGlobalHeapCollection(c.objects, this.sizes, c.size));

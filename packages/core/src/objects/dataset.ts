@@ -1,15 +1,14 @@
 /**
  * `Dataset`: an HDF5 dataset (h5py's `Dataset`): shape, datatype, layout, fill value, attributes,
- * and reading/writing its values.
+ * reading and writing values (whole or through a selection), resizing, and direct chunk I/O.
  * @module
  */
 import { FormatError, H5Error, UnsupportedError, ValueError } from '../errors.js';
-import { isDefinedAddress } from '../format/bytes.js';
 import { datatypeSize, type Datatype } from '../format/messages/datatype.js';
-import { decodeDataspace, type Dataspace } from '../format/messages/dataspace.js';
+import { decodeDataspace, encodeDataspace, type Dataspace } from '../format/messages/dataspace.js';
 import { decodeFillValue, decodeFillValueOld, type FillValue } from '../format/messages/fill-value.js';
 import { decodeFilterPipeline, type FilterPipeline } from '../format/messages/filter-pipeline.js';
-import { decodeLayout, encodeLayout, type DataLayout } from '../format/messages/layout.js';
+import { decodeLayout, type DataLayout } from '../format/messages/layout.js';
 import {
   DATASPACE,
   DATATYPE,
@@ -22,6 +21,14 @@ import {
 import type { Values } from '../values/types.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
+import type { ChunkCacheOptions } from '../chunk/cache.js';
+import type { ChunkImage } from '../chunk/chunk-format.js';
+import { selectAll, type Selection } from '../selection/selection.js';
+import { selectionCount, validateSelection } from '../selection/algebra.js';
+import type { DatasetStorage } from '../storage/dataset-storage.js';
+import { CompactStorage } from '../storage/compact-storage.js';
+import { ContiguousStorage } from '../storage/contiguous-storage.js';
+import { ChunkedStorage, type ChunkInfo } from '../storage/chunked-storage.js';
 import { Attributes } from './attributes.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount } from './shape.js';
@@ -30,24 +37,25 @@ import { bytesToValues, valuesToBytes } from './values-io.js';
 /** The unlimited maximum dimension size, as `maxShape` reports it (h5py uses `None`). */
 export const UNLIMITED = null;
 
+/** Options when a dataset is opened. */
+export interface DatasetAccessOptions {
+  /** Chunk cache settings for this dataset. */
+  chunkCache?: ChunkCacheOptions;
+}
+
 /** An HDF5 dataset. Obtain one from {@link Group.get} or {@link Group.createDataset}. */
 export class Dataset {
   /** The dataset's attributes. */
   readonly attrs: Attributes;
-  /** Shape (`[]` for a scalar dataset). */
-  readonly shape: number[];
-  /** Maximum shape (`null` entries are unlimited), or `null` when the file stores none. */
-  readonly maxShape: (number | null)[] | null;
   /** Element datatype. */
   readonly dtype: Datatype;
-  /** Storage layout as stored in the file. */
-  readonly layout: DataLayout;
   /** Filter pipeline (empty when unfiltered). */
   readonly filters: FilterPipeline['filters'];
-  /** The dataspace message. */
-  readonly dataspace: Dataspace;
   /** Fill value settings (from the fill value message, or the old one). */
   readonly fill: FillValue;
+  private space: Dataspace;
+  private storageP: Promise<DatasetStorage> | undefined;
+  private access: DatasetAccessOptions = {};
 
   /** @internal use {@link Dataset.open} */
   constructor(
@@ -55,16 +63,10 @@ export class Dataset {
     private readonly model: HeaderModel,
     /** Full path of the dataset in the file. */
     readonly path: string,
-    parts: { dataspace: Dataspace; dtype: Datatype; layout: DataLayout; filters: FilterPipeline['filters']; fill: FillValue },
+    parts: { dataspace: Dataspace; dtype: Datatype; filters: FilterPipeline['filters']; fill: FillValue },
   ) {
-    this.dataspace = parts.dataspace;
-    this.shape = parts.dataspace.kind === 'simple' ? parts.dataspace.dims.slice() : [];
-    this.maxShape =
-      parts.dataspace.kind === 'simple' && parts.dataspace.maxDims
-        ? parts.dataspace.maxDims.map((d) => (d === -1 ? UNLIMITED : d))
-        : null;
+    this.space = parts.dataspace;
     this.dtype = parts.dtype;
-    this.layout = parts.layout;
     this.filters = parts.filters;
     this.fill = parts.fill;
     this.attrs = new Attributes(ctx, async () => this.model, path);
@@ -76,8 +78,7 @@ export class Dataset {
       const sizes = ctx.sizes;
       const ds = model.find(DATASPACE);
       const dt = model.find(DATATYPE);
-      const lay = model.find(LAYOUT);
-      if (!ds || !dt || !lay) {
+      if (!ds || !dt || !model.find(LAYOUT)) {
         throw new FormatError('dataset object header lacks a dataspace, datatype or layout message', {
           structure: 'object header',
           address: model.address,
@@ -85,7 +86,6 @@ export class Dataset {
       }
       const dataspace = decodeDataspace(ds.body, sizes, model.address);
       const dtype = await resolveDatatypeMessage(ctx, dt, path);
-      const layout = decodeLayout(lay.body, sizes, model.address);
       const pl = model.find(FILTER_PIPELINE);
       const filters = pl ? decodeFilterPipeline(pl.body, model.address).filters : [];
       const fv = model.find(FILL_VALUE);
@@ -96,7 +96,9 @@ export class Dataset {
         const value = old ? decodeFillValueOld(old.body) : null;
         fill = { allocTime: 'late', fillTime: 'ifset', defined: value !== null && value.length > 0, value: value && value.length ? value : null };
       }
-      return new Dataset(ctx, model, path, { dataspace, dtype, layout, filters, fill });
+      const d = new Dataset(ctx, model, path, { dataspace, dtype, filters, fill });
+      void d.layout; // decode now so a corrupt layout message fails at open
+      return d;
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(path) : e;
     }
@@ -107,9 +109,39 @@ export class Dataset {
     return this.path === '/' ? '/' : this.path.slice(this.path.lastIndexOf('/') + 1);
   }
 
+  /** The dataspace message. */
+  get dataspace(): Dataspace {
+    return this.space;
+  }
+
+  /** Shape (`[]` for a scalar or empty dataset). */
+  get shape(): number[] {
+    return this.space.kind === 'simple' ? this.space.dims.slice() : [];
+  }
+
+  /** Maximum shape (`null` entries are unlimited), or `null` when the file stores none. */
+  get maxShape(): (number | null)[] | null {
+    return this.space.kind === 'simple' && this.space.maxDims ? this.space.maxDims.map((d) => (d === -1 ? UNLIMITED : d)) : null;
+  }
+
+  /** Storage layout as stored in the file (current: chunked datasets update it on flush). */
+  get layout(): DataLayout {
+    const cached = this.model.derived.get('layout') as DataLayout | undefined;
+    if (cached) return cached;
+    const layout = decodeLayout(this.model.find(LAYOUT)!.body, this.ctx.sizes, this.model.address);
+    this.model.derived.set('layout', layout);
+    return layout;
+  }
+
+  /** Chunk dimensions, or null when the dataset is not chunked. */
+  get chunks(): number[] | null {
+    const l = this.layout;
+    return l.class === 'chunked' ? l.chunkDims.slice() : null;
+  }
+
   /** Number of elements. */
   get size(): number {
-    return this.dataspace.kind === 'null' ? 0 : elementCount(this.shape);
+    return this.space.kind === 'null' ? 0 : elementCount(this.shape);
   }
 
   /** Bytes per element in the file. */
@@ -124,87 +156,147 @@ export class Dataset {
     return (v as ArrayLike<unknown>)[0];
   }
 
-  /** Reads all values (flat, C order): a TypedArray for numbers, `string[]` for strings, records for compounds. */
-  async read(): Promise<Values> {
+  /** Sets access options (chunk cache) before the first read or write. */
+  setAccess(opts: DatasetAccessOptions): this {
+    if (this.storageP) throw new ValueError('access options must be set before the first read or write', { path: this.path });
+    this.access = { ...opts };
+    return this;
+  }
+
+  /**
+   * Reads values (flat, in selection order — C order for hyperslabs): a TypedArray for numbers,
+   * `string[]` for strings, records for compounds. Without a selection, the whole dataset.
+   */
+  async read(selection?: Selection): Promise<Values> {
     try {
-      const { bytes, owned } = await this.readBytes();
-      return await bytesToValues(this.ctx, bytes, this.dtype, this.size, owned);
+      const sel = selection ?? selectAll();
+      const count = this.countOf(sel);
+      const { bytes, owned } = await (await this.storage()).read(sel, count);
+      return await bytesToValues(this.ctx, bytes, this.dtype, count, owned);
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(this.path) : e;
     }
   }
 
-  /** Writes all values (flat or nested arrays in C order, or a TypedArray). */
-  async write(data: unknown): Promise<void> {
-    const writer = this.ctx.requireWriter(`write dataset "${this.path}"`);
+  /** Writes values (flat or nested arrays in selection order, or a TypedArray) to the selection (default: all). */
+  async write(data: unknown, selection?: Selection): Promise<void> {
+    this.ctx.requireWriter(`write dataset "${this.path}"`);
     try {
-      const count = this.size;
+      const sel = selection ?? selectAll();
+      const count = this.countOf(sel);
       const bytes = valuesToBytes(this.ctx, data, this.dtype, count, `write dataset "${this.path}"`);
-      const layout = this.layout;
-      if (this.model.find(EXTERNAL_FILES)) throw new UnsupportedError('datasets stored in external files cannot be written');
-      if (layout.class === 'compact') {
-        writer.adopt(this.model, this.path);
-        const lay = this.model.find(LAYOUT)!;
-        const data = bytes.slice();
-        lay.body = encodeLayout({ class: 'compact', data }, this.ctx.sizes);
-        (this as { layout: DataLayout }).layout = { class: 'compact', data };
-        this.model.touch();
-      } else if (layout.class === 'contiguous') {
-        if (bytes.length === 0) return;
-        let address = layout.address;
-        if (!isDefinedAddress(address)) {
-          writer.adopt(this.model, this.path);
-          address = writer.allocator.alloc(bytes.length);
-          const next: DataLayout = { class: 'contiguous', address, size: bytes.length };
-          this.model.find(LAYOUT)!.body = encodeLayout(next, this.ctx.sizes);
-          (this as { layout: DataLayout }).layout = next;
-          this.model.touch();
-        } else if (layout.size < bytes.length) {
-          throw new FormatError(`contiguous storage holds ${layout.size} bytes, ${bytes.length} needed`, { structure: 'layout message' });
-        }
-        await writer.writeRaw(address, bytes);
-      } else {
-        throw new UnsupportedError(`writing ${layout.class} datasets is not supported yet (chunked storage arrives with the chunk engine)`);
-      }
+      if (count === 0) return;
+      await (await this.storage()).write(sel, bytes);
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(this.path) : e;
     }
   }
 
-  /** The raw element bytes of the whole dataset (fill value where nothing was stored). */
-  private async readBytes(): Promise<{ bytes: Uint8Array; owned: boolean }> {
-    const count = this.size;
-    const esize = this.elementSize;
-    const need = count * esize;
+  /** Changes the shape of a chunked dataset within its maximum shape (h5py's `resize`). */
+  async resize(shape: number[]): Promise<void> {
+    const writer = this.ctx.requireWriter(`resize dataset "${this.path}"`);
+    const old = this.shape;
+    const max = this.space.maxDims;
+    if (this.layout.class !== 'chunked') throw new ValueError('only chunked datasets can be resized', { path: this.path });
+    if (shape.length !== old.length) throw new ValueError(`new shape has rank ${shape.length}, the dataset rank ${old.length}`, { path: this.path });
+    shape.forEach((d, i) => {
+      const m = max ? max[i]! : old[i]!;
+      if (!Number.isSafeInteger(d) || d < 0 || (m !== -1 && d > m)) {
+        throw new ValueError(`cannot resize dimension ${i} to ${d} (maximum ${m === -1 ? 'unlimited' : m})`, { path: this.path });
+      }
+    });
+    const storage = await this.storage();
+    await storage.resize!(old, shape);
+    this.space = { ...this.space, dims: shape.slice() };
+    writer.adopt(this.model, this.path);
+    this.model.find(DATASPACE)!.body = encodeDataspace(this.space, this.ctx.sizes);
+    this.model.touch();
+  }
+
+  // ---- direct chunk I/O (H5Dread_chunk / H5Dwrite_chunk / H5Dget_chunk_info) --------------
+
+  /** Stored chunks of a chunked dataset, in index order. */
+  async iterateChunks(cb: (info: ChunkInfo) => void | Promise<void>): Promise<void> {
+    for (const c of await (await this.chunked()).chunks()) await cb(c);
+  }
+
+  /** Number of stored chunks. */
+  async numChunks(): Promise<number> {
+    return (await (await this.chunked()).chunks()).length;
+  }
+
+  /** The `index`-th stored chunk (index order, like `H5Dget_chunk_info`). */
+  async chunkInfo(index: number): Promise<ChunkInfo> {
+    const all = await (await this.chunked()).chunks();
+    const c = all[index];
+    if (!c) throw new ValueError(`chunk index ${index} is out of range (${all.length} chunks stored)`, { path: this.path });
+    return c;
+  }
+
+  /** The stored chunk whose first element is at `offset`, or null when never written. */
+  async chunkInfoByCoord(offset: number[]): Promise<ChunkInfo | null> {
+    return (await this.chunked()).chunkInfoByCoord(offset);
+  }
+
+  /** The raw stored (filtered) bytes of the chunk at `offset` and its filter mask. */
+  async readChunk(offset: number[]): Promise<ChunkImage> {
+    return (await this.chunked()).readChunk(offset);
+  }
+
+  /** Stores already-filtered bytes as the chunk at `offset` (filter mask: bit i = filter i not applied). */
+  async writeChunk(offset: number[], bytes: Uint8Array, filterMask = 0): Promise<void> {
+    await (await this.chunked()).writeChunk(offset, { bytes, filterMask });
+  }
+
+  private async chunked(): Promise<ChunkedStorage> {
+    const s = await this.storage();
+    if (!(s instanceof ChunkedStorage)) throw new ValueError('the dataset is not chunked', { path: this.path });
+    return s;
+  }
+
+  private countOf(sel: Selection): number {
+    if (this.space.kind === 'null') {
+      if (sel.kind === 'all' || sel.kind === 'none') return 0;
+      throw new ValueError('a dataset with a null dataspace has no elements to select', { path: this.path });
+    }
+    const dims = this.space.kind === 'scalar' ? [] : this.shape;
+    if (sel.kind === 'all') return elementCount(dims);
+    validateSelection(sel, dims);
+    return selectionCount(sel, dims);
+  }
+
+  /** The storage of the dataset's layout (opened once). @internal */
+  async storage(): Promise<DatasetStorage> {
+    this.storageP ??= this.openStorage();
+    this.storageP.catch(() => (this.storageP = undefined));
+    return this.storageP;
+  }
+
+  private async openStorage(): Promise<DatasetStorage> {
     if (this.model.find(EXTERNAL_FILES)) throw new UnsupportedError('datasets stored in external files are not supported');
     const layout = this.layout;
+    const dims = this.space.kind === 'simple' ? this.space.dims.slice() : this.space.kind === 'scalar' ? [] : [0];
+    const es = this.elementSize;
     switch (layout.class) {
       case 'compact':
-        if (layout.data.length < need) {
-          throw new FormatError(`compact data has ${layout.data.length} bytes, ${need} expected`, { structure: 'layout message' });
-        }
-        return { bytes: layout.data.subarray(0, need), owned: false };
+        return new CompactStorage(this.ctx, this.model, this.path, layout, dims, es);
       case 'contiguous':
-        if (!isDefinedAddress(layout.address) || need === 0) return { bytes: this.filled(count, esize), owned: true };
-        if (layout.size < need) {
-          throw new FormatError(`contiguous storage holds ${layout.size} bytes, ${need} expected`, { structure: 'layout message' });
-        }
-        return { bytes: await this.ctx.readRaw(layout.address, need, 'contiguous dataset storage'), owned: this.ctx.freshReads };
+        return new ContiguousStorage(this.ctx, this.model, this.path, layout, dims, es, this.fill.value);
+      case 'chunked':
+        return ChunkedStorage.open(this.ctx, this.model, {
+          path: this.path,
+          layout,
+          pipeline: { filters: this.filters },
+          datatype: this.dtype,
+          elementSize: es,
+          dims,
+          maxDims: this.space.maxDims?.slice() ?? dims.slice(),
+          fillValue: this.fill.value,
+          ...(this.access.chunkCache ? { cache: this.access.chunkCache } : {}),
+        });
       default:
-        throw new UnsupportedError(`reading values of ${layout.class} datasets is not supported yet`);
+        throw new UnsupportedError(`reading ${layout.class} datasets is not supported yet`);
     }
-  }
-
-  /** `count` copies of the fill value (zeros when none is defined). */
-  private filled(count: number, esize: number): Uint8Array {
-    const out = new Uint8Array(count * esize);
-    const v = this.fill.value;
-    if (v && v.length === esize && v.some((b) => b !== 0)) {
-      out.set(v, 0);
-      // Double the filled prefix until the buffer is full: O(log n) copies.
-      for (let filled = esize; filled < out.length; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, out.length - filled));
-    }
-    return out;
   }
 
   /** @internal the header model (for tools and the CLI). */

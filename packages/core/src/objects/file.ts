@@ -13,11 +13,14 @@ import { isByteStore, MemoryStore, type ByteSource, type ByteStore } from '../io
 import { FileContext } from '../file/file-context.js';
 import { FileWriter } from '../file/file-writer.js';
 import { Group } from './group.js';
+import type { Container } from '../di/container.js';
 
 /** Options of {@link openFile}. */
 export interface OpenOptions {
   /** 'r' read-only (default); 'r+' read and write an existing file. */
   mode?: 'r' | 'r+';
+  /** Where filters, chunk indexes and chunk formats are looked up (default: the process-wide container). */
+  container?: Container;
 }
 
 /** Options of {@link createFile}. */
@@ -27,6 +30,8 @@ export interface CreateOptions {
    * hold sparse datasets).
    */
   superblockVersion?: 2 | 3;
+  /** Where filters, chunk indexes and chunk formats are looked up (default: the process-wide container). */
+  container?: Container;
 }
 
 /** An open HDF5 file: the root group, plus {@link flush} and {@link close}. */
@@ -101,6 +106,7 @@ export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuff
   }
   try {
     const ctx = await FileContext.open(source, name);
+    if (opts.container) ctx.container = opts.container;
     if (mode === 'r+') {
       if (!isByteStore(source)) throw new ValueError('mode "r+" needs a writable ByteStore');
       if (ctx.superblock.version < 2) {
@@ -143,6 +149,7 @@ export async function createFile(dst: string | ByteStore, opts: CreateOptions = 
     superblockSize,
     typeof dst === 'string' ? dst : '(memory)',
   );
+  if (opts.container) ctx.container = opts.container;
   const writer = new FileWriter(store, ctx, superblockSize, version, superblockSize);
   ctx.writer = writer;
   const root = writer.createHeader(

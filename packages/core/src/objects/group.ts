@@ -15,11 +15,15 @@ import type { FileContext } from '../file/file-context.js';
 import type { HeaderMessage, HeaderModel } from '../file/header-model.js';
 import { Attributes } from './attributes.js';
 import { Dataset } from './dataset.js';
+import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { datasetMessages, planDataspace, type CreateLayout } from './dataset-create.js';
 import { linkInfoOf, linkStorageOf, readLinks } from './links.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount, inferShape } from './shape.js';
 import { valuesToBytes } from './values-io.js';
+import { pipelineFromOptions, type FilterOptions } from './filter-options.js';
+import { chunkedDatasetMessages } from './chunked-create.js';
+import type { ChunkCacheOptions } from '../chunk/cache.js';
 import { datatypeSize } from '../format/messages/datatype.js';
 
 /** A link to an object in another file (reported, not followed). */
@@ -67,7 +71,7 @@ export interface CreateGroupOptions {
 }
 
 /** Options of {@link Group.createDataset}. */
-export interface CreateDatasetOptions {
+export interface CreateDatasetOptions extends FilterOptions {
   /** Element type: a {@link Datatype} or a name such as 'uint16', '<f4', 'string', 'S10', 'bool'. */
   dtype: DtypeSpec;
   /** Shape; `[]` makes a scalar dataset. */
@@ -78,8 +82,16 @@ export interface CreateDatasetOptions {
   maxShape?: (number | null)[];
   /** Fill value for elements never written. */
   fillValue?: unknown;
-  /** Storage layout (default 'contiguous'). */
-  layout?: CreateLayout;
+  /** Storage layout (default 'contiguous', or 'chunked' when `chunks`, filters or a larger `maxShape` are given). */
+  layout?: CreateLayout | 'chunked';
+  /** Chunk shape (`true`: guess one as h5py does). */
+  chunks?: number[] | true;
+  /** When file space is allocated: 'early' (at creation, fill written), 'incremental' (per chunk; default), 'late'. */
+  allocTime?: 'early' | 'late' | 'incremental';
+  /** Store partial edge chunks unfiltered (layout flag; default false). */
+  dontFilterPartialChunks?: boolean;
+  /** Chunk cache settings for the new dataset. */
+  chunkCache?: ChunkCacheOptions;
 }
 
 const MAX_SOFT_LINK_HOPS = 32;
@@ -213,8 +225,26 @@ export class Group {
       const shape = opts.shape ?? (opts.data !== undefined ? inferShape(opts.data) : undefined);
       if (!shape) throw new ValueError('createDataset needs a shape');
       const scalar = shape.length === 0;
+      const pipeline = pipelineFromOptions(opts, full);
+      const growable = (opts.maxShape ?? []).some((m, i) => m !== shape[i]);
+      const chunked =
+        opts.layout === 'chunked' || opts.chunks !== undefined || pipeline.filters.length > 0 || growable;
+      if (chunked) {
+        if (scalar) throw new ValueError('scalar datasets cannot be chunked', { path: full });
+        if (opts.layout === 'compact' || opts.layout === 'contiguous') {
+          throw new ValueError(`layout '${opts.layout}' cannot have chunks, filters or a maxShape larger than the shape`, { path: full });
+        }
+        const messages = chunkedDatasetMessages(this.ctx, { ...opts, path: full, dtype, shape, pipeline });
+        const model = writer.createHeader(messages);
+        await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
+        const dset = await Dataset.open(this.ctx, model, full);
+        if (opts.chunkCache) dset.setAccess({ chunkCache: opts.chunkCache });
+        if (opts.allocTime === 'early') await ((await dset.storage()) as ChunkedStorage).allocateAll();
+        if (opts.data !== undefined) await dset.write(opts.data);
+        return dset;
+      }
       const dataspace = planDataspace(shape, opts.maxShape, full, scalar);
-      const layout = opts.layout ?? 'contiguous';
+      const layout = (opts.layout ?? 'contiguous') as CreateLayout;
       const count = scalar ? 1 : elementCount(shape);
       let data: Uint8Array | undefined;
       let address: number | undefined;
@@ -225,8 +255,6 @@ export class Group {
           address = writer.allocator.alloc(data.length);
           await writer.writeRaw(address, data);
         }
-      } else if (layout === 'contiguous' && count * datatypeSize(dtype, this.ctx.sizes) === 0) {
-        address = undefined;
       }
       const messages = datasetMessages(
         this.ctx,

@@ -181,8 +181,11 @@ export function encodeV2BTreeHeader(h: V2BTreeHeaderFields, sizes: SizeContext):
   return w.finish();
 }
 
+/** The header fields that fix the layout of nodes (what node encoders and size computations need). */
+export type V2NodeGeometry = Pick<V2BTreeHeader, 'type' | 'nodeSize' | 'recordSize' | 'maxRecordCountSize' | 'nodeInfo'>;
+
 /** Bytes a node at `depth` with `recordCount` records occupies up to and including its checksum. */
-export function v2NodeUsedSize(header: V2BTreeHeader, sizes: SizeContext, depth: number, recordCount: number): number {
+export function v2NodeUsedSize(header: Omit<V2NodeGeometry, 'type' | 'nodeSize'>, sizes: SizeContext, depth: number, recordCount: number): number {
   const base = NODE_PREFIX + recordCount * header.recordSize;
   return depth === 0 ? base : base + (recordCount + 1) * pointerSize(header, sizes, depth);
 }
@@ -229,6 +232,48 @@ export function decodeV2BTreeNode(
     }
   }
   return { records, children };
+}
+
+/**
+ * Encodes a leaf (`depth` 0, `BTLF`) or internal node (`BTIN`) with its checksum, zero-padded to
+ * the node size as HDF5 writes it. `records` are encoded records of `recordSize` bytes each;
+ * internal nodes take `records.length + 1` child pointers (the "total records" field is written
+ * only below depth 1). Spec III.A.2 "Version 2 B-trees", internal and leaf nodes.
+ */
+export function encodeV2BTreeNode(
+  geo: V2NodeGeometry,
+  sizes: SizeContext,
+  depth: number,
+  records: readonly Uint8Array[],
+  children: readonly V2ChildPointer[] = [],
+  version = 0,
+): Uint8Array {
+  const leaf = depth === 0;
+  const structure = leaf ? LEAF : INTERNAL;
+  const fail = (m: string) => new FormatError(m, { structure });
+  const info = geo.nodeInfo[depth];
+  if (!info) throw fail(`depth ${depth} has no node geometry`);
+  if (records.length > info.maxRecords) throw fail(`${records.length} records exceed the ${info.maxRecords} a node at depth ${depth} can hold`);
+  if (!leaf && children.length !== records.length + 1) throw fail(`${records.length} records need ${records.length + 1} child pointers, got ${children.length}`);
+  const used = v2NodeUsedSize(geo, sizes, depth, records.length);
+  if (used > geo.nodeSize) throw fail(`${records.length} records need ${used} bytes, more than the node size ${geo.nodeSize}`);
+  const w = new ByteWriter(sizes, geo.nodeSize);
+  w.signature(leaf ? 'BTLF' : 'BTIN').u8(version).u8(geo.type);
+  for (const r of records) {
+    if (r.length !== geo.recordSize) throw fail(`record of ${r.length} bytes, expected ${geo.recordSize}`);
+    w.bytes(r);
+  }
+  if (!leaf) {
+    const totalSize = depth > 1 ? geo.nodeInfo[depth - 1]!.cumulativeMaxRecordsSize : 0;
+    for (const c of children) {
+      if (c.address === UNDEFINED_ADDRESS) throw fail('child pointer has no address');
+      w.offset(c.address).uN(c.recordCount, geo.maxRecordCountSize);
+      if (depth > 1) w.uN(c.totalRecordCount, totalSize);
+    }
+  }
+  w.checksum(0);
+  w.zeros(geo.nodeSize - w.pos);
+  return w.finish();
 }
 
 /** Reads and decodes the header at `address`. */

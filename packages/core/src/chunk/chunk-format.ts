@@ -1,0 +1,98 @@
+/**
+ * The chunk format layer (seed 004 §6): everything that knows what is *inside* a chunk. The chunk
+ * engine above it maps selections onto chunks, looks chunks up in the index, caches them and does
+ * the I/O, but never interprets chunk bytes itself: it calls these functions. Dense formats live in
+ * `@chunkform/format-dense`, the sparse (structured chunk) format in `@chunkform/format-sparse`.
+ * @module
+ */
+import type { Datatype } from '../format/messages/datatype.js';
+import type { DataLayout } from '../format/messages/layout.js';
+import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
+import type { Filter } from '../filter/filter.js';
+import type { ChunkRecord } from './chunk-index.js';
+
+/**
+ * The part of one request (read or write) that falls into one chunk: runs of elements contiguous in
+ * both the chunk and the user's buffer.
+ */
+export interface ChunkRequest {
+  /** Scaled chunk coordinates. */
+  coords: number[];
+  /**
+   * Flat triples `[chunkElementOffset, bufferElementOffset, length]`: the element offset in the whole
+   * chunk (C order over the chunk dims), the element offset in the request buffer, and the run length.
+   */
+  runs: Float64Array;
+  /** Number of elements requested in this chunk. */
+  count: number;
+  /** True when the request covers every element of the chunk that lies inside the dataset. */
+  full: boolean;
+}
+
+/** Reads and writes raw file bytes for formats that do partial I/O straight to the file. */
+export interface RawIO {
+  read(address: number, length: number): Promise<Uint8Array>;
+  write(address: number, bytes: Uint8Array): Promise<void>;
+}
+
+/** What a chunk format knows about its dataset. */
+export interface ChunkFormatContext {
+  /** Dataset path, for error messages. */
+  datasetPath: string;
+  datatype: Datatype;
+  /** Bytes per element. */
+  elementSize: number;
+  /** Chunk dimensions in elements. */
+  chunkDims: readonly number[];
+  /** Current dataset dimensions (edge chunks stick out of them). */
+  dims: () => readonly number[];
+  /** One element of fill value, or null for zeros. */
+  fillValue: Uint8Array | null;
+  /** The dataset's filter pipeline (empty when unfiltered). */
+  pipeline: FilterPipeline;
+  /** Looks a filter up in the registrations of the file's container. */
+  resolveFilter: (id: number) => Filter | undefined;
+  /** Layout flag: partial edge chunks are stored unfiltered. */
+  dontFilterPartialChunks: boolean;
+}
+
+/** A chunk's stored form, ready to be written. */
+export interface ChunkImage {
+  bytes: Uint8Array;
+  /** Filter mask to record in the index (bit i: filter i skipped). */
+  filterMask: number;
+}
+
+/** One chunk format: the in-memory form `Mem` of a chunk and the conversions to and from the file. */
+export interface ChunkFormat<Mem = unknown> {
+  /** Name for messages and tools (e.g. "dense", "dense-filtered"). */
+  readonly name: string;
+  /** True when stored chunks vary in size (filtered or sparse), so rewrites may need new space. */
+  readonly variableSize: boolean;
+  /** The in-memory form of a chunk that was never written (all fill value), or undefined if the format allocates nothing. */
+  fill(coords: readonly number[]): Mem;
+  /** Stored bytes → memory form (seed 004 `file_to_mem`). */
+  fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Mem>;
+  /** Memory form → stored bytes (seed 004 `mem_to_file`). */
+  memToFile(mem: Mem, coords: readonly number[]): Promise<ChunkImage>;
+  /** Copies the requested elements into `out` (bytes of the request buffer) (seed 004 `mem_read`). */
+  memRead(mem: Mem, req: ChunkRequest, out: Uint8Array): void;
+  /** Copies the requested elements from `src` into the chunk (seed 004 `mem_write`). */
+  memWrite(mem: Mem, req: ChunkRequest, src: Uint8Array): void;
+  /** A chunk built entirely from `src` (a full-chunk write; faster than fill + memWrite). */
+  fromRequest?(req: ChunkRequest, src: Uint8Array): Mem;
+  /** Bytes the memory form occupies (what the chunk cache counts). */
+  memSize(mem: Mem): number;
+  /** Partial read straight from the stored chunk, bypassing the cache (seed 004 `file_read`). */
+  fileRead?(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array, io: RawIO): Promise<void>;
+  /** Partial write straight into the stored chunk, bypassing the cache (seed 004 `file_write`). */
+  fileWrite?(rec: ChunkRecord, req: ChunkRequest, src: Uint8Array, io: RawIO): Promise<void>;
+}
+
+/** Creates the chunk format of a dataset; registered by format packages. */
+export interface ChunkFormatProvider {
+  readonly name: string;
+  /** True when this provider handles the dataset's layout and pipeline. */
+  matches(layout: DataLayout, pipeline: FilterPipeline): boolean;
+  create(ctx: ChunkFormatContext): ChunkFormat;
+}

@@ -1,0 +1,198 @@
+/**
+ * The chunk engine: the code flows of seed 004 §6.3 for every chunk format alike. It maps a
+ * selection onto the chunks it touches, finds them in the {@link ChunkIndex}, keeps decoded chunks
+ * in the {@link ChunkCache}, reads and writes stored chunks, and calls the {@link ChunkFormat} for
+ * everything that concerns a chunk's contents. Nothing here asks what kind of chunk it handles.
+ * @module
+ */
+import { H5Error } from '../errors.js';
+import { mapToChunks } from './mapping.js';
+import type { Selection } from '../selection/selection.js';
+import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
+import type { ChunkFormat, ChunkImage, ChunkRequest, RawIO } from './chunk-format.js';
+import { ChunkCache, type CacheEntry } from './cache.js';
+
+/** File services the engine needs. */
+export interface ChunkStore extends RawIO {
+  /** Allocates file space for a chunk (throws when the file is read-only). */
+  alloc(size: number): number;
+  /** Releases the space of a chunk that was replaced or removed. */
+  release(address: number, size: number): void;
+}
+
+/** Everything one dataset's engine works with. */
+export interface ChunkEngineOptions<Mem> {
+  path: string;
+  index: ChunkIndex;
+  format: ChunkFormat<Mem>;
+  cache: ChunkCache<Mem>;
+  store: ChunkStore;
+  chunkDims: readonly number[];
+  elementSize: number;
+  /** Current dataset dimensions. */
+  dims: () => readonly number[];
+}
+
+/** Moves data between user buffers and the chunks of one dataset. */
+export class ChunkEngine<Mem> {
+  private fillMem: Mem | undefined;
+
+  constructor(private readonly o: ChunkEngineOptions<Mem>) {}
+
+  /** The chunk index (for direct chunk I/O and tools). */
+  get index(): ChunkIndex {
+    return this.o.index;
+  }
+
+  /** Reads the elements of `sel` (in selection order) into a new byte buffer. */
+  async read(sel: Selection, count: number): Promise<Uint8Array> {
+    const out = new Uint8Array(count * this.o.elementSize);
+    for (const req of mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims])) {
+      await this.guard(req, () => this.readPiece(req, out));
+    }
+    return out;
+  }
+
+  /** Writes `src` (the elements of `sel` in selection order) into the chunks. */
+  async write(sel: Selection, src: Uint8Array): Promise<void> {
+    for (const req of mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims])) {
+      await this.guard(req, () => this.writePiece(req, src));
+    }
+  }
+
+  /** Writes every dirty cached chunk (seed 004 §6.3 "flush without evict"). */
+  async flush(): Promise<void> {
+    for (const e of this.o.cache.dirty()) {
+      await this.guard({ coords: e.coords } as ChunkRequest, () => this.storeMem(e.coords, e.mem));
+      e.dirty = false;
+    }
+  }
+
+  /** Drops a chunk from the cache (after direct chunk I/O replaced it). Dirty data is discarded. */
+  forget(coords: readonly number[]): void {
+    this.o.cache.delete(coords.join(','));
+  }
+
+  /** Stores a chunk image as given (direct chunk write) and records it in the index. */
+  async storeImage(coords: readonly number[], image: ChunkImage): Promise<void> {
+    this.forget(coords);
+    const old = await this.o.index.lookup(coords);
+    let address: number;
+    if (old && old.size === image.bytes.length) address = old.address;
+    else {
+      if (old) this.o.store.release(old.address, old.size);
+      address = this.o.store.alloc(image.bytes.length);
+    }
+    await this.o.store.write(address, image.bytes);
+    await this.o.index.insert({ coords: [...coords], address, size: image.bytes.length, filterMask: image.filterMask });
+  }
+
+  /** Removes a chunk entirely (resize pruning), releasing its space. */
+  async removeChunk(coords: readonly number[]): Promise<void> {
+    this.forget(coords);
+    const old = await this.o.index.remove(coords);
+    if (old) this.o.store.release(old.address, old.size);
+  }
+
+  /** The memory form of a chunk: cached, stored, or fill. */
+  async loadMem(coords: readonly number[], rec?: ChunkRecord | null): Promise<Mem> {
+    const hit = this.o.cache.get(coords.join(','));
+    if (hit) return hit.mem;
+    const r = rec === undefined ? await this.o.index.lookup(coords) : rec;
+    if (!r) return this.o.format.fill(coords);
+    return this.o.format.fileToMem(await this.o.store.read(r.address, r.size), r);
+  }
+
+  private async readPiece(req: ChunkRequest, out: Uint8Array): Promise<void> {
+    const { format, cache, index, store } = this.o;
+    const key = req.coords.join(',');
+    const hit = cache.get(key);
+    if (hit) {
+      format.memRead(hit.mem, req, out);
+      hit.fullyAccessed = req.full;
+      return;
+    }
+    const rec = await index.lookup(req.coords);
+    if (!rec) {
+      this.fillMem ??= format.fill(req.coords);
+      format.memRead(this.fillMem, req, out);
+      return;
+    }
+    if (!req.full && format.fileRead) {
+      // Partial read straight from the file: no decode, no cache (seed 004 §6.3).
+      await format.fileRead(rec, req, out, store);
+      return;
+    }
+    const mem = await format.fileToMem(await store.read(rec.address, rec.size), rec);
+    format.memRead(mem, req, out);
+    // A chunk read in full is not expected again soon: only partially read chunks are cached.
+    if (!req.full) await this.admit({ key, coords: req.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });
+  }
+
+  private async writePiece(req: ChunkRequest, src: Uint8Array): Promise<void> {
+    const { format, cache, index, store } = this.o;
+    const key = req.coords.join(',');
+    const hit = cache.get(key);
+    if (hit) {
+      format.memWrite(hit.mem, req, src);
+      hit.dirty = true;
+      hit.fullyAccessed = req.full;
+      return;
+    }
+    if (req.full) {
+      // Whole chunk: build it from the request and store it now, skipping the cache.
+      const mem = format.fromRequest ? format.fromRequest(req, src) : this.filledWith(req, src);
+      await this.storeMem(req.coords, mem);
+      return;
+    }
+    const rec = await index.lookup(req.coords);
+    if (rec && format.fileWrite) {
+      await format.fileWrite(rec, req, src, store);
+      return;
+    }
+    const mem = await this.loadMem(req.coords, rec);
+    format.memWrite(mem, req, src);
+    const bytes = format.memSize(mem);
+    if (cache.fits(bytes)) await this.admit({ key, coords: req.coords, mem, bytes, dirty: true, fullyAccessed: false });
+    else await this.storeMem(req.coords, mem);
+  }
+
+  private filledWith(req: ChunkRequest, src: Uint8Array): Mem {
+    const mem = this.o.format.fill(req.coords);
+    this.o.format.memWrite(mem, req, src);
+    return mem;
+  }
+
+  /** Puts an entry in the cache and writes out the dirty chunks it displaced. */
+  private async admit(e: CacheEntry<Mem>): Promise<void> {
+    for (const out of this.o.cache.put(e)) {
+      if (out.dirty) await this.storeMem(out.coords, out.mem);
+    }
+  }
+
+  /** Encodes a chunk and stores it, reusing its old space when the size is unchanged. */
+  private async storeMem(coords: readonly number[], mem: Mem): Promise<void> {
+    const image = await this.o.format.memToFile(mem, coords);
+    const old = await this.o.index.lookup(coords);
+    let address: number;
+    if (old && old.size === image.bytes.length) address = old.address;
+    else {
+      if (old) this.o.store.release(old.address, old.size);
+      address = this.o.store.alloc(image.bytes.length);
+    }
+    await this.o.store.write(address, image.bytes);
+    await this.o.index.insert({ coords: [...coords], address, size: image.bytes.length, filterMask: image.filterMask });
+  }
+
+  /** Adds the dataset path and chunk coordinates to errors that lack them. */
+  private async guard(req: ChunkRequest, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      if (e instanceof H5Error && e.path === undefined) {
+        throw e.withPath(`${this.o.path} (chunk [${req.coords.join(', ')}])`);
+      }
+      throw e;
+    }
+  }
+}

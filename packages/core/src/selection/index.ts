@@ -1,0 +1,34 @@
+/**
+ * Selections (all, none, points, hyperslabs, unions of blocks), their algebra, iteration as runs
+ * and the numpy-like slice helper.
+ * @module
+ */
+export {
+  selectAll,
+  selectNone,
+  selectPoints,
+  selectHyperslab,
+  selectBlocks,
+  validateSelection,
+  selectionShape,
+  type Selection,
+  type AllSelection,
+  type NoneSelection,
+  type PointSelection,
+  type HyperslabSelection,
+  type BlockSelection,
+  type HyperslabSpec,
+  type Box,
+} from './selection.js';
+export {
+  union,
+  intersect,
+  subtract,
+  offsetSelection,
+  selectionCount,
+  boundingBox,
+  selectionEquals,
+  toBlocks,
+} from './algebra.js';
+export { selectionRuns } from './runs.js';
+export { slice, type SliceSpec, type SliceResult } from './slice.js';

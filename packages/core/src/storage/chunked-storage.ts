@@ -1,0 +1,250 @@
+/**
+ * Chunked storage (spec IV.A.2.i, layout class 2): the bridge between a dataset and the chunk
+ * engine. When the dataset is opened it resolves, from the layout and filter pipeline messages,
+ * the chunk index provider, the chunk format provider and the filters registered in the file's
+ * container (dependency injection), and keeps the layout message in step with the index.
+ * @module
+ */
+import { H5Error, UnsupportedError, ValueError } from '../errors.js';
+import type { Datatype } from '../format/messages/datatype.js';
+import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
+import { encodeLayout, LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS, type ChunkedLayout } from '../format/messages/layout.js';
+import { LAYOUT } from '../format/messages/message-types.js';
+import { resolveChunkFormat, resolveChunkIndex, resolveFilter } from '../di/container.js';
+import type { FileContext } from '../file/file-context.js';
+import type { HeaderModel } from '../file/header-model.js';
+import type { ChunkIndex, ChunkIndexContext, ChunkRecord } from '../chunk/chunk-index.js';
+import type { ChunkImage } from '../chunk/chunk-format.js';
+import { ChunkCache, type ChunkCacheOptions } from '../chunk/cache.js';
+import { ChunkEngine, type ChunkStore } from '../chunk/engine.js';
+import type { Selection } from '../selection/selection.js';
+import { selectAll, selectBlocks } from '../selection/selection.js';
+import { intersect, selectionCount, subtract } from '../selection/algebra.js';
+import { filledBytes } from './flat-runs.js';
+import type { DatasetStorage, StorageRead } from './dataset-storage.js';
+
+/** One stored chunk, as direct chunk I/O reports it (h5py's `get_chunk_info`). */
+export interface ChunkInfo {
+  /** Element offset of the chunk's first element. */
+  offset: number[];
+  /** Filter mask (bit i: filter i was skipped). */
+  filterMask: number;
+  /** File address of the stored bytes. */
+  address: number;
+  /** Stored size in bytes. */
+  size: number;
+}
+
+/** What the chunked storage needs to know about its dataset. */
+export interface ChunkedDatasetInfo {
+  path: string;
+  layout: ChunkedLayout;
+  pipeline: FilterPipeline;
+  datatype: Datatype;
+  elementSize: number;
+  dims: number[];
+  maxDims: number[];
+  fillValue: Uint8Array | null;
+  cache?: ChunkCacheOptions;
+}
+
+/** A chunked dataset's storage. */
+export class ChunkedStorage implements DatasetStorage {
+  private constructor(
+    private readonly ctx: FileContext,
+    private readonly model: HeaderModel,
+    private readonly info: ChunkedDatasetInfo,
+    private readonly index: ChunkIndex,
+    private readonly engine: ChunkEngine<unknown>,
+  ) {}
+
+  /** Resolves index, format and filters for a dataset and opens its index. */
+  static async open(ctx: FileContext, model: HeaderModel, info: ChunkedDatasetInfo): Promise<ChunkedStorage> {
+    const { layout, pipeline, path } = info;
+    const indexProvider = resolveChunkIndex(layout.index.type, ctx.container);
+    if (!indexProvider) {
+      throw new UnsupportedError(
+        `no chunk index provider for "${layout.index.type}" is registered; install @chunkform/indexes and call registerIndexes()`,
+        { path },
+      );
+    }
+    const formatProvider = resolveChunkFormat(layout, pipeline, ctx.container);
+    if (!formatProvider) {
+      throw new UnsupportedError(
+        `no chunk format for ${layout.class} layouts${pipeline.filters.length ? ' with filters' : ''} is registered; ` +
+          'install @chunkform/format-dense and call registerDenseFormats()',
+        { path },
+      );
+    }
+    const writer = ctx.writer;
+    const indexCtx: ChunkIndexContext = {
+      reader: ctx.reader,
+      sizes: ctx.sizes,
+      dims: info.dims.slice(),
+      maxDims: info.maxDims.slice(),
+      chunkDims: layout.chunkDims.slice(),
+      elementSize: info.elementSize,
+      filtered: pipeline.filters.length > 0,
+      info: layout.index,
+      datasetPath: path,
+      ...(writer
+        ? {
+            storage: {
+              alloc: (size: number) => writer.allocator.alloc(size),
+              release: (address: number, size: number) => writer.allocator.release(address, size),
+              write: (address: number, bytes: Uint8Array) => writer.writeRaw(address, bytes),
+            },
+          }
+        : {}),
+    };
+    let index: ChunkIndex;
+    try {
+      index = await indexProvider.open(indexCtx, layout.address);
+    } catch (e) {
+      throw e instanceof H5Error ? e.withPath(path) : e;
+    }
+    const dims = info.dims;
+    const format = formatProvider.create({
+      datasetPath: path,
+      datatype: info.datatype,
+      elementSize: info.elementSize,
+      chunkDims: layout.chunkDims,
+      dims: () => dims,
+      fillValue: info.fillValue,
+      pipeline,
+      resolveFilter: (id) => resolveFilter(id, ctx.container),
+      dontFilterPartialChunks: (layout.flags & LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS) !== 0,
+    });
+    const store: ChunkStore = {
+      read: (address, length) => ctx.readRaw(address, length, 'chunk'),
+      write: (address, bytes) => ctx.requireWriter(`write dataset "${path}"`).writeRaw(address, bytes),
+      alloc: (size) => ctx.requireWriter(`write dataset "${path}"`).allocator.alloc(size),
+      release: (address, size) => ctx.writer?.allocator.release(address, size),
+    };
+    const engine = new ChunkEngine<unknown>({
+      path,
+      index,
+      format,
+      cache: new ChunkCache(info.cache),
+      store,
+      chunkDims: layout.chunkDims,
+      elementSize: info.elementSize,
+      dims: () => dims,
+    });
+    const storage = new ChunkedStorage(ctx, model, info, index, engine);
+    writer?.flushHooks.add(() => storage.flush());
+    return storage;
+  }
+
+  async read(sel: Selection, count: number): Promise<StorageRead> {
+    return { bytes: await this.engine.read(sel, count), owned: true };
+  }
+
+  async write(sel: Selection, bytes: Uint8Array): Promise<void> {
+    this.ctx.requireWriter(`write dataset "${this.info.path}"`);
+    await this.engine.write(sel, bytes);
+  }
+
+  /** Writes cached chunks and the index, and records the index address in the layout message. */
+  async flush(): Promise<void> {
+    if (!this.ctx.writer || this.ctx.closed) return;
+    await this.engine.flush();
+    const { address, info } = await this.index.flush();
+    const layout = this.info.layout;
+    if (address !== layout.address || JSON.stringify(info) !== JSON.stringify(layout.index)) {
+      const next: ChunkedLayout = { ...layout, address, index: info };
+      this.info.layout = next;
+      this.ctx.writer.adopt(this.model, this.info.path);
+      this.model.find(LAYOUT)!.body = encodeLayout(next, this.ctx.sizes);
+      this.model.touch();
+    }
+  }
+
+  /** Allocates and fills every chunk (early allocation). */
+  async allocateAll(): Promise<void> {
+    const { dims } = this.info;
+    if (dims.some((d) => d === 0)) return;
+    await this.engine.write(selectAll(), this.fillBytes(dims.reduce((a, b) => a * b, 1)));
+  }
+
+  /**
+   * Applies a change of dimensions: chunks now wholly outside the dataset are removed (their space
+   * released) and the part of straddling chunks outside the new extent is reset to the fill value,
+   * so a later enlargement shows fill values there, as HDF5 does.
+   */
+  async resize(oldDims: readonly number[], newDims: readonly number[]): Promise<void> {
+    const chunk = this.info.layout.chunkDims;
+    const dims = this.info.dims;
+    const shrunk = newDims.some((d, i) => d < oldDims[i]!);
+    if (shrunk) {
+      const doomed: number[][] = [];
+      for await (const rec of this.index.iterate()) {
+        if (rec.coords.some((c, i) => c * chunk[i]! >= newDims[i]!)) doomed.push(rec.coords);
+      }
+      for (const c of doomed) await this.engine.removeChunk(c);
+      // Reset the elements between the new and the old extent that remain inside kept chunks.
+      const gone = subtract(selectBlocks([{ start: oldDims.map(() => 0), end: [...oldDims] }]), selectBlocks([{ start: newDims.map(() => 0), end: [...newDims] }]));
+      const kept = selectBlocks([
+        { start: oldDims.map(() => 0), end: oldDims.map((d, i) => Math.min(d, Math.ceil(newDims[i]! / chunk[i]!) * chunk[i]!)) },
+      ]);
+      const reset = intersect(gone, kept);
+      const n = selectionCount(reset, [...oldDims]);
+      if (n > 0) await this.engine.write(reset, this.fillBytes(n));
+    }
+    dims.splice(0, dims.length, ...newDims);
+    await this.index.resize(newDims);
+  }
+
+  // ---- direct chunk I/O -------------------------------------------------------------------
+
+  /** Stored chunks, in index order. */
+  async chunks(): Promise<ChunkInfo[]> {
+    const out: ChunkInfo[] = [];
+    for await (const rec of this.index.iterate()) out.push(this.infoOf(rec));
+    return out;
+  }
+
+  /** The stored chunk whose first element is at `offset` (null when never written). */
+  async chunkInfoByCoord(offset: readonly number[]): Promise<ChunkInfo | null> {
+    const rec = await this.index.lookup(this.scaled(offset));
+    return rec ? this.infoOf(rec) : null;
+  }
+
+  /** The raw stored bytes of a chunk and its filter mask (no filters applied). */
+  async readChunk(offset: readonly number[]): Promise<ChunkImage> {
+    await this.engine.flush();
+    const rec = await this.index.lookup(this.scaled(offset));
+    if (!rec) throw new ValueError(`chunk at [${offset.join(', ')}] has not been written`, { path: this.info.path });
+    return { bytes: (await this.ctx.readRaw(rec.address, rec.size, 'chunk')).slice(), filterMask: rec.filterMask };
+  }
+
+  /** Stores already-filtered chunk bytes as they are (like `H5Dwrite_chunk`). */
+  async writeChunk(offset: readonly number[], image: ChunkImage): Promise<void> {
+    this.ctx.requireWriter(`write a chunk of "${this.info.path}"`);
+    await this.engine.storeImage(this.scaled(offset), image);
+  }
+
+  private scaled(offset: readonly number[]): number[] {
+    const chunk = this.info.layout.chunkDims;
+    if (offset.length !== chunk.length) {
+      throw new ValueError(`chunk offset has rank ${offset.length}, the dataset rank ${chunk.length}`, { path: this.info.path });
+    }
+    return offset.map((o, i) => {
+      if (!Number.isSafeInteger(o) || o < 0 || o % chunk[i]! !== 0 || (o >= Math.max(1, this.info.dims[i]!) && this.info.maxDims[i] !== -1)) {
+        throw new ValueError(`[${offset.join(', ')}] is not the offset of a chunk (chunk dims [${chunk.join(', ')}])`, {
+          path: this.info.path,
+        });
+      }
+      return o / chunk[i]!;
+    });
+  }
+
+  private infoOf(rec: ChunkRecord): ChunkInfo {
+    const chunk = this.info.layout.chunkDims;
+    return { offset: rec.coords.map((c, i) => c * chunk[i]!), filterMask: rec.filterMask, address: rec.address, size: rec.size };
+  }
+
+  private fillBytes(count: number): Uint8Array {
+    return filledBytes(count, this.info.elementSize, this.info.fillValue);
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Contiguous storage (spec IV.A.2.i, layout class 1): the elements in C order in one block of the
+ * file, allocated on first write (late allocation) and read as fill value until then.
+ * @module
+ */
+import { FormatError } from '../errors.js';
+import { isDefinedAddress } from '../format/bytes.js';
+import { encodeLayout, type ContiguousLayout } from '../format/messages/layout.js';
+import { LAYOUT } from '../format/messages/message-types.js';
+import type { FileContext } from '../file/file-context.js';
+import type { HeaderModel } from '../file/header-model.js';
+import { selectionRuns } from '../selection/runs.js';
+import type { Selection } from '../selection/selection.js';
+import type { DatasetStorage, StorageRead } from './dataset-storage.js';
+import { copyRunsFromFlat, copyRunsToFlat, filledBytes, isAll, runsExtent } from './flat-runs.js';
+
+/** A contiguous dataset's storage. */
+export class ContiguousStorage implements DatasetStorage {
+  constructor(
+    private readonly ctx: FileContext,
+    private readonly model: HeaderModel,
+    private readonly path: string,
+    private layout: ContiguousLayout,
+    private readonly dims: readonly number[],
+    private readonly elementSize: number,
+    private readonly fill: Uint8Array | null,
+  ) {}
+
+  async read(sel: Selection, count: number): Promise<StorageRead> {
+    const es = this.elementSize;
+    const total = this.dims.reduce((a, b) => a * b, 1);
+    if (!isDefinedAddress(this.layout.address) || count === 0) return { bytes: filledBytes(count, es, this.fill), owned: true };
+    if (this.layout.size < total * es) {
+      throw new FormatError(`contiguous storage holds ${this.layout.size} bytes, ${total * es} expected`, {
+        path: this.path,
+        structure: 'layout message',
+      });
+    }
+    if (isAll(sel)) {
+      const bytes = await this.ctx.readRaw(this.layout.address, total * es, 'contiguous dataset storage');
+      return { bytes, owned: this.ctx.freshReads };
+    }
+    const runs = selectionRuns(sel, [...this.dims]);
+    const [lo, hi] = runsExtent(runs);
+    const span = await this.ctx.readRaw(this.layout.address + lo * es, (hi - lo) * es, 'contiguous dataset storage');
+    const out = new Uint8Array(count * es);
+    copyRunsFromFlat(span, lo, runs, out, es);
+    return { bytes: out, owned: true };
+  }
+
+  async write(sel: Selection, bytes: Uint8Array): Promise<void> {
+    const writer = this.ctx.requireWriter(`write dataset "${this.path}"`);
+    const es = this.elementSize;
+    const total = this.dims.reduce((a, b) => a * b, 1);
+    if (total === 0 || bytes.length === 0) return;
+    const whole = isAll(sel);
+    if (!isDefinedAddress(this.layout.address)) {
+      writer.adopt(this.model, this.path);
+      const address = writer.allocator.alloc(total * es);
+      // A partial first write leaves the rest of the dataset at the fill value.
+      if (!whole) await writer.writeRaw(address, filledBytes(total, es, this.fill));
+      this.layout = { ...this.layout, address, size: total * es };
+      this.model.find(LAYOUT)!.body = encodeLayout(this.layout, this.ctx.sizes);
+      this.model.touch();
+    }
+    if (whole) {
+      await writer.writeRaw(this.layout.address, bytes);
+      return;
+    }
+    const runs = selectionRuns(sel, [...this.dims]);
+    if (runs.length / 2 <= 8) {
+      let b = 0;
+      for (let i = 0; i < runs.length; i += 2) {
+        const n = runs[i + 1]! * es;
+        await writer.writeRaw(this.layout.address + runs[i]! * es, bytes.subarray(b, b + n));
+        b += n;
+      }
+      return;
+    }
+    const [lo, hi] = runsExtent(runs);
+    const span = (await this.ctx.readRaw(this.layout.address + lo * es, (hi - lo) * es, 'contiguous dataset storage')).slice();
+    copyRunsToFlat(span, lo, runs, bytes, es);
+    await writer.writeRaw(this.layout.address + lo * es, span);
+  }
+
+  /** The current layout (address changes on first write). */
+  get current(): ContiguousLayout {
+    return this.layout;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The storage behind a dataset's values, one implementation per layout class: compact (in the
+ * layout message), contiguous (one block of the file) and chunked (the chunk engine). The dataset
+ * asks its storage for the bytes of a selection; only the storage knows where they live.
+ * @module
+ */
+import type { Selection } from '../selection/selection.js';
+
+/** Bytes read for a selection. */
+export interface StorageRead {
+  /** `count × elementSize` bytes, elements in selection order. */
+  bytes: Uint8Array;
+  /** True when nobody else references `bytes` (the caller may reuse its memory). */
+  owned: boolean;
+}
+
+/** Where a dataset's element bytes live. */
+export interface DatasetStorage {
+  /** Reads the `count` elements of `sel`. */
+  read(sel: Selection, count: number): Promise<StorageRead>;
+  /** Writes the elements of `sel` from `bytes` (selection order). */
+  write(sel: Selection, bytes: Uint8Array): Promise<void>;
+  /** Writes pending state (cached chunks, index structures, layout message updates). */
+  flush?(): Promise<void>;
+  /** The dataset's dimensions changed (chunked storage only). */
+  resize?(oldDims: readonly number[], newDims: readonly number[]): Promise<void>;
+}

@@ -1,0 +1,154 @@
+/**
+ * Dense chunk formats (seed 004 §6.4 "dense chunks"): the memory form of a chunk is its bytes,
+ * `chunkDims` elements in C order. Unfiltered chunks are stored as they are and support partial I/O
+ * straight to the file; filtered chunks go through the dataset's filter pipeline as a whole.
+ * @module
+ */
+import {
+  FormatError,
+  decodeChunk,
+  encodeChunk,
+  type ChunkFormat,
+  type ChunkFormatContext,
+  type ChunkImage,
+  type ChunkRecord,
+  type ChunkRequest,
+  type RawIO,
+} from '@chunkform/core';
+import { copyRunsIn, copyRunsOut, filledBuffer, runsByteRange } from './runs.js';
+
+/** Partial writes with more runs than this read-modify-write the touched range in one I/O. */
+const MAX_DIRECT_WRITE_RUNS = 8;
+
+/** Shared parts of both dense formats. */
+abstract class DenseFormat implements ChunkFormat<Uint8Array> {
+  abstract readonly name: string;
+  abstract readonly variableSize: boolean;
+  protected readonly es: number;
+  protected readonly chunkElements: number;
+  protected readonly chunkBytes: number;
+
+  constructor(protected readonly ctx: ChunkFormatContext) {
+    this.es = ctx.elementSize;
+    this.chunkElements = ctx.chunkDims.reduce((a, b) => a * b, 1);
+    this.chunkBytes = this.chunkElements * this.es;
+  }
+
+  fill(): Uint8Array {
+    return filledBuffer(this.chunkElements, this.ctx.fillValue ?? new Uint8Array(this.es));
+  }
+
+  abstract fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Uint8Array>;
+  abstract memToFile(mem: Uint8Array, coords: readonly number[]): Promise<ChunkImage>;
+
+  memRead(mem: Uint8Array, req: ChunkRequest, out: Uint8Array): void {
+    copyRunsOut(mem, req, out, this.es);
+  }
+
+  memWrite(mem: Uint8Array, req: ChunkRequest, src: Uint8Array): void {
+    copyRunsIn(mem, req, src, this.es);
+  }
+
+  fromRequest(req: ChunkRequest, src: Uint8Array): Uint8Array {
+    const r = req.runs;
+    // One run covering the whole chunk: the request buffer already is the chunk.
+    if (r.length === 3 && r[0] === 0 && r[2] === this.chunkElements) {
+      const b = r[1]! * this.es;
+      return src.subarray(b, b + this.chunkBytes);
+    }
+    // An edge chunk keeps fill values outside the dataset; an interior one is fully overwritten.
+    const mem = req.count === this.chunkElements ? new Uint8Array(this.chunkBytes) : this.fill();
+    copyRunsIn(mem, req, src, this.es);
+    return mem;
+  }
+
+  memSize(): number {
+    return this.chunkBytes;
+  }
+
+  /** Checks a decoded chunk's length. */
+  protected checkLength(bytes: Uint8Array, rec: ChunkRecord, what: string): Uint8Array {
+    if (bytes.length !== this.chunkBytes) {
+      throw new FormatError(`${what} chunk has ${bytes.length} bytes, ${this.chunkBytes} expected`, {
+        path: `${this.ctx.datasetPath} (chunk [${rec.coords.join(', ')}])`,
+        structure: 'chunk',
+        address: rec.address,
+      });
+    }
+    return bytes;
+  }
+}
+
+/** Unfiltered dense chunks: fixed size, partial I/O straight to the file. */
+export class DenseUnfilteredFormat extends DenseFormat {
+  readonly name = 'dense';
+  readonly variableSize = false;
+
+  async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Uint8Array> {
+    return this.checkLength(image, rec, 'stored');
+  }
+
+  async memToFile(mem: Uint8Array): Promise<ChunkImage> {
+    return { bytes: mem, filterMask: 0 };
+  }
+
+  async fileRead(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array, io: RawIO): Promise<void> {
+    const [lo, hi] = runsByteRange(req, this.es);
+    if (hi > rec.size) this.checkLength(new Uint8Array(rec.size), rec, 'stored');
+    const bytes = await io.read(rec.address + lo, hi - lo);
+    const r = req.runs;
+    for (let i = 0; i < r.length; i += 3) {
+      const c = r[i]! * this.es - lo;
+      out.set(bytes.subarray(c, c + r[i + 2]! * this.es), r[i + 1]! * this.es);
+    }
+  }
+
+  async fileWrite(rec: ChunkRecord, req: ChunkRequest, src: Uint8Array, io: RawIO): Promise<void> {
+    const r = req.runs;
+    if (r.length / 3 <= MAX_DIRECT_WRITE_RUNS) {
+      for (let i = 0; i < r.length; i += 3) {
+        const b = r[i + 1]! * this.es;
+        await io.write(rec.address + r[i]! * this.es, src.subarray(b, b + r[i + 2]! * this.es));
+      }
+      return;
+    }
+    const [lo, hi] = runsByteRange(req, this.es);
+    const bytes = (await io.read(rec.address + lo, hi - lo)).slice();
+    for (let i = 0; i < r.length; i += 3) {
+      const b = r[i + 1]! * this.es;
+      bytes.set(src.subarray(b, b + r[i + 2]! * this.es), r[i]! * this.es - lo);
+    }
+    await io.write(rec.address + lo, bytes);
+  }
+}
+
+/** Filtered dense chunks: the whole chunk goes through the filter pipeline. */
+export class DenseFilteredFormat extends DenseFormat {
+  readonly name = 'dense-filtered';
+  readonly variableSize = true;
+
+  async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Uint8Array> {
+    const bytes = await decodeChunk(image, this.ctx.pipeline, rec.filterMask, this.ctx.resolveFilter, this.filterContext(), {
+      path: this.ctx.datasetPath,
+      chunk: rec.coords,
+    });
+    return this.checkLength(bytes, rec, 'decoded');
+  }
+
+  async memToFile(mem: Uint8Array, coords: readonly number[]): Promise<ChunkImage> {
+    const skip = this.ctx.dontFilterPartialChunks && this.isEdge(coords);
+    return encodeChunk(mem, this.ctx.pipeline, this.ctx.resolveFilter, this.filterContext(), { path: this.ctx.datasetPath, chunk: [...coords] }, {
+      skipFilters: skip,
+    });
+  }
+
+  private filterContext() {
+    return { datatype: this.ctx.datatype, elementSize: this.es, chunkDims: this.ctx.chunkDims };
+  }
+
+  /** True when the chunk sticks out of the dataset. */
+  private isEdge(coords: readonly number[]): boolean {
+    const dims = this.ctx.dims();
+    return coords.some((c, i) => (c + 1) * this.ctx.chunkDims[i]! > dims[i]!);
+  }
+}

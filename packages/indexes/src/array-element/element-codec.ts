@@ -1,0 +1,287 @@
+/**
+ * Chunk index elements of the fixed array and extensible array indexes (HDF5 spec VII.B/VII.C
+ * "Data Block" element layouts, and IV.A.2.i layout v4 "Chunk Indexing"): one element per chunk,
+ * stored in blocks and pages. The element layout depends on the array's *client id*
+ * (0 = chunks without filters: address; 1 = filtered chunks: address, chunk size, filter mask;
+ * 2/3 = structured chunks of the sparse-data work) — so the codec is pluggable per client id.
+ *
+ * Elements of one block or page are held column-wise in an {@link ElementTable} and decoded /
+ * encoded a whole block at a time.
+ * @module
+ */
+import type { ChunkIndexContext, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
+import { FormatError, ValueError } from '@chunkform/core/internal/errors';
+import { UNDEFINED_ADDRESS, type SizeContext } from '@chunkform/core/internal/format/bytes';
+import { floorLog2 } from '@chunkform/core/internal/format/messages/layout-index';
+
+/** What an element stores about one chunk (a {@link ChunkRecord} without its coordinates). */
+export type ElementValue = Omit<ChunkRecord, 'coords'>;
+
+/** The elements of one data block or data block page, column-wise. */
+export interface ElementTable {
+  /** Number of elements. */
+  readonly length: number;
+  /** True when element `i` refers to a stored chunk (its address is defined). */
+  isDefined(i: number): boolean;
+  /** Element `i`, or null when it is the "fill" (never written / removed) element. */
+  get(i: number): ElementValue | null;
+  /** Stores a chunk's record in element `i`. Throws {@link ValueError} when it cannot be encoded. */
+  set(i: number, v: ElementValue): void;
+  /** Resets element `i` to the fill element. */
+  clear(i: number): void;
+  /** Number of defined elements. */
+  countDefined(): number;
+}
+
+/** Encodes and decodes the elements of one array client (one element layout). */
+export interface ElementCodec {
+  /** The array client id stored in the array's headers and blocks. */
+  readonly clientId: number;
+  /** Bytes per encoded element. */
+  readonly elementSize: number;
+  /** A table of `n` fill elements. */
+  create(n: number): ElementTable;
+  /**
+   * Decodes `n` elements starting at `bytes[offset]` (the caller has checked the bytes exist).
+   * `structure`/`address` name the block for errors.
+   */
+  decode(bytes: Uint8Array, offset: number, n: number, structure: string, address: number): ElementTable;
+  /** Encodes every element of `table` into `out` starting at `offset`. */
+  encode(table: ElementTable, out: Uint8Array, offset: number): void;
+}
+
+/**
+ * Makes the codec for `clientId` in a dataset, or throws {@link FormatError} when the client id
+ * does not fit the dataset (e.g. a filtered client for an unfiltered dataset).
+ */
+export type ElementCodecFactory = (ctx: ChunkIndexContext, clientId: number) => ElementCodec;
+
+/** Client id of arrays indexing chunks without filters. */
+export const CLIENT_UNFILTERED_CHUNKS = 0;
+/** Client id of arrays indexing filtered chunks. */
+export const CLIENT_FILTERED_CHUNKS = 1;
+
+/** Bytes of the uncompressed chunk: product of the chunk dimensions × element size. */
+export function chunkByteSize(ctx: Pick<ChunkIndexContext, 'chunkDims' | 'elementSize'>): number {
+  let n = ctx.elementSize;
+  for (const d of ctx.chunkDims) n *= d;
+  return n;
+}
+
+/**
+ * Width of the "chunk size" field of filtered elements for layout message version 4
+ * (H5Dfarray.c / H5Dearray.c `..._COMPUTE_CHUNK_SIZE_LEN`): `1 + (floor(log2(chunk bytes)) + 8) / 8`,
+ * at most 8 — one spare byte in case a filter makes a chunk larger.
+ */
+export function chunkSizeFieldLength(chunkBytes: number): number {
+  const n = 1 + Math.floor((floorLog2(Math.max(1, chunkBytes)) + 8) / 8);
+  return Math.min(8, n);
+}
+
+function readAddress(b: Uint8Array, p: number, width: number, structure: string, address: number): number {
+  let allOnes = true;
+  for (let k = 0; k < width; k++) {
+    if (b[p + k] !== 0xff) {
+      allOnes = false;
+      break;
+    }
+  }
+  if (allOnes) return UNDEFINED_ADDRESS;
+  return readUnsigned(b, p, width, structure, address);
+}
+
+function readUnsigned(b: Uint8Array, p: number, width: number, structure: string, address: number): number {
+  let v = 0;
+  let mul = 1;
+  for (let k = 0; k < width; k++) {
+    v += b[p + k]! * mul;
+    mul *= 256;
+  }
+  if (v > Number.MAX_SAFE_INTEGER) throw new FormatError(`element field at offset ${p} exceeds 2^53`, { structure, address });
+  return v;
+}
+
+function writeUnsigned(out: Uint8Array, p: number, v: number, width: number): void {
+  let x = v;
+  for (let k = 0; k < width; k++) {
+    out[p + k] = x % 256;
+    x = Math.floor(x / 256);
+  }
+}
+
+function writeAddress(out: Uint8Array, p: number, v: number, width: number): void {
+  if (v === UNDEFINED_ADDRESS) out.fill(0xff, p, p + width);
+  else writeUnsigned(out, p, v, width);
+}
+
+/** Elements of ordinary chunk indexes (clients 0 and 1), column-wise. */
+export class ChunkElementTable implements ElementTable {
+  /** Chunk addresses; {@link UNDEFINED_ADDRESS} for fill elements. */
+  readonly addresses: Float64Array;
+  /** Stored sizes (filtered tables only). */
+  readonly sizes: Float64Array | null;
+  /** Filter masks (filtered tables only). */
+  readonly masks: Uint32Array | null;
+
+  constructor(
+    readonly length: number,
+    /** Size reported for every chunk of an unfiltered table (the chunk's byte size). */
+    private readonly chunkBytes: number,
+    /** Largest storable size for filtered tables (from the size field width). */
+    private readonly maxSize: number,
+    filtered: boolean,
+  ) {
+    this.addresses = new Float64Array(length).fill(UNDEFINED_ADDRESS);
+    this.sizes = filtered ? new Float64Array(length) : null;
+    this.masks = filtered ? new Uint32Array(length) : null;
+  }
+
+  isDefined(i: number): boolean {
+    return this.addresses[i] !== UNDEFINED_ADDRESS;
+  }
+  get(i: number): ElementValue | null {
+    const address = this.addresses[i]!;
+    if (address === UNDEFINED_ADDRESS) return null;
+    if (this.sizes) return { address, size: this.sizes[i]!, filterMask: this.masks![i]! };
+    return { address, size: this.chunkBytes, filterMask: 0 };
+  }
+  set(i: number, v: ElementValue): void {
+    if (!Number.isSafeInteger(v.address) || v.address < 0) throw new ValueError(`invalid chunk address ${v.address}`);
+    if (this.sizes) {
+      if (!Number.isSafeInteger(v.size) || v.size < 0 || v.size > this.maxSize) {
+        throw new ValueError(`chunk size ${v.size} does not fit the index's chunk size field (max ${this.maxSize})`);
+      }
+      if (!Number.isInteger(v.filterMask) || v.filterMask < 0 || v.filterMask > 0xffffffff) {
+        throw new ValueError(`invalid filter mask ${v.filterMask}`);
+      }
+      this.sizes[i] = v.size;
+      this.masks![i] = v.filterMask;
+    } else if (v.filterMask !== 0) {
+      throw new ValueError(`an unfiltered chunk index cannot store filter mask ${v.filterMask}`);
+    }
+    this.addresses[i] = v.address;
+  }
+  clear(i: number): void {
+    this.addresses[i] = UNDEFINED_ADDRESS;
+    if (this.sizes) {
+      this.sizes[i] = 0;
+      this.masks![i] = 0;
+    }
+  }
+  countDefined(): number {
+    let n = 0;
+    const a = this.addresses;
+    for (let i = 0; i < a.length; i++) if (a[i] !== UNDEFINED_ADDRESS) n++;
+    return n;
+  }
+}
+
+/**
+ * The codec of ordinary chunk elements: client 0 = file address (size of offsets); client 1 =
+ * address, chunk size (`sizeLength` bytes), filter mask (u32). Spec IV.A.2.i / VII.B.
+ */
+export class ChunkElementCodec implements ElementCodec {
+  readonly elementSize: number;
+  private readonly addrWidth: number;
+  private readonly maxSize: number;
+
+  constructor(
+    readonly clientId: number,
+    sizes: SizeContext,
+    /** Byte size of an uncompressed chunk. */
+    private readonly chunkBytes: number,
+    /** Width of the chunk size field (client 1); ignored for client 0. */
+    private readonly sizeLength: number,
+  ) {
+    if (clientId !== CLIENT_UNFILTERED_CHUNKS && clientId !== CLIENT_FILTERED_CHUNKS) {
+      throw new ValueError(`chunk element codec handles client ids 0 and 1, not ${clientId}`);
+    }
+    this.addrWidth = sizes.sizeOfOffsets;
+    this.elementSize = clientId === CLIENT_FILTERED_CHUNKS ? this.addrWidth + sizeLength + 4 : this.addrWidth;
+    this.maxSize = sizeLength >= 7 ? Number.MAX_SAFE_INTEGER : 256 ** sizeLength - 1;
+  }
+
+  private get filtered(): boolean {
+    return this.clientId === CLIENT_FILTERED_CHUNKS;
+  }
+
+  create(n: number): ChunkElementTable {
+    return new ChunkElementTable(n, this.chunkBytes, this.maxSize, this.filtered);
+  }
+
+  decode(bytes: Uint8Array, offset: number, n: number, structure: string, address: number): ChunkElementTable {
+    const t = this.create(n);
+    const aw = this.addrWidth;
+    const es = this.elementSize;
+    const addrs = t.addresses;
+    if (!this.filtered) {
+      for (let i = 0, p = offset; i < n; i++, p += es) addrs[i] = readAddress(bytes, p, aw, structure, address);
+      return t;
+    }
+    const sl = this.sizeLength;
+    const sizes = t.sizes!;
+    const masks = t.masks!;
+    for (let i = 0, p = offset; i < n; i++, p += es) {
+      addrs[i] = readAddress(bytes, p, aw, structure, address);
+      sizes[i] = readUnsigned(bytes, p + aw, sl, structure, address);
+      const q = p + aw + sl;
+      masks[i] = (bytes[q]! | (bytes[q + 1]! << 8) | (bytes[q + 2]! << 16) | (bytes[q + 3]! << 24)) >>> 0;
+    }
+    return t;
+  }
+
+  encode(table: ElementTable, out: Uint8Array, offset: number): void {
+    if (!(table instanceof ChunkElementTable)) throw new ValueError('element table of another codec');
+    const aw = this.addrWidth;
+    const es = this.elementSize;
+    const addrs = table.addresses;
+    const n = table.length;
+    if (!this.filtered) {
+      for (let i = 0, p = offset; i < n; i++, p += es) writeAddress(out, p, addrs[i]!, aw);
+      return;
+    }
+    const sl = this.sizeLength;
+    const sizes = table.sizes!;
+    const masks = table.masks!;
+    for (let i = 0, p = offset; i < n; i++, p += es) {
+      writeAddress(out, p, addrs[i]!, aw);
+      writeUnsigned(out, p + aw, sizes[i]!, sl);
+      const m = masks[i]!;
+      const q = p + aw + sl;
+      out[q] = m & 0xff;
+      out[q + 1] = (m >>> 8) & 0xff;
+      out[q + 2] = (m >>> 16) & 0xff;
+      out[q + 3] = (m >>> 24) & 0xff;
+    }
+  }
+}
+
+/**
+ * The default codec factory: clients 0 (unfiltered) and 1 (filtered) with the layout-v4 chunk
+ * size width. Throws {@link FormatError} for other client ids or a client that contradicts the
+ * dataset's filter pipeline.
+ */
+export const defaultElementCodecFactory: ElementCodecFactory = (ctx, clientId) => {
+  const where = { path: ctx.datasetPath, structure: 'chunk index' };
+  if (clientId !== CLIENT_UNFILTERED_CHUNKS && clientId !== CLIENT_FILTERED_CHUNKS) {
+    throw new FormatError(`unsupported array client id ${clientId} (structured chunks need their own codec)`, where);
+  }
+  if ((clientId === CLIENT_FILTERED_CHUNKS) !== ctx.filtered) {
+    throw new FormatError(
+      `array client id ${clientId} does not match a dataset ${ctx.filtered ? 'with' : 'without'} filters`,
+      where,
+    );
+  }
+  const bytes = chunkByteSize(ctx);
+  return new ChunkElementCodec(clientId, ctx.sizes, bytes, chunkSizeFieldLength(bytes));
+};
+
+/** Options shared by the fixed and extensible array providers. */
+export interface ArrayIndexOptions {
+  /** Codec per client id (default: {@link defaultElementCodecFactory} for 0 and 1). */
+  codecFactory?: ElementCodecFactory;
+  /** Client id of newly created indexes (default: 1 when the dataset is filtered, else 0). */
+  createClientId?: (ctx: ChunkIndexContext) => number;
+  /** Version byte of newly created headers and blocks (default 0; structured-chunk indexes use 1). */
+  createVersion?: number;
+}

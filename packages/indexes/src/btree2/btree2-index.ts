@@ -1,0 +1,151 @@
+/**
+ * Version 2 B-tree chunk index (layout message version 4, chunk indexing type 5; HDF5 spec
+ * IV.A.2.i and III.A.2): used by HDF5 1.10+ for datasets with more than one unlimited dimension.
+ * Records (types 10/11, `chunk-records.ts`) are keyed by scaled chunk coordinates; insert,
+ * update and delete follow the HDF5 library's split/redistribute/merge rules (`tree.ts`), so the
+ * trees written here are the trees HDF5 would build from the same operations.
+ * @module
+ */
+import { ValueError } from '@chunkform/core';
+import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
+import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
+import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
+import { checkCoords, chunkByteSize, filteredChunkSizeWidth, located, OpQueue, requireStorage } from '../index-helpers.js';
+import { DEFAULT_BTREE2_INDEX_INFO } from '../choose-index.js';
+import { chunkRecordClass } from './chunk-records.js';
+import { V2Tree } from './tree.js';
+
+const STRUCTURE = 'v2 B-tree chunk index';
+
+/** The v2 B-tree chunk index of one dataset. */
+export class BTree2ChunkIndex implements ChunkIndex {
+  readonly type = 'btree2' as const;
+  private readonly queue = new OpQueue();
+  private readonly rank: number;
+  private readonly maxSize: number;
+
+  private constructor(private readonly ctx: ChunkIndexContext, private readonly tree: V2Tree<ChunkRecord>, chunkBytes: number) {
+    this.rank = ctx.chunkDims.length;
+    this.maxSize = ctx.filtered ? Math.min(0xffffffff, 2 ** (8 * filteredChunkSizeWidth(chunkBytes)) - 1) : chunkBytes;
+  }
+
+  /** Opens the tree at `address` (UNDEFINED_ADDRESS: no chunk was ever written). */
+  static async open(ctx: ChunkIndexContext, address: number): Promise<BTree2ChunkIndex> {
+    return located(ctx.datasetPath, async () => {
+      const chunkBytes = chunkByteSize(ctx, STRUCTURE);
+      const cls = chunkRecordClass(ctx.sizes, ctx.chunkDims.length, ctx.filtered, chunkBytes);
+      const tree = address === UNDEFINED_ADDRESS ? V2Tree.create(cls, ctx.reader, ctx.sizes, paramsOf(ctx)) : await V2Tree.open(cls, ctx.reader, address);
+      return new BTree2ChunkIndex(ctx, tree, chunkBytes);
+    });
+  }
+
+  /** A new, empty index with the layout message's parameters (HDF5's defaults when absent). */
+  static create(ctx: ChunkIndexContext): BTree2ChunkIndex {
+    const chunkBytes = chunkByteSize(ctx, STRUCTURE);
+    const cls = chunkRecordClass(ctx.sizes, ctx.chunkDims.length, ctx.filtered, chunkBytes);
+    return new BTree2ChunkIndex(ctx, V2Tree.create(cls, ctx.reader, ctx.sizes, paramsOf(ctx)), chunkBytes);
+  }
+
+  private run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.queue.run(() => located(this.ctx.datasetPath, fn));
+  }
+
+  private key(coords: readonly number[]): ChunkRecord {
+    checkCoords(coords, this.rank, STRUCTURE, this.ctx.datasetPath);
+    return { coords: coords.slice(), address: UNDEFINED_ADDRESS, size: 0, filterMask: 0 };
+  }
+
+  lookup(coords: readonly number[]): Promise<ChunkRecord | null> {
+    return this.run(async () => copy(await this.tree.find(this.key(coords))));
+  }
+
+  /** Inserts the record, or updates the stored one with the same coordinates in place. */
+  insert(rec: ChunkRecord): Promise<void> {
+    return this.run(async () => {
+      const path = this.ctx.datasetPath;
+      const key = this.key(rec.coords);
+      if (!Number.isSafeInteger(rec.address) || rec.address < 0) throw new ValueError(`invalid chunk address ${rec.address}`, { path, structure: STRUCTURE });
+      if (this.ctx.filtered) {
+        if (!Number.isSafeInteger(rec.size) || rec.size <= 0 || rec.size > this.maxSize) {
+          throw new ValueError(`chunk size ${rec.size} does not fit the index (1 … ${this.maxSize})`, { path, structure: STRUCTURE });
+        }
+        if (!Number.isInteger(rec.filterMask) || rec.filterMask < 0 || rec.filterMask > 0xffffffff) {
+          throw new ValueError(`invalid filter mask ${rec.filterMask}`, { path, structure: STRUCTURE });
+        }
+        key.size = rec.size;
+        key.filterMask = rec.filterMask;
+      } else {
+        key.size = this.maxSize;
+      }
+      key.address = rec.address;
+      await this.tree.update(key);
+    });
+  }
+
+  remove(coords: readonly number[]): Promise<ChunkRecord | null> {
+    return this.run(async () => copy(await this.tree.remove(this.key(coords))));
+  }
+
+  /** All records in key order (collected first, so callers may use the index while iterating). */
+  async *iterate(): AsyncIterable<ChunkRecord> {
+    const all = await this.run(() => this.tree.all());
+    for (const r of all) yield copy(r)!;
+  }
+
+  /** The v2 B-tree index has no resize operation (HDF5's is NULL): chunks outside the extent are removed by the caller. */
+  async resize(_dims: readonly number[]): Promise<void> {}
+
+  /** Writes dirty nodes and the header; returns the header address (undefined while no chunk was ever inserted). */
+  flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
+    return this.run(async () => {
+      const p = this.tree.params;
+      const info: ChunkIndexInfo = { type: 'btree2', nodeSize: p.nodeSize, splitPercent: p.splitPercent, mergePercent: p.mergePercent };
+      const storage = this.ctx.storage;
+      if (!storage) {
+        const address = await this.tree.flush({
+          alloc: () => {
+            throw requireStorage(this.ctx, 'flushing the v2 B-tree chunk index', STRUCTURE);
+          },
+          release: () => undefined,
+          write: async () => {
+            requireStorage(this.ctx, 'flushing the v2 B-tree chunk index', STRUCTURE);
+          },
+        });
+        return { address, info };
+      }
+      return { address: await this.tree.flush(storage), info };
+    });
+  }
+
+  sizeOnDisk(): Promise<number> {
+    return this.run(() => this.tree.sizeOnDisk());
+  }
+
+  /** Records in the index (the header's total record count). */
+  get count(): number {
+    return this.tree.count;
+  }
+
+  /** Current tree depth (0: the root is a leaf). */
+  get depth(): number {
+    return this.tree.depth;
+  }
+}
+
+function paramsOf(ctx: ChunkIndexContext): { nodeSize: number; splitPercent: number; mergePercent: number } {
+  const i = ctx.info.type === 'btree2' ? ctx.info : DEFAULT_BTREE2_INDEX_INFO;
+  return { nodeSize: i.nodeSize, splitPercent: i.splitPercent, mergePercent: i.mergePercent };
+}
+
+function copy(r: ChunkRecord | undefined): ChunkRecord | null {
+  return r ? { coords: r.coords.slice(), address: r.address, size: r.size, filterMask: r.filterMask } : null;
+}
+
+/** Provider of {@link BTree2ChunkIndex} (index type `btree2`). */
+export const btree2IndexProvider: ChunkIndexProvider = {
+  type: 'btree2',
+  open: (ctx, address) => BTree2ChunkIndex.open(ctx, address),
+  async create(ctx) {
+    return BTree2ChunkIndex.create(ctx);
+  },
+};

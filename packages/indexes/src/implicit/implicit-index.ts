@@ -1,0 +1,135 @@
+/**
+ * Implicit chunk index (layout message version 4, chunk indexing type 2; HDF5 spec IV.A.2.i):
+ * used for unfiltered datasets with fixed maximum dimensions and early allocation. All chunks of
+ * the *maximum* extent are allocated as one block at creation; the chunk with scaled coordinates
+ * `c` lives at `address + linear(c over the max-dims chunk grid) × chunk bytes` (H5Dnone.c).
+ * There is no on-disk index structure: the layout's address field is the block.
+ * @module
+ */
+import { FormatError, ValueError } from '@chunkform/core';
+import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
+import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
+import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
+import { checkCoords, chunkByteSize, chunkGrid, gridCount, inGrid, linearChunkIndex, requireStorage } from '../index-helpers.js';
+
+const STRUCTURE = 'implicit chunk index';
+
+/** The implicit index of one dataset. */
+export class ImplicitIndex implements ChunkIndex {
+  readonly type = 'implicit' as const;
+  private readonly chunkBytes: number;
+  /** Chunk grid of the maximum dimensions: what the block holds and what addresses are computed over. */
+  private readonly maxGrid: number[];
+  /** Chunk grid of the current dimensions: the chunks that exist. */
+  private grid: number[];
+
+  /** Opens the index; `address` is the chunk block (layout address field). */
+  constructor(private readonly ctx: ChunkIndexContext, private address: number) {
+    const path = ctx.datasetPath;
+    if (ctx.filtered) throw new ValueError('an implicit chunk index cannot hold filtered chunks', { path, structure: STRUCTURE });
+    this.chunkBytes = chunkByteSize(ctx, STRUCTURE);
+    const maxDims = ctx.maxDims.length ? ctx.maxDims : ctx.dims;
+    if (maxDims.some((d) => d < 0)) throw new ValueError('an implicit chunk index needs fixed maximum dimensions', { path, structure: STRUCTURE });
+    this.maxGrid = chunkGrid(maxDims, ctx.chunkDims);
+    const total = gridCount(this.maxGrid, STRUCTURE, path) * this.chunkBytes;
+    if (!Number.isSafeInteger(total)) throw new ValueError('the chunk block exceeds 2^53 bytes', { path, structure: STRUCTURE });
+    this.grid = chunkGrid(ctx.dims, ctx.chunkDims);
+  }
+
+  /** Bytes of the chunk block (all chunks of the maximum extent). */
+  get blockSize(): number {
+    return gridCount(this.maxGrid, STRUCTURE, this.ctx.datasetPath) * this.chunkBytes;
+  }
+
+  /** Allocates the chunk block (index creation, H5D__none_idx_create). */
+  allocate(): void {
+    const storage = requireStorage(this.ctx, 'allocating the chunk block', STRUCTURE);
+    this.address = storage.alloc(this.blockSize);
+  }
+
+  private record(coords: readonly number[]): ChunkRecord {
+    return {
+      coords: coords.slice(),
+      address: this.address + linearChunkIndex(coords, this.maxGrid) * this.chunkBytes,
+      size: this.chunkBytes,
+      filterMask: 0,
+    };
+  }
+
+  async lookup(coords: readonly number[]): Promise<ChunkRecord | null> {
+    checkCoords(coords, this.grid.length, STRUCTURE, this.ctx.datasetPath);
+    if (this.address === UNDEFINED_ADDRESS || !inGrid(coords, this.grid)) return null;
+    return this.record(coords);
+  }
+
+  /** Accepts only the record the index computes itself (chunks cannot move). */
+  async insert(rec: ChunkRecord): Promise<void> {
+    const want = await this.lookup(rec.coords);
+    if (!want || want.address !== rec.address || rec.size !== this.chunkBytes || rec.filterMask !== 0) {
+      throw new ValueError(
+        `chunk [${rec.coords.join(', ')}] must live at ${want ? want.address : 'no address'} with ${this.chunkBytes} bytes and mask 0 ` +
+          `(got address ${rec.address}, ${rec.size} bytes, mask ${rec.filterMask})`,
+        { path: this.ctx.datasetPath, structure: STRUCTURE },
+      );
+    }
+  }
+
+  /** Chunks of an implicit index are never removed (HDF5's remove is a no-op): returns null. */
+  async remove(coords: readonly number[]): Promise<ChunkRecord | null> {
+    checkCoords(coords, this.grid.length, STRUCTURE, this.ctx.datasetPath);
+    return null;
+  }
+
+  /** Every chunk of the current extent, row-major (H5D__none_idx_iterate). */
+  async *iterate(): AsyncIterable<ChunkRecord> {
+    if (this.address === UNDEFINED_ADDRESS) return;
+    const grid = this.grid;
+    const n = gridCount(grid, STRUCTURE, this.ctx.datasetPath);
+    const coords = new Array<number>(grid.length).fill(0);
+    for (let k = 0; k < n; k++) {
+      yield this.record(coords);
+      for (let d = grid.length - 1; d >= 0; d--) {
+        if (++coords[d]! < grid[d]!) break;
+        coords[d] = 0;
+      }
+    }
+  }
+
+  async resize(dims: readonly number[]): Promise<void> {
+    const grid = chunkGrid(dims, this.ctx.chunkDims);
+    if (grid.length !== this.maxGrid.length || grid.some((g, i) => g < 0 || g > this.maxGrid[i]!)) {
+      throw new ValueError(`dimensions [${dims.join(', ')}] exceed the maximum dimensions`, { path: this.ctx.datasetPath, structure: STRUCTURE });
+    }
+    this.grid = grid;
+  }
+
+  async flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
+    return { address: this.address, info: { type: 'implicit' } };
+  }
+
+  /** The index has no structures of its own (HDF5 reports 0). */
+  async sizeOnDisk(): Promise<number> {
+    return 0;
+  }
+}
+
+/** Provider of {@link ImplicitIndex} (index type `implicit`); `create` allocates the chunk block. */
+export const implicitIndexProvider: ChunkIndexProvider = {
+  type: 'implicit',
+  async open(ctx, address) {
+    const idx = new ImplicitIndex(ctx, address);
+    if (address !== UNDEFINED_ADDRESS && !(address >= 0 && address + idx.blockSize <= ctx.reader.eof)) {
+      throw new FormatError(`chunk block of ${idx.blockSize} bytes extends past the end of the file (${ctx.reader.eof} bytes)`, {
+        path: ctx.datasetPath,
+        structure: STRUCTURE,
+        address,
+      });
+    }
+    return idx;
+  },
+  async create(ctx) {
+    const idx = new ImplicitIndex(ctx, UNDEFINED_ADDRESS);
+    idx.allocate();
+    return idx;
+  },
+};

@@ -1,0 +1,94 @@
+/**
+ * Small helpers shared by the single-chunk, implicit and B-tree chunk indexes: chunk geometry
+ * (bytes per chunk, chunk grids, linear chunk numbers), argument checks and error location.
+ * @module
+ */
+import { H5Error, InvalidStateError, ValueError } from '@chunkform/core';
+import type { ChunkIndexContext, IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
+import { floorLog2 } from '@chunkform/core/internal/format/messages/layout-index';
+
+/** Bytes of one unfiltered chunk: product of the chunk dimensions × element size (HDF5's `layout->size`, < 2^32). */
+export function chunkByteSize(ctx: Pick<ChunkIndexContext, 'chunkDims' | 'elementSize' | 'datasetPath'>, structure: string): number {
+  let n = ctx.elementSize;
+  for (const d of ctx.chunkDims) n *= d;
+  if (!Number.isSafeInteger(n) || n <= 0 || n > 0xffffffff) {
+    throw new ValueError(`chunk of ${ctx.chunkDims.join('×')} elements of ${ctx.elementSize} bytes must be 1 byte to 4 GiB`, {
+      path: ctx.datasetPath,
+      structure,
+    });
+  }
+  return n;
+}
+
+/**
+ * Width of the "chunk size" field of filtered index records (FA/EA elements, v2 B-tree type 11):
+ * `1 + (floor(log2(chunkBytes)) + 8) / 8`, at most 8 (H5Dbtree2.c `H5D__bt2_crt_context`).
+ */
+export function filteredChunkSizeWidth(chunkBytes: number): number {
+  return Math.min(8, 1 + Math.floor((floorLog2(Math.max(1, chunkBytes)) + 8) / 8));
+}
+
+/** Chunks per dimension covering `dims` (ceil(dims / chunkDims)); -1 (unlimited) stays -1. */
+export function chunkGrid(dims: readonly number[], chunkDims: readonly number[]): number[] {
+  return dims.map((d, i) => (d < 0 ? -1 : Math.ceil(d / chunkDims[i]!)));
+}
+
+/** Number of chunks in a grid from {@link chunkGrid} (throws on unlimited or > 2^53). */
+export function gridCount(grid: readonly number[], what: string, path: string): number {
+  let n = 1;
+  for (const g of grid) {
+    if (g < 0) throw new ValueError(`${what}: unlimited dimension`, { path });
+    n *= g;
+  }
+  if (!Number.isSafeInteger(n)) throw new ValueError(`${what}: more than 2^53 chunks`, { path });
+  return n;
+}
+
+/** Throws {@link ValueError} unless `coords` are `rank` non-negative safe integers. */
+export function checkCoords(coords: readonly number[], rank: number, structure: string, path: string): void {
+  if (coords.length !== rank) {
+    throw new ValueError(`chunk coordinates [${coords.join(', ')}] have rank ${coords.length}, the dataset has rank ${rank}`, { path, structure });
+  }
+  for (const c of coords) {
+    if (!Number.isSafeInteger(c) || c < 0) throw new ValueError(`invalid scaled chunk coordinate ${c}`, { path, structure });
+  }
+}
+
+/** True when every coordinate lies inside `grid` (unlimited dimensions accept anything). */
+export function inGrid(coords: readonly number[], grid: readonly number[]): boolean {
+  for (let i = 0; i < grid.length; i++) if (grid[i]! >= 0 && coords[i]! >= grid[i]!) return false;
+  return true;
+}
+
+/** Row-major linear number of the chunk at `coords` in `grid`. */
+export function linearChunkIndex(coords: readonly number[], grid: readonly number[]): number {
+  let idx = 0;
+  for (let i = 0; i < grid.length; i++) idx = idx * grid[i]! + coords[i]!;
+  return idx;
+}
+
+/** The storage of a writable context, or {@link InvalidStateError} naming the operation. */
+export function requireStorage(ctx: ChunkIndexContext, what: string, structure: string): IndexStorage {
+  if (!ctx.storage) throw new InvalidStateError(`${what}: the file is not writable`, { path: ctx.datasetPath, structure });
+  return ctx.storage;
+}
+
+/** Runs `fn`, adding the dataset path to any {@link H5Error} it throws. */
+export async function located<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw e instanceof H5Error ? e.withPath(path) : e;
+  }
+}
+
+/** Serialises async operations on one index (mutations must not interleave with node loads). */
+export class OpQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  /** Runs `fn` after every previously queued operation settled. */
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}

@@ -1,0 +1,311 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { MemoryStore } from '@chunkform/core';
+import { ChecksumError, FormatError, H5Error, InvalidStateError, ValueError } from '@chunkform/core/internal/errors';
+import { DEFAULT_SIZES, UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
+import { SourceMetadataReader } from '@chunkform/core/internal/file/metadata-reader';
+import type { ChunkIndexContext, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
+import { FixedArrayIndex, FixedArrayProvider } from '../src/fixed-array/fixed-array-index.js';
+import { decodeFixedArrayHeader, encodeFixedArrayHeader, fixedArrayHeaderSize } from '../src/fixed-array/header.js';
+import {
+  decodeFixedArrayDataBlock,
+  encodeFixedArrayDataBlock,
+  fixedArrayDataBlockLayout,
+  fixedArrayPageEntries,
+  fixedArrayPageOffset,
+} from '../src/fixed-array/data-block.js';
+import { chunkSizeFieldLength } from '../src/array-element/element-codec.js';
+import {
+  arrayFixtures,
+  collect,
+  datasetContext,
+  fixtureRecords,
+  memoryContext,
+  MemoryIndexStorage,
+  sortRecords,
+} from './support/array-fixtures.js';
+
+const FA_SETS = ['fa_small', 'fa_small_gzip', 'fa_paged', 'fa_paged_gzip', 'fa_empty'];
+
+describe('fixed array: reading files written by HDF5 1.10', () => {
+  for (const name of FA_SETS) {
+    it(`${name}: iterate() and lookup() return exactly HDF5's chunk records`, async () => {
+      const { bytes, meta } = arrayFixtures();
+      const ds = meta[name]!;
+      const { ctx, layout } = await datasetContext(bytes, name);
+      expect(layout.index.type).toBe('fixed-array');
+      const fa = await new FixedArrayProvider().open(ctx, layout.address);
+      const expected = fixtureRecords(ds);
+      expect(sortRecords(await collect(fa.iterate()))).toEqual(expected);
+      for (const rec of expected) expect(await fa.lookup(rec.coords)).toEqual(rec);
+      for (const a of ds.absent) expect(await fa.lookup(a)).toBeNull();
+      expect(await fa.lookup(ds.maxshape.map(() => 10_000))).toBeNull();
+    });
+  }
+
+  it('fa_paged really is paged, with an uninitialised page', async () => {
+    const { bytes } = arrayFixtures();
+    const { ctx, layout } = await datasetContext(bytes, 'fa_paged');
+    const fa = await FixedArrayIndex.open(ctx, layout.address);
+    const h = fa.headerInfo();
+    expect(h).toMatchObject({ version: 0, clientId: 0, elementSize: 8, pageBits: 10, entries: 60 * 44 });
+    const l = fixedArrayDataBlockLayout(h.entries, h.elementSize, h.pageBits, DEFAULT_SIZES);
+    expect(l.npages).toBe(3);
+    const blk = decodeFixedArrayDataBlock(bytes.subarray(h.dataBlockAddress), l, DEFAULT_SIZES, { structure: 'b', address: h.dataBlockAddress });
+    expect(Array.from(blk.pageInit!)).toEqual([0b11000000]);
+    expect(await fa.sizeOnDisk()).toBe(fixedArrayHeaderSize(DEFAULT_SIZES) + l.totalSize);
+  });
+
+  it('concurrent lookups and inserts (unloaded or new pages) are consistent', async () => {
+    const { bytes, meta } = arrayFixtures();
+    const { ctx, layout } = await datasetContext(bytes, 'fa_paged');
+    const fa = await FixedArrayIndex.open(ctx, layout.address);
+    const expected = fixtureRecords(meta.fa_paged!);
+    expect(await Promise.all(expected.map((r) => fa.lookup(r.coords)))).toEqual(expected);
+    const storage = new MemoryIndexStorage(new MemoryStore(), 0);
+    const w = FixedArrayIndex.create(memoryContext(storage, { ...ctx, info: { type: 'fixed-array', pageBits: 10 } }));
+    await Promise.all(expected.map((r) => w.insert(r)));
+    expect(sortRecords(await collect(w.iterate()))).toEqual(expected);
+  });
+
+  it('filtered element size uses the layout-v4 chunk size width', async () => {
+    const { bytes } = arrayFixtures();
+    const { ctx, layout } = await datasetContext(bytes, 'fa_paged_gzip');
+    const fa = await FixedArrayIndex.open(ctx, layout.address);
+    expect(chunkSizeFieldLength(16)).toBe(2);
+    expect(fa.headerInfo()).toMatchObject({ clientId: 1, elementSize: 8 + 2 + 4, entries: 64 * 32 });
+  });
+
+  it('header/data block decoders round-trip HDF5 bytes exactly', async () => {
+    const { bytes } = arrayFixtures();
+    for (const name of ['fa_small', 'fa_small_gzip', 'fa_paged', 'fa_paged_gzip']) {
+      const { layout } = await datasetContext(bytes, name);
+      const hsize = fixedArrayHeaderSize(DEFAULT_SIZES);
+      const hbytes = bytes.subarray(layout.address, layout.address + hsize);
+      const h = decodeFixedArrayHeader(hbytes, DEFAULT_SIZES, { structure: 'h', address: layout.address });
+      expect(encodeFixedArrayHeader(h, DEFAULT_SIZES)).toEqual(hbytes);
+      const l = fixedArrayDataBlockLayout(h.entries, h.elementSize, h.pageBits, DEFAULT_SIZES);
+      const bbytes = bytes.subarray(h.dataBlockAddress, h.dataBlockAddress + l.blockSize);
+      const b = decodeFixedArrayDataBlock(bbytes, l, DEFAULT_SIZES, { structure: 'b', address: h.dataBlockAddress });
+      expect(b.headerAddress).toBe(layout.address);
+      expect(encodeFixedArrayDataBlock(b, l, DEFAULT_SIZES)).toEqual(bbytes);
+    }
+  });
+});
+
+/** Copies an HDF5 file's FA structures into a fresh store written by our encoder and compares. */
+async function rebuildLikeHdf5(name: string): Promise<void> {
+  const { bytes, meta } = arrayFixtures();
+  const { ctx: fileCtx, layout } = await datasetContext(bytes, name);
+  const storage = new MemoryIndexStorage(new MemoryStore(), 4096);
+  const ctx = memoryContext(storage, {
+    dims: fileCtx.dims,
+    maxDims: fileCtx.maxDims,
+    chunkDims: fileCtx.chunkDims,
+    elementSize: fileCtx.elementSize,
+    filtered: fileCtx.filtered,
+    info: { type: 'fixed-array', pageBits: 10 },
+  });
+  const fa = await new FixedArrayProvider().create(ctx);
+  const recs = fixtureRecords(meta[name]!);
+  for (const r of recs) await fa.insert(r);
+  const { address, info } = await fa.flush();
+  expect(info).toEqual({ type: 'fixed-array', pageBits: 10 });
+  const ours = storage.store.toBytes();
+  if (layout.address === UNDEFINED_ADDRESS) {
+    // HDF5 creates the index with the first chunk; so do we.
+    expect(address).toBe(UNDEFINED_ADDRESS);
+    expect(recs).toEqual([]);
+    return;
+  }
+  // reopen with a fresh reader
+  const re = await FixedArrayIndex.open({ ...ctx, reader: storage.reader() }, address);
+  expect(sortRecords(await collect(re.iterate()))).toEqual(recs);
+  // compare structures with HDF5's, apart from their own addresses
+  const hsize = fixedArrayHeaderSize(DEFAULT_SIZES);
+  const theirsH = decodeFixedArrayHeader(bytes.subarray(layout.address, layout.address + hsize), DEFAULT_SIZES, { structure: 'h', address: 0 });
+  const oursH = decodeFixedArrayHeader(ours.subarray(address, address + hsize), DEFAULT_SIZES, { structure: 'h', address: 0 });
+  expect({ ...oursH, dataBlockAddress: 0 }).toEqual({ ...theirsH, dataBlockAddress: 0 });
+  expect(oursH.dataBlockAddress === UNDEFINED_ADDRESS).toBe(theirsH.dataBlockAddress === UNDEFINED_ADDRESS);
+  if (theirsH.dataBlockAddress === UNDEFINED_ADDRESS) return;
+  const l = fixedArrayDataBlockLayout(theirsH.entries, theirsH.elementSize, theirsH.pageBits, DEFAULT_SIZES);
+  const tb = bytes.subarray(theirsH.dataBlockAddress, theirsH.dataBlockAddress + l.totalSize);
+  const ob = ours.subarray(oursH.dataBlockAddress, oursH.dataBlockAddress + l.totalSize);
+  // data block: signature..client id identical, header address differs, rest identical (checksum aside)
+  expect(ob.subarray(0, 6)).toEqual(tb.subarray(0, 6));
+  expect(ob.subarray(14, l.blockSize - 4)).toEqual(tb.subarray(14, l.blockSize - 4));
+  for (let k = 0; k < l.npages; k++) {
+    const off = fixedArrayPageOffset(l, k);
+    const n = fixedArrayPageEntries(l, k) * l.elementSize + 4;
+    if (tb[14 + (k >> 3)]! & (0x80 >> (k & 7))) expect(ob.subarray(off, off + n)).toEqual(tb.subarray(off, off + n));
+  }
+}
+
+describe('fixed array: writing', () => {
+  for (const name of FA_SETS) {
+    it(`${name}: inserting HDF5's records reproduces HDF5's structures`, async () => {
+      await rebuildLikeHdf5(name);
+    });
+  }
+
+  it("written at HDF5's own addresses, the structures reproduce HDF5's file byte for byte", async () => {
+    const { bytes, meta } = arrayFixtures();
+    for (const name of FA_SETS) {
+      const { ctx: fileCtx, layout } = await datasetContext(bytes, name);
+      if (layout.address === UNDEFINED_ADDRESS) continue;
+      const h = decodeFixedArrayHeader(bytes.subarray(layout.address), DEFAULT_SIZES, { structure: 'h', address: 0 });
+      const l = fixedArrayDataBlockLayout(h.entries, h.elementSize, h.pageBits, DEFAULT_SIZES);
+      const queue: Array<[number, number]> = [
+        [layout.address, fixedArrayHeaderSize(DEFAULT_SIZES)],
+        [h.dataBlockAddress, l.totalSize],
+      ];
+      const copy = bytes.slice();
+      for (const [a, n] of queue) copy.fill(0, a, a + n);
+      const store = new MemoryStore(copy);
+      const storage = {
+        alloc: (size: number): number => {
+          const [a, n] = queue.shift()!;
+          expect(size).toBe(n);
+          return a;
+        },
+        release: () => {},
+        write: (a: number, b: Uint8Array) => store.write(a, b),
+      };
+      const fa = FixedArrayIndex.create({ ...fileCtx, storage });
+      for (const r of fixtureRecords(meta[name]!)) await fa.insert(r);
+      expect((await fa.flush()).address).toBe(layout.address);
+      const out = store.toBytes();
+      let diff = -1;
+      for (let i = 0; i < bytes.length && diff < 0; i++) if (out[i] !== bytes[i]) diff = i;
+      expect(diff, name).toBe(-1);
+    }
+  });
+
+  it('an untouched created index writes nothing; after insert+remove only header and data block remain; read-only indexes refuse writes', async () => {
+    const storage = new MemoryIndexStorage(new MemoryStore(), 64);
+    const o = { dims: [10], maxDims: [10], chunkDims: [5], elementSize: 4, filtered: false, info: { type: 'fixed-array' as const, pageBits: 10 } };
+    const fa = await new FixedArrayProvider().create(memoryContext(storage, o));
+    expect(await fa.sizeOnDisk()).toBe(0);
+    expect((await fa.flush()).address).toBe(UNDEFINED_ADDRESS);
+    expect(storage.allocated).toEqual([]);
+    await fa.insert({ coords: [1], address: 5000, size: 20, filterMask: 0 });
+    expect(await fa.remove([1])).toEqual({ coords: [1], address: 5000, size: 20, filterMask: 0 });
+    expect(await fa.remove([1])).toBeNull();
+    const { address } = await fa.flush();
+    expect(storage.allocated).toEqual([[64, 28], [96, 4 + 1 + 1 + 8 + 2 * 8 + 4]]);
+    const ro = await FixedArrayIndex.open({ ...memoryContext(storage, o), reader: storage.reader(), storage: undefined }, address);
+    expect(await collect(ro.iterate())).toEqual([]);
+    await expect(ro.insert({ coords: [0], address: 1, size: 20, filterMask: 0 })).rejects.toBeInstanceOf(InvalidStateError);
+    await expect(fa.insert({ coords: [2], address: 1, size: 20, filterMask: 0 })).rejects.toBeInstanceOf(ValueError);
+    await expect(fa.insert({ coords: [0, 0], address: 1, size: 20, filterMask: 0 })).rejects.toBeInstanceOf(ValueError);
+    await expect(fa.insert({ coords: [0], address: 1, size: 20, filterMask: 4 })).rejects.toBeInstanceOf(ValueError);
+    await expect(fa.resize([11])).rejects.toBeInstanceOf(ValueError);
+    await fa.resize([3]);
+  });
+
+  it('filtered sizes that do not fit the size field are rejected', async () => {
+    const storage = new MemoryIndexStorage(new MemoryStore(), 0);
+    const o = { dims: [10], maxDims: [10], chunkDims: [5], elementSize: 4, filtered: true, info: { type: 'fixed-array' as const, pageBits: 10 } };
+    const fa = await new FixedArrayProvider().create(memoryContext(storage, o));
+    await fa.insert({ coords: [0], address: 100, size: 65535, filterMask: 7 });
+    await expect(fa.insert({ coords: [1], address: 100, size: 65536, filterMask: 0 })).rejects.toBeInstanceOf(ValueError);
+  });
+});
+
+describe('fixed array: model-based (fast-check)', () => {
+  it('random insert/remove/lookup/flush+reopen sequences match a Map', async () => {
+    const op = fc.oneof(
+      fc.record({ k: fc.constant('ins' as const), c: fc.tuple(fc.nat(39), fc.nat(59)), a: fc.integer({ min: 1, max: 2 ** 40 }), s: fc.nat(65535), m: fc.nat(3) }),
+      fc.record({ k: fc.constant('del' as const), c: fc.tuple(fc.nat(39), fc.nat(59)) }),
+      fc.record({ k: fc.constant('get' as const), c: fc.tuple(fc.nat(39), fc.nat(59)) }),
+      fc.record({ k: fc.constant('flush' as const) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.array(op, { maxLength: 60 }), async (filtered, ops) => {
+        const storage = new MemoryIndexStorage(new MemoryStore(), 0);
+        // 40 × 60 = 2400 chunks: 3 pages of 1024 (last one short)
+        const o = { dims: [40, 60], maxDims: [40, 60], chunkDims: [1, 1], elementSize: 8, filtered, info: { type: 'fixed-array' as const, pageBits: 10 } };
+        let ctx: ChunkIndexContext = memoryContext(storage, o);
+        let fa = await new FixedArrayProvider().create(ctx);
+        const model = new Map<string, ChunkRecord>();
+        for (const x of ops) {
+          if (x.k === 'flush') {
+            const { address } = await fa.flush();
+            ctx = { ...ctx, reader: storage.reader() };
+            fa = await new FixedArrayProvider().open(ctx, address);
+            continue;
+          }
+          const key = x.c.join(',');
+          if (x.k === 'ins') {
+            const rec = { coords: [...x.c], address: x.a, size: filtered ? x.s : 8, filterMask: filtered ? x.m : 0 };
+            await fa.insert(rec);
+            model.set(key, rec);
+          } else if (x.k === 'del') {
+            expect(await fa.remove(x.c)).toEqual(model.get(key) ?? null);
+            model.delete(key);
+          } else expect(await fa.lookup(x.c)).toEqual(model.get(key) ?? null);
+        }
+        expect(sortRecords(await collect(fa.iterate()))).toEqual(sortRecords([...model.values()]));
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('fixed array: corruption', () => {
+  async function openCorrupt(name: string, mutate: (b: Uint8Array, hdr: number, dblk: number) => void): Promise<unknown> {
+    const { bytes } = arrayFixtures();
+    const copy = bytes.slice();
+    const { layout } = await datasetContext(bytes, name);
+    const h = decodeFixedArrayHeader(bytes.subarray(layout.address), DEFAULT_SIZES, { structure: 'h', address: 0 });
+    mutate(copy, layout.address, h.dataBlockAddress);
+    const { ctx } = await datasetContext(bytes, name);
+    const c2 = { ...ctx, reader: new SourceMetadataReader(new MemoryStore(copy), DEFAULT_SIZES, copy.length) };
+    try {
+      const fa = await FixedArrayIndex.open(c2, layout.address);
+      await collect(fa.iterate());
+      return null;
+    } catch (e) {
+      return e;
+    }
+  }
+
+  it('flipped bytes in header, data block and pages give ChecksumErrors naming structure, address and dataset', async () => {
+    const e1 = await openCorrupt('fa_small', (b, h) => (b[h + 9]! ^= 0x40));
+    expect(e1).toBeInstanceOf(ChecksumError);
+    expect((e1 as ChecksumError).structure).toBe('fixed array header');
+    expect((e1 as ChecksumError).path).toBe('/fa_small');
+    const e2 = await openCorrupt('fa_small', (b, _h, d) => (b[d + 20]! ^= 1));
+    expect(e2).toBeInstanceOf(ChecksumError);
+    expect((e2 as ChecksumError).structure).toBe('fixed array data block');
+    const e3 = await openCorrupt('fa_paged', (b, _h, d) => (b[d + 18 + 100]! ^= 1));
+    expect(e3).toBeInstanceOf(ChecksumError);
+    expect((e3 as ChecksumError).structure).toBe('fixed array data block page');
+    const { layout } = await datasetContext(arrayFixtures().bytes, 'fa_paged');
+    const d = decodeFixedArrayHeader(arrayFixtures().bytes.subarray(layout.address), DEFAULT_SIZES, { structure: 'h', address: 0 }).dataBlockAddress;
+    expect((e3 as ChecksumError).address).toBe(d + 19);
+  });
+
+  it('impossible counts and addresses give FormatErrors (no huge allocations)', async () => {
+    const rewrite = (b: Uint8Array, h: number, f: (hdr: ReturnType<typeof decodeFixedArrayHeader>) => void): void => {
+      const hdr = decodeFixedArrayHeader(b.subarray(h), DEFAULT_SIZES, { structure: 'h', address: h });
+      f(hdr);
+      b.set(encodeFixedArrayHeader(hdr, DEFAULT_SIZES), h);
+    };
+    const cases: Array<(b: Uint8Array, h: number) => void> = [
+      (b, h) => rewrite(b, h, (x) => (x.entries = 2 ** 40)), // data block could not hold that many
+      (b, h) => rewrite(b, h, (x) => (x.entries = 3)), // fewer than the max-dims chunk grid
+      (b, h) => rewrite(b, h, (x) => (x.entries = 60 * 44 + 1)), // more than the max-dims chunk grid
+      (b, h) => rewrite(b, h, (x) => (x.dataBlockAddress = 2 ** 45)),
+      (b, h) => rewrite(b, h, (x) => (x.elementSize = 9)),
+      (b, h) => rewrite(b, h, (x) => (x.clientId = 1)),
+      (b, h) => rewrite(b, h, (x) => (x.pageBits = 0)),
+      (b, h) => rewrite(b, h, (x) => (x.dataBlockAddress = h)), // points at the header itself
+    ];
+    for (const mutate of cases) {
+      const e = await openCorrupt('fa_paged', mutate);
+      expect(e).toBeInstanceOf(FormatError);
+      expect((e as H5Error).path).toBe('/fa_paged');
+    }
+  });
+});
