@@ -13,7 +13,9 @@ import { dumpObjects, dumpText } from './commands/dump.js';
 import { listObjects } from './commands/ls.js';
 import { errorMessage } from './error-message.js';
 import { stringifyJson } from './format-value.js';
+import { registerEverything } from './registrations.js';
 
+export { registerEverything } from './registrations.js';
 export { listObjects, type LsOptions, type LsResult } from './commands/ls.js';
 export { layoutSummary, layoutText, type LayoutSummary, type LineSink, type FilterInfo } from './inspect.js';
 export {
@@ -143,6 +145,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
  * and resolves to the exit code; never throws and never calls `process.exit`.
  */
 export async function run(argv: readonly string[], io: CliIO): Promise<number> {
+  registerEverything();
   let code = 0;
   const program = buildProgram(io, (c) => {
     code = c;

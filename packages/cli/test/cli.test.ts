@@ -265,7 +265,8 @@ with h5py.File(path, 'w', libver=libver) as f:
     g.create_dataset('i64', data=np.array([-1, 2**62 + 3], dtype='<i8'))
     g.create_dataset('strs', data=['a', 'b\\u00e9c'], dtype=h5py.string_dtype())
     f.create_dataset('scalar', data=np.float32(1.25))
-    f.create_dataset('lzf', data=np.arange(10, dtype='<i4'), maxshape=(None,), chunks=(5,), compression='lzf')
+    # zeros: LZF must really compress, else HDF5 skips this optional filter and the chunk stays readable
+    f.create_dataset('lzf', data=np.zeros(10, dtype='<i4'), maxshape=(None,), chunks=(5,), compression='lzf')
     f['soft'] = h5py.SoftLink('/grp')
     f['ext'] = h5py.ExternalLink('other.h5', '/x')
     g['u16_again'] = g['u16']

@@ -65,7 +65,14 @@ export type {
   IndexStorage,
 } from './chunk/chunk-index.js';
 export { ChunkCache, DEFAULT_CHUNK_CACHE_BYTES, type ChunkCacheOptions } from './chunk/cache.js';
-export { chooseChunkIndex, type IndexChoiceInput } from './chunk/choose-index.js';
+export {
+  chooseChunkIndex,
+  DEFAULT_FIXED_ARRAY_INFO,
+  DEFAULT_EXTENSIBLE_ARRAY_INFO,
+  DEFAULT_BTREE2_INDEX_INFO,
+  type AllocTime,
+  type ChunkIndexChoice,
+} from './chunk/choose-index.js';
 export { guessChunks } from './chunk/guess-chunks.js';
 export type { ChunkIndexInfo } from './format/messages/layout-index.js';
 export type { Filter, FilterContext } from './filter/filter.js';
@@ -85,3 +92,4 @@ export {
 export type { ChunkInfo } from './storage/chunked-storage.js';
 export type { DatasetAccessOptions } from './objects/dataset.js';
 export type { FilterOptions, FilterSpec } from './objects/filter-options.js';
+export * from './selection/index.js';

@@ -128,6 +128,8 @@ export class DenseFilteredFormat extends DenseFormat {
   readonly variableSize = true;
 
   async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Uint8Array> {
+    // Partial edge chunks of a "don't filter partial chunks" dataset are stored as they are.
+    if (this.ctx.dontFilterPartialChunks && this.isEdge(rec.coords)) return this.checkLength(image, rec, 'stored');
     const bytes = await decodeChunk(image, this.ctx.pipeline, rec.filterMask, this.ctx.resolveFilter, this.filterContext(), {
       path: this.ctx.datasetPath,
       chunk: rec.coords,
@@ -143,7 +145,8 @@ export class DenseFilteredFormat extends DenseFormat {
   }
 
   private filterContext() {
-    return { datatype: this.ctx.datatype, elementSize: this.es, chunkDims: this.ctx.chunkDims };
+    const fill = this.ctx.fillValue;
+    return { datatype: this.ctx.datatype, elementSize: this.es, chunkDims: this.ctx.chunkDims, ...(fill ? { fillValue: fill } : {}) };
   }
 
   /** True when the chunk sticks out of the dataset. */

@@ -1,9 +1,26 @@
 /**
  * @packageDocumentation
- * `@chunkform/indexes`: HDF5 chunk indexes (single chunk, implicit, fixed array, extensible array, v1/v2 B-trees) — arrives with chunked storage (issue #3).
- * The package exists now so the workspace has its final shape; it exports nothing yet.
+ * `@chunkform/indexes`: the HDF5 chunk indexes — single chunk, implicit, fixed array, extensible
+ * array, v2 B-tree (read and write) and v1 B-tree (read) — behind `@chunkform/core`'s `ChunkIndex`
+ * interface. Register them once with {@link registerIndexes}.
  */
-export {};
+import { defaultContainer, registerChunkIndex, type Container } from '@chunkform/core';
+import { FixedArrayProvider } from './fixed-array/fixed-array-index.js';
+import { ExtensibleArrayProvider } from './extensible-array/extensible-array-index.js';
+import { singleChunkIndexProvider } from './single-chunk/single-chunk-index.js';
+import { implicitIndexProvider } from './implicit/implicit-index.js';
+import { btree2IndexProvider } from './btree2/btree2-index.js';
+import { btree1IndexProvider } from './btree1/btree1-index.js';
+
+/** Registers every chunk index provider of this package in `container` (default: the process-wide one). */
+export function registerIndexes(container: Container = defaultContainer): void {
+  registerChunkIndex(btree1IndexProvider, container);
+  registerChunkIndex(singleChunkIndexProvider, container);
+  registerChunkIndex(implicitIndexProvider, container);
+  registerChunkIndex(new FixedArrayProvider(), container);
+  registerChunkIndex(new ExtensibleArrayProvider(), container);
+  registerChunkIndex(btree2IndexProvider, container);
+}
 // Fixed array (index type 3) and extensible array (index type 4) chunk indexes.
 export { FixedArrayIndex, FixedArrayProvider, DEFAULT_FIXED_ARRAY_PAGE_BITS } from './fixed-array/fixed-array-index.js';
 export * from './fixed-array/header.js';
@@ -29,3 +46,10 @@ export {
 } from './array-element/element-codec.js';
 export { decodeDataBlockPage, encodeDataBlockPage, dataBlockPageSize } from './array-element/data-block-page.js';
 export { fixedArrayGrid, extensibleArrayGrid, type ChunkGrid } from './array-element/chunk-grid.js';
+// Single chunk (type 1), implicit (type 2), v2 B-tree (type 5) and v1 B-tree (layout v3) chunk indexes; the writer's index choice.
+export { SingleChunkIndex, SingleChunkIndexProvider, singleChunkIndexProvider } from './single-chunk/single-chunk-index.js';
+export { ImplicitIndex, ImplicitIndexProvider, implicitIndexProvider } from './implicit/implicit-index.js';
+export { BTree2ChunkIndex, BTree2IndexProvider, btree2IndexProvider } from './btree2/btree2-index.js';
+export { chunkRecordClass, chunkRecordSize, compareScaledCoords } from './btree2/chunk-records.js';
+export { V2Tree, type V2RecordClass, type V2TreeParams } from './btree2/tree.js';
+export { BTree1ChunkIndex, BTree1IndexProvider, btree1IndexProvider, DEFAULT_CHUNK_BTREE_K } from './btree1/btree1-index.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ChecksumError, FormatError, MemoryStore, TruncatedError, ValueError } from '@chunkform/core';
+import { ChecksumError, FormatError, InvalidStateError, MemoryStore, TruncatedError, ValueError } from '@chunkform/core';
 import type { ChunkIndex, ChunkIndexContext, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
 import { SourceMetadataReader } from '@chunkform/core/internal/file/metadata-reader';
 import { DEFAULT_SIZES } from '@chunkform/core/internal/format/bytes';
@@ -79,6 +79,15 @@ describe('v2 B-tree chunk index: reading files written by HDF5 1.10', () => {
       }
     });
   }
+
+  it('a read-only context flushes a clean tree without writing and refuses changes', async () => {
+    const { ctx, layout } = await contextFor(BT2.bytes, '/bt2_f');
+    const idx = await btree2IndexProvider.open(ctx, layout.address);
+    expect(await idx.flush()).toEqual({ address: layout.address, info: layout.index });
+    await expect(idx.insert({ coords: [0, 0, 0], address: 1, size: 1, filterMask: 0 })).rejects.toThrow(InvalidStateError);
+    await expect(idx.remove([0, 0, 0])).rejects.toThrow(InvalidStateError);
+    expect((await idx.lookup([0, 0, 0]))!.address).toBe(expectedRecords(BT2.datasets.get('/bt2_f')!).find((r) => r.coords.every((c) => c === 0))!.address);
+  });
 
   it('the 18000-chunk tree has depth 2; sizes on disk follow H5B2_size', async () => {
     const { ctx, layout } = await contextFor(BT2.bytes, '/bt2_u');
@@ -313,6 +322,51 @@ print(json.dumps({"chunks": chunks, "ok": ok, "zero": zero}))
     expect((await back.lookup([199, 99]))?.size).toBe(12);
     expect((await back.lookup([0, 0]))?.address).toBeGreaterThan(0);
   });
+
+  it('filtered (type 11) records with a 2-byte size field: h5py lists them and updates/extends the tree', async () => {
+    const name = '/bt2_f';
+    const d = BT2.datasets.get(name)!;
+    const { ctx: rctx, layout } = await contextFor(BT2.bytes, name);
+    const store = new MemoryStore(BT2.bytes.slice());
+    const storage = new TestStorage(store, Math.ceil(BT2.bytes.length / 8) * 8);
+    const idx = await btree2IndexProvider.create({ ...rctx, reader: storage.reader(), storage });
+    const model = new Map<string, ChunkRecord>();
+    let seed = 99;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (const r of expectedRecords(d)) {
+      if (rnd(4) === 0) continue;
+      const rec = { ...r, filterMask: rnd(4) }; // masks as if some filters were skipped
+      await idx.insert(rec);
+      model.set(key(r.coords), rec);
+    }
+    const { address } = await idx.flush();
+    await store.write(layout.address, (await store.read(address, v2HeaderSize(DEFAULT_SIZES))).slice());
+    const bytes = store.toBytes();
+    const sb = new DataView(bytes.buffer, bytes.byteOffset);
+    sb.setBigUint64(28, BigInt(bytes.length), true);
+    sb.setUint32(44, lookup3(bytes.subarray(0, 44)), true);
+    const file = join(dir, 'patched-f.h5');
+    writeFileSync(file, bytes);
+    const script = `
+import h5py, json, sys
+f = h5py.File(sys.argv[1], 'r+')
+d = f['${name}']
+chunks = []
+for i in range(d.id.get_num_chunks()):
+    ci = d.id.get_chunk_info(i)
+    chunks.append([[int(x) for x in ci.chunk_offset], int(ci.byte_offset), int(ci.size), int(ci.filter_mask)])
+d.id.write_direct_chunk((38, 27, 16), b'\x05' * 300, filter_mask=1)
+f.close()
+print(json.dumps(chunks))
+`;
+    const out = JSON.parse(execFileSync('/usr/bin/python3', ['-c', script, file], { encoding: 'utf8', maxBuffer: 1 << 26 })) as [number[], number, number, number][];
+    const listed = out.map(([off, a, s, m]) => ({ coords: off.map((o, i) => o / d.chunks[i]!), address: a, size: s, filterMask: m }));
+    expect(byCoords(listed)).toEqual(byCoords([...model.values()]));
+    const after = new Uint8Array(readFileSync(file));
+    const back = await btree2IndexProvider.open({ ...rctx, reader: new SourceMetadataReader(new MemoryStore(after), DEFAULT_SIZES, after.length) }, layout.address);
+    expect(await back.lookup([19, 9, 4])).toMatchObject({ size: 300, filterMask: 1 });
+    expect((await collect(back.iterate())).length).toBe(model.size + (model.has('19,9,4') ? 0 : 1));
+  });
 });
 
 describe('v2 B-tree chunk index: corrupt input gives typed errors', () => {
@@ -320,7 +374,7 @@ describe('v2 B-tree chunk index: corrupt input gives typed errors', () => {
   async function openPatched(patch: (b: Uint8Array, hdr: Awaited<ReturnType<typeof openV2BTree>>, rootAddr: number) => void | Uint8Array): Promise<ChunkIndex> {
     const { ctx, layout } = await contextFor(BT2.bytes, name);
     const h = await openV2BTree(ctx.reader, layout.address);
-    let b = BT2.bytes.slice();
+    let b: Uint8Array = BT2.bytes.slice();
     b = patch(b, h, layout.address) ?? b;
     const reader = new SourceMetadataReader(new MemoryStore(b), DEFAULT_SIZES, b.length);
     return btree2IndexProvider.open({ ...ctx, reader }, layout.address);

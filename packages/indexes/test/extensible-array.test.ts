@@ -254,6 +254,20 @@ describe('extensible array: writing', () => {
     expect(walk(storage.store.toBytes(), address).dump).toEqual(walk(bytes, layout.address).dump);
   });
 
+  it('works with 4-byte offsets and lengths', async () => {
+    const sizes = { sizeOfOffsets: 4, sizeOfLengths: 4 };
+    const storage = new MemoryIndexStorage(new MemoryStore(), 0);
+    const o = { dims: [10], maxDims: [-1], chunkDims: [1], elementSize: 2, filtered: true, info: DEFAULT_EXTENSIBLE_ARRAY_INFO };
+    const ea = ExtensibleArrayIndex.create({ ...memoryContext(storage, o), sizes });
+    const recs = [0, 3, 17, 300, 131100, 132100].map((i) => ({ coords: [i], address: 1000 + i, size: 3, filterMask: i & 1 }));
+    for (const r of recs) await ea.insert(r);
+    expect(ea.headerInfo().elementSize).toBe(4 + 2 + 4);
+    const { address } = await ea.flush();
+    const reader = new SourceMetadataReader(storage.store, sizes, storage.next);
+    const re = await ExtensibleArrayIndex.open({ ...memoryContext(storage, o), sizes, reader }, address);
+    expect(await collect(re.iterate())).toEqual(recs);
+  });
+
   it('the unlimited dimension must be unique', async () => {
     const storage = new MemoryIndexStorage(new MemoryStore(), 0);
     const o = { dims: [5, 4], maxDims: [-1, -1], chunkDims: [1, 2], elementSize: 4, filtered: false, info: DEFAULT_EXTENSIBLE_ARRAY_INFO };

@@ -203,6 +203,21 @@ describe('fixed array: writing', () => {
     await fa.resize([3]);
   });
 
+  it('works with 4-byte offsets and lengths', async () => {
+    const sizes = { sizeOfOffsets: 4, sizeOfLengths: 4 };
+    const storage = new MemoryIndexStorage(new MemoryStore(), 0);
+    const o = { dims: [3000], maxDims: [3000], chunkDims: [1], elementSize: 1, filtered: false, info: { type: 'fixed-array' as const, pageBits: 10 } };
+    const fa = FixedArrayIndex.create({ ...memoryContext(storage, o), sizes });
+    const recs = [0, 5, 1024, 2999].map((i) => ({ coords: [i], address: 7 + i, size: 1, filterMask: 0 }));
+    for (const r of recs) await fa.insert(r);
+    expect(fa.headerInfo().elementSize).toBe(4);
+    const { address } = await fa.flush();
+    expect(await fa.sizeOnDisk()).toBe(4 + 4 + 4 + 4 + 4 + (4 + 1 + 1 + 4 + 1 + 4) + 3000 * 4 + 3 * 4);
+    const reader = new SourceMetadataReader(storage.store, sizes, storage.next);
+    const re = await FixedArrayIndex.open({ ...memoryContext(storage, o), sizes, reader }, address);
+    expect(await collect(re.iterate())).toEqual(recs);
+  });
+
   it('filtered sizes that do not fit the size field are rejected', async () => {
     const storage = new MemoryIndexStorage(new MemoryStore(), 0);
     const o = { dims: [10], maxDims: [10], chunkDims: [5], elementSize: 4, filtered: true, info: { type: 'fixed-array' as const, pageBits: 10 } };

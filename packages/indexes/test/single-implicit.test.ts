@@ -32,7 +32,8 @@ describe('single chunk index', () => {
   it('insert/remove round trip, filtered and unfiltered', async () => {
     const { ctx: fctx } = await contextFor(SMALL.bytes, '/single_f_empty');
     const f = await singleChunkIndexProvider.create({ ...fctx, info: { type: 'single' } });
-    expect(await f.flush()).toEqual({ address: -1, info: { type: 'single', filteredSize: 0, filterMask: 0 } });
+    // HDF5 1.10.8 writes 0xffffffff as size and mask while there is no chunk (see /single_f_empty)
+    expect(await f.flush()).toEqual({ address: -1, info: { type: 'single', filteredSize: 0xffffffff, filterMask: 0xffffffff } });
     await f.insert({ coords: [0, 0], address: 4096, size: 33, filterMask: 2 });
     expect(await f.lookup([0, 0])).toEqual({ coords: [0, 0], address: 4096, size: 33, filterMask: 2 });
     expect(await f.flush()).toEqual({ address: 4096, info: { type: 'single', filteredSize: 33, filterMask: 2 } });

@@ -17,6 +17,11 @@ export interface FilterContext {
   chunkDims: readonly number[];
   /** Pipeline flags of this filter (bit 0: optional). */
   flags: number;
+  /**
+   * The dataset's fill value (one element, file byte order): bytes when the user set one, `null`
+   * when it is explicitly undefined, absent for the library default (zero). Scale-offset uses it.
+   */
+  fillValue?: Uint8Array | null;
 }
 
 /** One HDF5 filter. */

@@ -60,6 +60,7 @@ export function chunkedDatasetMessages(ctx: FileContext, p: ChunkedPlan): Header
     throw new ValueError(`chunks of [${chunkDims.join(', ')}] × ${es} bytes exceed HDF5's 4 GiB chunk limit`, { path });
   }
   const allocTime = p.allocTime ?? 'incremental';
+  const fill = encodeFill(ctx, dtype, p.fillValue, path);
   let pipeline = p.pipeline;
   if (pipeline.filters.length > 0) {
     for (const f of pipeline.filters) {
@@ -68,7 +69,12 @@ export function chunkedDatasetMessages(ctx: FileContext, p: ChunkedPlan): Header
         throw new UnknownFilterError(f.id, known?.name, known?.package, { path });
       }
     }
-    pipeline = setLocalPipeline(pipeline, { datatype: dtype, elementSize: es, chunkDims }, (id) => resolveFilter(id, ctx.container), path);
+    pipeline = setLocalPipeline(
+      pipeline,
+      { datatype: dtype, elementSize: es, chunkDims, ...(fill ? { fillValue: fill } : {}) },
+      (id) => resolveFilter(id, ctx.container),
+      path,
+    );
   }
   if (allocTime === 'early' && pipeline.filters.length > 0 && maxDims.some((m) => m === UNDEFINED_ADDRESS)) {
     throw new UnsupportedError('early allocation of filtered datasets with unlimited dimensions is not supported', { path });
@@ -83,7 +89,6 @@ export function chunkedDatasetMessages(ctx: FileContext, p: ChunkedPlan): Header
     index,
     address: UNDEFINED_ADDRESS,
   };
-  const fill = encodeFill(ctx, dtype, p.fillValue, path);
   const dt = new ByteWriter(ctx.sizes);
   encodeDatatype(dt, dtype);
   const messages: HeaderMessage[] = [

@@ -24,6 +24,7 @@ import type { HeaderModel } from '../file/header-model.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
 import type { ChunkImage } from '../chunk/chunk-format.js';
 import { selectAll, type Selection } from '../selection/selection.js';
+import { slice, type SliceSpec } from '../selection/slice.js';
 import { selectionCount, validateSelection } from '../selection/algebra.js';
 import type { DatasetStorage } from '../storage/dataset-storage.js';
 import { CompactStorage } from '../storage/compact-storage.js';
@@ -178,6 +179,20 @@ export class Dataset {
     }
   }
 
+  /**
+   * Reads with numpy-style indices, like h5py's `dset[2, 10:20, ::2]` →
+   * `dset.get(2, [10, 20], [null, null, 2])`. Values come flat in C order; `shape` is h5py's result shape.
+   */
+  async get(...spec: SliceSpec[]): Promise<{ values: Values; shape: number[] }> {
+    const { selection, shape } = slice(this.shape, ...spec);
+    return { values: await this.read(selection), shape };
+  }
+
+  /** Writes with numpy-style indices, like h5py's `dset[2, 10:20] = data` → `dset.set(data, 2, [10, 20])`. */
+  async set(data: unknown, ...spec: SliceSpec[]): Promise<void> {
+    await this.write(data, slice(this.shape, ...spec).selection);
+  }
+
   /** Writes values (flat or nested arrays in selection order, or a TypedArray) to the selection (default: all). */
   async write(data: unknown, selection?: Selection): Promise<void> {
     this.ctx.requireWriter(`write dataset "${this.path}"`);
@@ -266,13 +281,13 @@ export class Dataset {
   }
 
   /** The storage of the dataset's layout (opened once). @internal */
-  async storage(): Promise<DatasetStorage> {
-    this.storageP ??= this.openStorage();
+  async storage(create = false): Promise<DatasetStorage> {
+    this.storageP ??= this.openStorage(create);
     this.storageP.catch(() => (this.storageP = undefined));
     return this.storageP;
   }
 
-  private async openStorage(): Promise<DatasetStorage> {
+  private async openStorage(create: boolean): Promise<DatasetStorage> {
     if (this.model.find(EXTERNAL_FILES)) throw new UnsupportedError('datasets stored in external files are not supported');
     const layout = this.layout;
     const dims = this.space.kind === 'simple' ? this.space.dims.slice() : this.space.kind === 'scalar' ? [] : [0];
@@ -293,7 +308,7 @@ export class Dataset {
           maxDims: this.space.maxDims?.slice() ?? dims.slice(),
           fillValue: this.fill.value,
           ...(this.access.chunkCache ? { cache: this.access.chunkCache } : {}),
-        });
+        }, create);
       default:
         throw new UnsupportedError(`reading ${layout.class} datasets is not supported yet`);
     }

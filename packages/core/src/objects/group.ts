@@ -239,7 +239,8 @@ export class Group {
         await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
         const dset = await Dataset.open(this.ctx, model, full);
         if (opts.chunkCache) dset.setAccess({ chunkCache: opts.chunkCache });
-        if (opts.allocTime === 'early') await ((await dset.storage()) as ChunkedStorage).allocateAll();
+        const storage = (await dset.storage(true)) as ChunkedStorage;
+        if (opts.allocTime === 'early') await storage.allocateAll();
         if (opts.data !== undefined) await dset.write(opts.data);
         return dset;
       }

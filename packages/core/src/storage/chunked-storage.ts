@@ -58,8 +58,8 @@ export class ChunkedStorage implements DatasetStorage {
     private readonly engine: ChunkEngine<unknown>,
   ) {}
 
-  /** Resolves index, format and filters for a dataset and opens its index. */
-  static async open(ctx: FileContext, model: HeaderModel, info: ChunkedDatasetInfo): Promise<ChunkedStorage> {
+  /** Resolves index, format and filters for a dataset and opens its index (`create`: a new, empty one). */
+  static async open(ctx: FileContext, model: HeaderModel, info: ChunkedDatasetInfo, create = false): Promise<ChunkedStorage> {
     const { layout, pipeline, path } = info;
     const indexProvider = resolveChunkIndex(layout.index.type, ctx.container);
     if (!indexProvider) {
@@ -99,7 +99,7 @@ export class ChunkedStorage implements DatasetStorage {
     };
     let index: ChunkIndex;
     try {
-      index = await indexProvider.open(indexCtx, layout.address);
+      index = create ? await indexProvider.create(indexCtx) : await indexProvider.open(indexCtx, layout.address);
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(path) : e;
     }

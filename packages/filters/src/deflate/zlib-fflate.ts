@@ -33,7 +33,7 @@ export function adler32(data: Uint8Array): number {
   return ((b << 16) | a) >>> 0;
 }
 
-/** Compresses `data` into a zlib stream at `level` (0–9). */
+/** Spec IV.A.2.l, filter 1: compresses `data` into a zlib stream at `level` (0–9). */
 export function zlibCompress(data: Uint8Array, level: number): Uint8Array {
   try {
     return zlibSync(data, { level: level as 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 });
@@ -47,7 +47,7 @@ function inflateInto(data: Uint8Array, size: number): Uint8Array {
 }
 
 /**
- * Decompresses a zlib stream. `expected` is the likely output size (0 if unknown); more than
+ * Spec IV.A.2.l, filter 1: decompresses a zlib stream. `expected` is the likely output size (0 if unknown); more than
  * `limit` bytes of output (if > 0) is an error (decompression bombs).
  */
 export function zlibDecompress(data: Uint8Array, expected: number, limit: number): Uint8Array {

@@ -42,7 +42,7 @@ function decompressError(e: unknown, limit: number): FilterError {
 }
 
 /**
- * Compresses `data` into a zlib stream at `level` (0–9); on the thread pool for large inputs
+ * Spec IV.A.2.l, filter 1: compresses `data` into a zlib stream at `level` (0–9); on the thread pool for large inputs
  * (a private copy of the input is taken first, so the caller may reuse its buffer at once).
  */
 export function zlibCompress(data: Uint8Array, level: number): Uint8Array | Promise<Uint8Array> {
@@ -59,7 +59,7 @@ export function zlibCompress(data: Uint8Array, level: number): Uint8Array | Prom
 }
 
 /**
- * Decompresses a zlib stream. `expected` is the likely output size (used to size the output
+ * Spec IV.A.2.l, filter 1: decompresses a zlib stream. `expected` is the likely output size (used to size the output
  * buffer; 0 if unknown); more than `limit` bytes of output is an error (decompression bombs).
  */
 export function zlibDecompress(data: Uint8Array, expected: number, limit: number): Uint8Array | Promise<Uint8Array> {

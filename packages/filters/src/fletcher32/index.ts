@@ -56,7 +56,7 @@ function readLE32(b: Uint8Array, at: number): number {
   return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 }
 
-/** Appends the checksum (little-endian, as UINT32ENCODE stores it) to a copy of `data`. */
+/** Spec IV.A.2.l, filter 3: appends the checksum (little-endian, as UINT32ENCODE stores it) to a copy of `data`. */
 export function appendFletcher32(data: Uint8Array): Uint8Array {
   const out = new Uint8Array(data.length + FLETCHER_LEN);
   out.set(data);
@@ -70,7 +70,7 @@ export function appendFletcher32(data: Uint8Array): Uint8Array {
 }
 
 /**
- * Verifies and strips the trailing checksum; accepts the pre-1.6.3 byte-swapped checksum as HDF5
+ * Spec IV.A.2.l, filter 3: verifies and strips the trailing checksum; accepts the pre-1.6.3 byte-swapped checksum as HDF5
  * does. Returns a view of `data` without the checksum.
  * @throws ChecksumError on mismatch.
  */

@@ -22,7 +22,7 @@ function planFor(ctx: FilterContext): NbitPlan | null {
   return plan;
 }
 
-/** Decodes one chunk (H5Z__nbit_decompress): padding bits come back as zeros. */
+/** Spec IV.A.2.l, filter 5: decodes one chunk (H5Z__nbit_decompress): padding bits come back as zeros. */
 export function nbitDecode(data: Uint8Array, ctx: FilterContext): Uint8Array {
   const plan = planFor(ctx);
   if (!plan) return data;
@@ -53,7 +53,7 @@ export function nbitDecode(data: Uint8Array, ctx: FilterContext): Uint8Array {
   return out;
 }
 
-/** Encodes one chunk (H5Z__nbit_compress); byte-identical to HDF5's output (one byte past the last bit). */
+/** Spec IV.A.2.l, filter 5: encodes one chunk (H5Z__nbit_compress); byte-identical to HDF5's output (one byte past the last bit). */
 export function nbitEncode(data: Uint8Array, ctx: FilterContext): Uint8Array {
   const plan = planFor(ctx);
   if (!plan) return data;

@@ -26,10 +26,11 @@ function checkSize(p: ScaleOffsetParams, ctx: FilterContext): number {
   if (expected > 0 && bytes !== expected) {
     throw new FilterError(`parameters describe ${p.nelmts} elements of ${p.size} bytes but a chunk holds ${expected} bytes`, SO_INFO);
   }
+  if (expected === 0 && bytes > 2 ** 31) throw new FilterError(`a chunk of ${p.nelmts} elements of ${p.size} bytes is too large`, SO_INFO);
   return bytes;
 }
 
-/** Decodes one chunk (H5Z__filter_scaleoffset, reverse). */
+/** Spec IV.A.2.l, filter 6: decodes one chunk (H5Z__filter_scaleoffset, reverse). */
 export function scaleOffsetDecode(data: Uint8Array, ctx: FilterContext): Uint8Array {
   const p = parseScaleOffset(ctx.clientData);
   if (!p.isFloat && p.scaleFactor === p.size * 8) return data; // stored unprocessed
@@ -56,7 +57,7 @@ export function scaleOffsetDecode(data: Uint8Array, ctx: FilterContext): Uint8Ar
   return out;
 }
 
-/** Encodes one chunk (H5Z__filter_scaleoffset, forward); byte-identical to HDF5's output. */
+/** Spec IV.A.2.l, filter 6: encodes one chunk (H5Z__filter_scaleoffset, forward); byte-identical to HDF5's output. */
 export function scaleOffsetEncode(data: Uint8Array, ctx: FilterContext): Uint8Array {
   const p = parseScaleOffset(ctx.clientData);
   if (!p.isFloat && p.scaleFactor === p.size * 8) return data; // nothing to do

@@ -13,7 +13,30 @@ const NAME = 'shuffle';
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
- * Byte-shuffles `data` for elements of `size` bytes (H5Z_filter_shuffle, forward). Trailing bytes
+ * 2-byte elements, four at a time: two input words (e0 e1 | e2 e3) become one word of low bytes
+ * (at word k) and one of high bytes (at word q + k, q = words per plane).
+ */
+function shuffle2x4(src: Uint32Array, dst: Uint32Array, q: number): void {
+  for (let k = 0; k < q; k++) {
+    const w0 = src[2 * k]!;
+    const w1 = src[2 * k + 1]!;
+    dst[k] = (w0 & 0xff) | ((w0 >>> 8) & 0xff00) | ((w1 & 0xff) << 16) | ((w1 << 8) & 0xff000000);
+    dst[q + k] = ((w0 >>> 8) & 0xff) | ((w0 >>> 16) & 0xff00) | ((w1 & 0xff00) << 8) | (w1 & 0xff000000);
+  }
+}
+
+/** Inverse of {@link shuffle2x4}. */
+function unshuffle2x4(src: Uint32Array, dst: Uint32Array, q: number): void {
+  for (let k = 0; k < q; k++) {
+    const a = src[k]!;
+    const b = src[q + k]!;
+    dst[2 * k] = (a & 0xff) | ((b & 0xff) << 8) | ((a & 0xff00) << 8) | ((b & 0xff00) << 16);
+    dst[2 * k + 1] = ((a >>> 16) & 0xff) | ((b >>> 8) & 0xff00) | ((a >>> 8) & 0xff0000) | (b & 0xff000000);
+  }
+}
+
+/**
+ * Spec IV.A.2.l, filter 2. Byte-shuffles `data` for elements of `size` bytes (H5Z_filter_shuffle, forward). Trailing bytes
  * that do not fill an element are copied unchanged to the end, as HDF5 does; sizes ≤ 1 or fewer
  * than two whole elements return the input itself.
  */
@@ -22,7 +45,9 @@ export function shuffle(data: Uint8Array, size: number): Uint8Array {
   if (size <= 1 || n <= 1) return data;
   const out = new Uint8Array(data.length);
   const body = n * size;
-  if (size === 2 && LITTLE_ENDIAN_HOST && data.byteOffset % 2 === 0) {
+  if (size === 2 && LITTLE_ENDIAN_HOST && data.byteOffset % 4 === 0 && n % 4 === 0) {
+    shuffle2x4(new Uint32Array(data.buffer, data.byteOffset, n >>> 1), new Uint32Array(out.buffer, 0, n >>> 1), n >>> 2);
+  } else if (size === 2 && LITTLE_ENDIAN_HOST && data.byteOffset % 2 === 0) {
     const src = new Uint16Array(data.buffer, data.byteOffset, n);
     for (let i = 0; i < n; i++) {
       const v = src[i]!;
@@ -75,13 +100,15 @@ export function shuffle(data: Uint8Array, size: number): Uint8Array {
   return out;
 }
 
-/** Undoes {@link shuffle} (H5Z_filter_shuffle, reverse). */
+/** Spec IV.A.2.l, filter 2: undoes {@link shuffle} (H5Z_filter_shuffle, reverse). */
 export function unshuffle(data: Uint8Array, size: number): Uint8Array {
   const n = Math.floor(data.length / size);
   if (size <= 1 || n <= 1) return data;
   const out = new Uint8Array(data.length);
   const body = n * size;
-  if (size === 2 && LITTLE_ENDIAN_HOST) {
+  if (size === 2 && LITTLE_ENDIAN_HOST && data.byteOffset % 4 === 0 && n % 4 === 0) {
+    unshuffle2x4(new Uint32Array(data.buffer, data.byteOffset, n >>> 1), new Uint32Array(out.buffer, 0, n >>> 1), n >>> 2);
+  } else if (size === 2 && LITTLE_ENDIAN_HOST) {
     const dst = new Uint16Array(out.buffer, 0, n);
     for (let i = 0; i < n; i++) dst[i] = data[i]! | (data[n + i]! << 8);
   } else if (size === 2) {

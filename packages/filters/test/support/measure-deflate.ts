@@ -3,6 +3,12 @@
  * a few counts plus Bragg-like peaks), node:zlib vs fflate, with and without shuffle.
  * Run: node --import tsx packages/filters/test/support/measure-deflate.ts
  * Not a test: prints MB/s (of uncompressed data).
+ *
+ * Observed (Node 20, 2 vCPUs shared with other jobs, load ≈ 4.5, so ±40 %):
+ *   level 1, plain:     encode node 36–66 MB/s, fflate 16–29 MB/s; decode node 290–610, fflate 58–148
+ *   level 1, shuffled:  encode node 67–182 MB/s, fflate 24–56 MB/s; decode node 270–910, fflate 52–203
+ *   ratio 3.5 (plain) / 4.4 (shuffled); shuffle/unshuffle (2-byte) 0.8–2 GB/s
+ *   16 frames: thread-pool inflate awaited together ≈ 1.5× inflateSync when the CPUs are free
  */
 import { inflateSync } from 'node:zlib';
 import * as fflateZlib from '../../src/deflate/zlib-fflate.js';

@@ -172,15 +172,18 @@ export class BTree1ChunkIndex implements ChunkIndex {
 }
 
 /** Provider of {@link BTree1ChunkIndex} (index type `btree1`): opens existing trees; `create` is unsupported. */
-export const btree1IndexProvider: ChunkIndexProvider = {
-  type: 'btree1',
-  async open(ctx, address) {
+export class BTree1IndexProvider implements ChunkIndexProvider {
+  readonly type = 'btree1' as const;
+  async open(ctx: ChunkIndexContext, address: number): Promise<ChunkIndex> {
     return new BTree1ChunkIndex(ctx, address);
-  },
-  async create(ctx) {
+  }
+  async create(ctx: ChunkIndexContext): Promise<ChunkIndex> {
     throw new UnsupportedError('creating a v1 B-tree chunk index is not supported; new datasets use the layout version 4 indexes', {
       path: ctx.datasetPath,
       structure: STRUCTURE,
     });
-  },
-};
+  }
+}
+
+/** The shared {@link BTree1IndexProvider} instance. */
+export const btree1IndexProvider: ChunkIndexProvider = new BTree1IndexProvider();

@@ -11,7 +11,7 @@ import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } f
 import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
 import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
 import { checkCoords, chunkByteSize, filteredChunkSizeWidth, located, OpQueue, requireStorage } from '../index-helpers.js';
-import { DEFAULT_BTREE2_INDEX_INFO } from '../choose-index.js';
+import { DEFAULT_BTREE2_INDEX_INFO } from '@chunkform/core';
 import { chunkRecordClass } from './chunk-records.js';
 import { V2Tree } from './tree.js';
 
@@ -63,6 +63,7 @@ export class BTree2ChunkIndex implements ChunkIndex {
   insert(rec: ChunkRecord): Promise<void> {
     return this.run(async () => {
       const path = this.ctx.datasetPath;
+      requireStorage(this.ctx, 'inserting a chunk record', STRUCTURE);
       const key = this.key(rec.coords);
       if (!Number.isSafeInteger(rec.address) || rec.address < 0) throw new ValueError(`invalid chunk address ${rec.address}`, { path, structure: STRUCTURE });
       if (this.ctx.filtered) {
@@ -83,7 +84,11 @@ export class BTree2ChunkIndex implements ChunkIndex {
   }
 
   remove(coords: readonly number[]): Promise<ChunkRecord | null> {
-    return this.run(async () => copy(await this.tree.remove(this.key(coords))));
+    return this.run(async () => {
+      const key = this.key(coords);
+      requireStorage(this.ctx, 'removing a chunk record', STRUCTURE);
+      return copy(await this.tree.remove(key));
+    });
   }
 
   /** All records in key order (collected first, so callers may use the index while iterating). */
@@ -100,19 +105,12 @@ export class BTree2ChunkIndex implements ChunkIndex {
     return this.run(async () => {
       const p = this.tree.params;
       const info: ChunkIndexInfo = { type: 'btree2', nodeSize: p.nodeSize, splitPercent: p.splitPercent, mergePercent: p.mergePercent };
-      const storage = this.ctx.storage;
-      if (!storage) {
-        const address = await this.tree.flush({
-          alloc: () => {
-            throw requireStorage(this.ctx, 'flushing the v2 B-tree chunk index', STRUCTURE);
-          },
-          release: () => undefined,
-          write: async () => {
-            requireStorage(this.ctx, 'flushing the v2 B-tree chunk index', STRUCTURE);
-          },
-        });
-        return { address, info };
-      }
+      // Without storage (read-only file) a clean tree flushes without writing; a dirty one throws.
+      const storage = this.ctx.storage ?? {
+        alloc: () => requireStorage(this.ctx, 'flushing the v2 B-tree chunk index', STRUCTURE).alloc(0),
+        release: () => undefined,
+        write: async () => void requireStorage(this.ctx, 'flushing the v2 B-tree chunk index', STRUCTURE),
+      };
       return { address: await this.tree.flush(storage), info };
     });
   }
@@ -142,10 +140,15 @@ function copy(r: ChunkRecord | undefined): ChunkRecord | null {
 }
 
 /** Provider of {@link BTree2ChunkIndex} (index type `btree2`). */
-export const btree2IndexProvider: ChunkIndexProvider = {
-  type: 'btree2',
-  open: (ctx, address) => BTree2ChunkIndex.open(ctx, address),
-  async create(ctx) {
+export class BTree2IndexProvider implements ChunkIndexProvider {
+  readonly type = 'btree2' as const;
+  open(ctx: ChunkIndexContext, address: number): Promise<ChunkIndex> {
+    return BTree2ChunkIndex.open(ctx, address);
+  }
+  async create(ctx: ChunkIndexContext): Promise<ChunkIndex> {
     return BTree2ChunkIndex.create(ctx);
-  },
-};
+  }
+}
+
+/** The shared {@link BTree2IndexProvider} instance. */
+export const btree2IndexProvider: ChunkIndexProvider = new BTree2IndexProvider();

@@ -157,6 +157,7 @@ export class V2Tree<R> {
 
   /** Inserts a record that must not exist yet (H5B2__insert). */
   async insert(rec: R): Promise<void> {
+    this.checkWritable();
     const s = this.s;
     this.materialized = true;
     if (s.empty) s.root = s.newNode(0);

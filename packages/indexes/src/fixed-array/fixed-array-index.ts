@@ -153,6 +153,7 @@ export class FixedArrayIndex implements ChunkIndex {
         else this.units[0] = this.codec.decode(block.elements!, 0, this.layout.entries, BLOCK, addr);
         this.blockLoaded = true;
       })();
+      this.blockLoading.catch(() => (this.blockLoading = null));
     }
     await this.blockLoading;
   }

@@ -20,6 +20,7 @@ export class ImplicitIndex implements ChunkIndex {
   private readonly chunkBytes: number;
   /** Chunk grid of the maximum dimensions: what the block holds and what addresses are computed over. */
   private readonly maxGrid: number[];
+  private readonly maxDims: number[];
   /** Chunk grid of the current dimensions: the chunks that exist. */
   private grid: number[];
 
@@ -28,7 +29,7 @@ export class ImplicitIndex implements ChunkIndex {
     const path = ctx.datasetPath;
     if (ctx.filtered) throw new ValueError('an implicit chunk index cannot hold filtered chunks', { path, structure: STRUCTURE });
     this.chunkBytes = chunkByteSize(ctx, STRUCTURE);
-    const maxDims = ctx.maxDims.length ? ctx.maxDims : ctx.dims;
+    const maxDims = (this.maxDims = (ctx.maxDims.length ? ctx.maxDims : ctx.dims).slice());
     if (maxDims.some((d) => d < 0)) throw new ValueError('an implicit chunk index needs fixed maximum dimensions', { path, structure: STRUCTURE });
     this.maxGrid = chunkGrid(maxDims, ctx.chunkDims);
     const total = gridCount(this.maxGrid, STRUCTURE, path) * this.chunkBytes;
@@ -97,7 +98,7 @@ export class ImplicitIndex implements ChunkIndex {
 
   async resize(dims: readonly number[]): Promise<void> {
     const grid = chunkGrid(dims, this.ctx.chunkDims);
-    if (grid.length !== this.maxGrid.length || grid.some((g, i) => g < 0 || g > this.maxGrid[i]!)) {
+    if (dims.length !== this.maxDims.length || dims.some((d, i) => !Number.isSafeInteger(d) || d < 0 || d > this.maxDims[i]!)) {
       throw new ValueError(`dimensions [${dims.join(', ')}] exceed the maximum dimensions`, { path: this.ctx.datasetPath, structure: STRUCTURE });
     }
     this.grid = grid;
@@ -114,9 +115,9 @@ export class ImplicitIndex implements ChunkIndex {
 }
 
 /** Provider of {@link ImplicitIndex} (index type `implicit`); `create` allocates the chunk block. */
-export const implicitIndexProvider: ChunkIndexProvider = {
-  type: 'implicit',
-  async open(ctx, address) {
+export class ImplicitIndexProvider implements ChunkIndexProvider {
+  readonly type = 'implicit' as const;
+  async open(ctx: ChunkIndexContext, address: number): Promise<ChunkIndex> {
     const idx = new ImplicitIndex(ctx, address);
     if (address !== UNDEFINED_ADDRESS && !(address >= 0 && address + idx.blockSize <= ctx.reader.eof)) {
       throw new FormatError(`chunk block of ${idx.blockSize} bytes extends past the end of the file (${ctx.reader.eof} bytes)`, {
@@ -126,10 +127,13 @@ export const implicitIndexProvider: ChunkIndexProvider = {
       });
     }
     return idx;
-  },
-  async create(ctx) {
+  }
+  async create(ctx: ChunkIndexContext): Promise<ChunkIndex> {
     const idx = new ImplicitIndex(ctx, UNDEFINED_ADDRESS);
     idx.allocate();
     return idx;
-  },
-};
+  }
+}
+
+/** The shared {@link ImplicitIndexProvider} instance. */
+export const implicitIndexProvider: ChunkIndexProvider = new ImplicitIndexProvider();

@@ -39,13 +39,21 @@ export class SingleChunkIndex implements ChunkIndex {
     if (ctx.filtered && info.filteredSize !== undefined) {
       this.size = info.filteredSize;
       this.filterMask = info.filterMask ?? 0;
+    } else if (ctx.filtered && address === UNDEFINED_ADDRESS) {
+      this.size = SingleChunkIndex.NO_CHUNK;
+      this.filterMask = SingleChunkIndex.NO_CHUNK;
     } else {
       // Without layout flag bit 1, HDF5 uses the nominal chunk size and an empty mask.
       this.size = this.chunkBytes;
       this.filterMask = 0;
     }
-    if (address === UNDEFINED_ADDRESS) this.size = 0;
   }
+
+  /**
+   * For a filtered dataset without a chunk, HDF5 1.10 stores 0xffffffff as size and mask: keep
+   * what was opened, use that for new indexes (both read back as "no chunk").
+   */
+  private static readonly NO_CHUNK = 0xffffffff;
 
   private isOrigin(coords: readonly number[]): boolean {
     checkCoords(coords, this.ctx.chunkDims.length, STRUCTURE, this.ctx.datasetPath);
@@ -80,11 +88,7 @@ export class SingleChunkIndex implements ChunkIndex {
 
   async remove(coords: readonly number[]): Promise<ChunkRecord | null> {
     const old = await this.lookup(coords);
-    if (old) {
-      this.address = UNDEFINED_ADDRESS;
-      this.size = 0;
-      this.filterMask = 0;
-    }
+    if (old) this.address = UNDEFINED_ADDRESS;
     return old;
   }
 
@@ -98,9 +102,7 @@ export class SingleChunkIndex implements ChunkIndex {
 
   /** Returns the chunk address and, for filtered datasets, the filtered size and mask (layout flag bit 1). */
   async flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
-    const info: ChunkIndexInfo = this.ctx.filtered
-      ? { type: 'single', filteredSize: this.address === UNDEFINED_ADDRESS ? 0 : this.size, filterMask: this.address === UNDEFINED_ADDRESS ? 0 : this.filterMask }
-      : { type: 'single' };
+    const info: ChunkIndexInfo = this.ctx.filtered ? { type: 'single', filteredSize: this.size, filterMask: this.filterMask } : { type: 'single' };
     return { address: this.address, info };
   }
 
@@ -111,12 +113,15 @@ export class SingleChunkIndex implements ChunkIndex {
 }
 
 /** Provider of {@link SingleChunkIndex} (index type `single`). */
-export const singleChunkIndexProvider: ChunkIndexProvider = {
-  type: 'single',
-  async open(ctx, address) {
+export class SingleChunkIndexProvider implements ChunkIndexProvider {
+  readonly type = 'single' as const;
+  async open(ctx: ChunkIndexContext, address: number): Promise<ChunkIndex> {
     return new SingleChunkIndex(ctx, address);
-  },
-  async create(ctx) {
+  }
+  async create(ctx: ChunkIndexContext): Promise<ChunkIndex> {
     return new SingleChunkIndex(ctx, UNDEFINED_ADDRESS);
-  },
-};
+  }
+}
+
+/** The shared {@link SingleChunkIndexProvider} instance. */
+export const singleChunkIndexProvider: ChunkIndexProvider = new SingleChunkIndexProvider();

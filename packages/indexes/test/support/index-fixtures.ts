@@ -28,28 +28,26 @@ export interface FixtureDataset {
   itemsize: number;
   filtered: boolean;
   chunk_list: { offset: number[]; mask: number; address: number; size: number }[];
-  ops: { op: 'put'; coords: number[]; size: number; mask: number }[];
-  resized_from?: number[];
+  ops: ({ op: 'put'; coords: number[]; size: number; mask: number } | { op: 'resize'; from: number[]; to: number[] })[];
 }
 
-/** Generates the fixtures if the script changed; returns their directory. */
+/** Generates the fixtures once per version of the script (atomically, safe across workers); returns their directory. */
 export function fixtureDir(): string {
   const hash = createHash('sha256').update(readFileSync(SCRIPT)).digest('hex').slice(0, 16);
-  const stamp = join(DIR, 'stamp');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return DIR;
-  const tmp = `${DIR}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
+  const dir = join(DIR, hash);
+  if (existsSync(join(dir, 'stamp'))) return dir;
+  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   mkdirSync(tmp, { recursive: true });
-  execFileSync('/usr/bin/python3', [SCRIPT, tmp], { stdio: 'pipe' });
-  writeFileSync(join(tmp, 'stamp'), hash);
   try {
-    rmSync(DIR, { recursive: true, force: true });
-    renameSync(tmp, DIR);
-  } catch {
-    // another worker won the race
+    execFileSync('/usr/bin/python3', [SCRIPT, tmp], { stdio: 'pipe' });
+    writeFileSync(join(tmp, 'stamp'), hash);
+    renameSync(tmp, dir);
+  } catch (e) {
+    if (!existsSync(join(dir, 'stamp'))) throw e; // another worker won the race otherwise
+  } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-  return DIR;
+  return dir;
 }
 
 /** A fixture file's bytes and dataset descriptions. */
