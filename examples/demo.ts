@@ -10,8 +10,11 @@
  * @module
  */
 import { resolve } from 'node:path';
-import { Dataset, createFile, openFile } from '@chunkform/core';
-import { dumpText, listObjects } from '@chunkform/cli';
+import { Dataset, createFile, openFile, selectHyperslab } from '@chunkform/core';
+import { dumpText, listObjects, registerEverything } from '@chunkform/cli';
+
+// Chunk formats, chunk indexes and filters are plug-ins: install the ones the app needs.
+registerEverything();
 
 const FRAMES = 4;
 const HEIGHT = 8;
@@ -53,7 +56,21 @@ async function writeDemo(path: string): Promise<void> {
     });
 
     const frames = await run.createGroup('frames');
-    const counts = await frames.createDataset('counts', { dtype: 'uint16', shape: [FRAMES, HEIGHT, WIDTH], data: makeFrames() });
+    // A growable stack of frames: one chunk per frame, shuffle + gzip, unlimited along the frame axis.
+    const all = makeFrames();
+    const counts = await frames.createDataset('counts', {
+      dtype: 'uint16',
+      shape: [FRAMES - 1, HEIGHT, WIDTH],
+      maxShape: [null, HEIGHT, WIDTH],
+      chunks: [1, HEIGHT, WIDTH],
+      shuffle: true,
+      compression: 'gzip',
+      data: all.subarray(0, (FRAMES - 1) * HEIGHT * WIDTH),
+    });
+    // Append the last frame the way a streaming writer does: grow, then write the new slab.
+    await counts.resize([FRAMES, HEIGHT, WIDTH]);
+    const last = selectHyperslab({ start: [FRAMES - 1, 0, 0], count: [1, HEIGHT, WIDTH] });
+    await counts.write(all.subarray((FRAMES - 1) * HEIGHT * WIDTH), last);
     await counts.attrs.set('units', 'photons');
     await frames.createDataset('exposure_s', { dtype: 'float64', shape: [FRAMES], data: [0.1, 0.1, 0.25, 0.25] });
     await frames.createDataset('timestamp_ns', {

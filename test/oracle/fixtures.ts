@@ -17,7 +17,6 @@ export const PYTHON = '/usr/bin/python3';
 export const ORACLE_DIR = dirname(fileURLToPath(import.meta.url));
 /** Where the fixtures are generated (gitignored). */
 export const FIXTURE_DIR = resolve(ORACLE_DIR, '../fixtures/generated');
-const LOCK_DIR = FIXTURE_DIR + '.lock';
 
 /** One fixture file in the manifest. */
 export interface FixtureEntry {
@@ -119,37 +118,90 @@ export function requireH5py(): { h5py: string; hdf5: string } {
   return checked;
 }
 
-/** The stamp make_fixtures.py writes: changes when either script or the h5py/HDF5 versions change. */
-function expectedStamp(v: { h5py: string; hdf5: string }): string {
+/** A generated fixture set: a generator script writing files + manifest.json into a directory. */
+interface FixtureSet {
+  /** Generator script in ORACLE_DIR (run as `PYTHON script OUTDIR`). */
+  script: string;
+  /** Output directory. */
+  dir: string;
+}
+
+const MAIN_SET: FixtureSet = { script: 'make_fixtures.py', dir: FIXTURE_DIR };
+
+/** The stamp a generator writes: changes when it or h5py_dump.py or the h5py/HDF5 versions change. */
+function expectedStamp(set: FixtureSet, v: { h5py: string; hdf5: string }): string {
   const h = createHash('sha256');
-  for (const name of ['make_fixtures.py', 'h5py_dump.py']) h.update(readFileSync(join(ORACLE_DIR, name)));
+  for (const name of [set.script, 'h5py_dump.py']) h.update(readFileSync(join(ORACLE_DIR, name)));
   h.update(v.h5py);
   h.update(v.hdf5);
   return h.digest('hex');
 }
 
-function readManifest(): Manifest | undefined {
-  const p = join(FIXTURE_DIR, 'manifest.json');
+function readManifest<M>(dir: string): M | undefined {
+  const p = join(dir, 'manifest.json');
   if (!existsSync(p)) return undefined;
   try {
-    return JSON.parse(readFileSync(p, 'utf8')) as Manifest;
+    return JSON.parse(readFileSync(p, 'utf8')) as M;
   } catch {
     return undefined;
   }
 }
 
-function upToDate(stamp: string): Manifest | undefined {
-  const m = readManifest();
+function upToDate<M extends { stamp: string; files: { file: string; json: string; size: number }[] }>(
+  dir: string,
+  stamp: string,
+): M | undefined {
+  const m = readManifest<M>(dir);
   if (!m || m.stamp !== stamp) return undefined;
   for (const e of m.files) {
-    const p = join(FIXTURE_DIR, e.file);
-    if (!existsSync(p) || statSync(p).size !== e.size || !existsSync(join(FIXTURE_DIR, e.json))) return undefined;
+    const p = join(dir, e.file);
+    if (!existsSync(p) || statSync(p).size !== e.size || !existsSync(join(dir, e.json))) return undefined;
   }
   return m;
 }
 
 function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Generates `set` if missing or stale, under a lock (other processes generating it are waited for). */
+function ensureSet<M extends { stamp: string; files: { file: string; json: string; size: number }[] }>(set: FixtureSet): M {
+  const stamp = expectedStamp(set, requireH5py());
+  let m = upToDate<M>(set.dir, stamp);
+  if (m) return m;
+  const lockDir = set.dir + '.lock';
+  mkdirSync(dirname(set.dir), { recursive: true });
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      break;
+    } catch {
+      // Someone else is generating; a lock older than 5 minutes is stale.
+      try {
+        if (Date.now() - statSync(lockDir).mtimeMs > 300_000) rmSync(lockDir, { recursive: true, force: true });
+      } catch {
+        /* gone meanwhile */
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir}`);
+      sleep(200);
+    }
+  }
+  try {
+    m = upToDate<M>(set.dir, stamp);
+    if (!m) {
+      const tmp = `${set.dir}.tmp-${process.pid}`;
+      rmSync(tmp, { recursive: true, force: true });
+      execFileSync(PYTHON, [join(ORACLE_DIR, set.script), tmp], { stdio: ['ignore', 'inherit', 'inherit'] });
+      rmSync(set.dir, { recursive: true, force: true });
+      renameSync(tmp, set.dir);
+      m = upToDate<M>(set.dir, stamp);
+      if (!m) throw new Error(`${set.script} did not produce an up-to-date manifest (stamp mismatch)`);
+    }
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+  return m;
 }
 
 let cached: Manifest | undefined;
@@ -159,42 +211,76 @@ let cached: Manifest | undefined;
  * time is waited for) and returns the manifest. Throws if h5py is unavailable.
  */
 export function ensureFixtures(): Manifest {
-  if (cached) return cached;
-  const stamp = expectedStamp(requireH5py());
-  let m = upToDate(stamp);
-  if (m) return (cached = m);
-  mkdirSync(dirname(FIXTURE_DIR), { recursive: true });
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    try {
-      mkdirSync(LOCK_DIR);
-      break;
-    } catch {
-      // Someone else is generating; a lock older than 5 minutes is stale.
-      try {
-        if (Date.now() - statSync(LOCK_DIR).mtimeMs > 300_000) rmSync(LOCK_DIR, { recursive: true, force: true });
-      } catch {
-        /* gone meanwhile */
-      }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${LOCK_DIR}`);
-      sleep(200);
-    }
-  }
-  try {
-    m = upToDate(stamp);
-    if (!m) {
-      const tmp = `${FIXTURE_DIR}.tmp-${process.pid}`;
-      rmSync(tmp, { recursive: true, force: true });
-      execFileSync(PYTHON, [join(ORACLE_DIR, 'make_fixtures.py'), tmp], { stdio: ['ignore', 'inherit', 'inherit'] });
-      rmSync(FIXTURE_DIR, { recursive: true, force: true });
-      renameSync(tmp, FIXTURE_DIR);
-      m = upToDate(stamp);
-      if (!m) throw new Error('make_fixtures.py did not produce an up-to-date manifest (stamp mismatch)');
-    }
-  } finally {
-    rmSync(LOCK_DIR, { recursive: true, force: true });
-  }
-  return (cached = m);
+  cached ??= ensureSet<Manifest>(MAIN_SET);
+  return cached;
+}
+
+// ---- chunked-storage fixtures (make_chunked_fixtures.py) -------------------------------------------
+
+/**
+ * Where the chunked fixtures are generated: inside the (gitignored) main fixture directory, so a
+ * regeneration of the main set removes them too and they are regenerated on next use.
+ */
+export const CHUNKED_FIXTURE_DIR = join(FIXTURE_DIR, 'chunked');
+const CHUNKED_SET: FixtureSet = { script: 'make_chunked_fixtures.py', dir: CHUNKED_FIXTURE_DIR };
+
+/** One chunked fixture file in its manifest. */
+export interface ChunkedFixtureEntry {
+  file: string;
+  json: string;
+  extra: string;
+  libver: 'earliest' | 'latest';
+  /** 'chunked' (interop), 'corrupt' (one dataset /d for the corrupt-input suite) or 'lzf' (unregistered filter). */
+  family: 'chunked' | 'corrupt' | 'lzf';
+  size: number;
+}
+
+/** manifest.json of the chunked fixtures. */
+export interface ChunkedManifest {
+  stamp: string;
+  h5py: string;
+  hdf5: string;
+  files: ChunkedFixtureEntry[];
+}
+
+/** A selection read by HDF5 in a chunked fixture, with its result. */
+export type ExtraSelection =
+  | { kind: 'hyperslab'; start: number[]; stride: number[]; count: number[]; block: number[]; values: unknown[] }
+  | { kind: 'union'; boxes: [number[], number[]][]; values: unknown[] }
+  | { kind: 'points'; coords: number[][]; values: unknown[] }
+  | { kind: 'slice'; slices: [number | null, number | null, number | null][]; shape: number[]; values: unknown[] };
+
+/** Chunk details of one dataset (FILE.extra.json). */
+export interface ExtraDataset {
+  /** Index type HDF5 chose (read with h5debug), in chunkform's names ('btree1', 'single', 'fixed-array', ...). */
+  index: string;
+  chunks: number[];
+  filters: { id: number; flags: number; cd: number[] }[];
+  num_chunks: number;
+  /** [...offset, filterMask, address, size] in index order; all chunks when `chunk_info_complete`. */
+  chunk_info: number[][];
+  chunk_info_complete: boolean;
+  selections?: ExtraSelection[];
+}
+
+let chunkedCached: ChunkedManifest | undefined;
+
+/** Generates the chunked fixtures if missing or stale; returns their manifest. */
+export function ensureChunkedFixtures(): ChunkedManifest {
+  chunkedCached ??= ensureSet<ChunkedManifest>(CHUNKED_SET);
+  return chunkedCached;
+}
+
+/** Absolute path of a chunked fixture file. */
+export function chunkedFixturePath(file: string): string {
+  return join(CHUNKED_FIXTURE_DIR, file);
+}
+
+/** The h5py dump and chunk details of a chunked fixture. */
+export function loadChunkedExpected(entry: ChunkedFixtureEntry): { doc: DumpDoc; extra: Record<string, ExtraDataset> } {
+  const doc = JSON.parse(readFileSync(join(CHUNKED_FIXTURE_DIR, entry.json), 'utf8')) as DumpDoc;
+  const extra = (JSON.parse(readFileSync(join(CHUNKED_FIXTURE_DIR, entry.extra), 'utf8')) as { datasets: Record<string, ExtraDataset> }).datasets;
+  return { doc, extra };
 }
 
 /** Absolute path of a fixture file. */

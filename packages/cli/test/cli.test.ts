@@ -426,7 +426,9 @@ describe('examples/demo.ts', () => {
       encoding: 'utf8',
     });
     const ls = lines(out);
-    expect(ls).toContain(row('/run/frames/counts', 'Dataset {4/4, 8/8, 8/8}'));
+    expect(ls).toContain(row('/run/frames/counts', 'Dataset {4/Inf, 8/8, 8/8}'));
+    expect(ls).toContain('    Layout:    chunked {1, 8, 8}, index extensible-array');
+    expect(ls).toContain('    Filter-1:  deflate-1 {4}');
     expect(ls).toContain('    Attribute: operator = "alice"');
     expect(ls).toContain('         "gain=high", "mode=burst", "trigger=external"');
     expect(ls).toContain('Total exposure read back: 0.70 s over 4 frames');

@@ -3,7 +3,7 @@
  * recursive (`-r`, full paths) and verbose (`-v`: datatype, layout, filters, fill value, attributes).
  * @module
  */
-import { CommittedDatatype, Dataset, Group, dtypeToString } from '@chunkform/core';
+import { CommittedDatatype, Dataset, Group, dtypeToString, KNOWN_FILTER_PACKAGES } from '@chunkform/core';
 import { formatDims, formatList, formatValue } from '../format-value.js';
 import { errorMessage } from '../error-message.js';
 import { datasetFilters, layoutSummary, layoutText, objectAddress, type LineSink } from '../inspect.js';
@@ -180,7 +180,7 @@ class Lister {
     const filters = datasetFilters(ds);
     for (let i = 0; i < filters.length; i++) {
       const f = filters[i]!;
-      this.detail(`Filter-${i}`, `${f.name ?? 'filter'}-${f.id} ${formatList(f.clientData)}`);
+      this.detail(`Filter-${i}`, `${f.name ?? KNOWN_FILTER_PACKAGES[f.id]?.name ?? 'filter'}-${f.id} ${formatList(f.clientData)}`);
     }
     let fill: unknown;
     try {
