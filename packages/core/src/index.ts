@@ -63,6 +63,7 @@ export type {
   ChunkIndexProvider,
   ChunkRecord,
   IndexStorage,
+  StructuredChunkSections,
 } from './chunk/chunk-index.js';
 export { ChunkCache, DEFAULT_CHUNK_CACHE_BYTES, type ChunkCacheOptions } from './chunk/cache.js';
 export {

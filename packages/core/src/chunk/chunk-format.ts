@@ -9,7 +9,8 @@ import type { Datatype } from '../format/messages/datatype.js';
 import type { DataLayout } from '../format/messages/layout.js';
 import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import type { Filter } from '../filter/filter.js';
-import type { ChunkRecord } from './chunk-index.js';
+import type { ChunkRecord, StructuredChunkSections } from './chunk-index.js';
+import type { Selection } from '../selection/selection.js';
 
 /**
  * The part of one request (read or write) that falls into one chunk: runs of elements contiguous in
@@ -61,6 +62,8 @@ export interface ChunkImage {
   bytes: Uint8Array;
   /** Filter mask to record in the index (bit i: filter i skipped). */
   filterMask: number;
+  /** Structured chunks: the per-section record fields to store in the index. */
+  sections?: StructuredChunkSections;
 }
 
 /** One chunk format: the in-memory form `Mem` of a chunk and the conversions to and from the file. */
@@ -83,6 +86,15 @@ export interface ChunkFormat<Mem = unknown> {
   fromRequest?(req: ChunkRequest, src: Uint8Array): Mem;
   /** Bytes the memory form occupies (what the chunk cache counts). */
   memSize(mem: Mem): number;
+  /**
+   * The defined elements of the chunk within `chunkSel` (chunk-relative coordinates), seed 004
+   * `defined`. Formats without it have every element defined.
+   */
+  defined?(mem: Mem, chunkSel: Selection): Selection;
+  /** Makes the elements of `chunkSel` (chunk-relative) undefined, seed 004 `erase`. */
+  erase?(mem: Mem, chunkSel: Selection): void;
+  /** True when no element of the chunk is defined (the engine then removes the chunk). */
+  isEmpty?(mem: Mem): boolean;
   /** Partial read straight from the stored chunk, bypassing the cache (seed 004 `file_read`). */
   fileRead?(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array, io: RawIO): Promise<void>;
   /** Partial write straight into the stored chunk, bypassing the cache (seed 004 `file_write`). */

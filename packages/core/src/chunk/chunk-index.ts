@@ -18,6 +18,22 @@ export interface ChunkRecord {
   size: number;
   /** Filter mask: bit i set = filter i of the pipeline was skipped for this chunk. */
   filterMask: number;
+  /**
+   * Structured chunks (sparse, layout class 4; seed 001 "index records"): where each section
+   * starts, and for filtered structured chunks each section's unfiltered size and filter mask.
+   * Absent for ordinary chunks.
+   */
+  sections?: StructuredChunkSections;
+}
+
+/** Per-section fields of a structured chunk's index record (notes/sparse-format.md §5.1). */
+export interface StructuredChunkSections {
+  /** Byte offset of sections 1…n−1 within the stored chunk (section 0 starts at 0). */
+  offsets: number[];
+  /** Unfiltered size of sections 0…n−1 (filtered structured chunks only). */
+  unfilteredSizes?: number[];
+  /** Filter mask of sections 0…n−1 (filtered structured chunks only). */
+  filterMasks?: number[];
 }
 
 /** File-space services an index needs to write its own structures. */
