@@ -76,15 +76,7 @@ export class ChunkEngine<Mem> {
   /** Stores a chunk image as given (direct chunk write) and records it in the index. */
   async storeImage(coords: readonly number[], image: ChunkImage): Promise<void> {
     this.forget(coords);
-    const old = await this.o.index.lookup(coords);
-    let address: number;
-    if (old && old.size === image.bytes.length) address = old.address;
-    else {
-      if (old) this.o.store.release(old.address, old.size);
-      address = this.o.store.alloc(image.bytes.length);
-    }
-    await this.o.store.write(address, image.bytes);
-    await this.o.index.insert({ coords: [...coords], address, size: image.bytes.length, filterMask: image.filterMask });
+    await this.put(coords, image);
   }
 
   /** Removes a chunk entirely (resize pruning), releasing its space. */
@@ -170,9 +162,21 @@ export class ChunkEngine<Mem> {
     }
   }
 
-  /** Encodes a chunk and stores it, reusing its old space when the size is unchanged. */
+  /**
+   * Encodes a chunk and stores it, reusing its old space when the size is unchanged. A chunk with
+   * no defined element (sparse formats) is removed instead: it takes no space.
+   */
   private async storeMem(coords: readonly number[], mem: Mem): Promise<void> {
-    const image = await this.o.format.memToFile(mem, coords);
+    if (this.o.format.isEmpty?.(mem)) {
+      const old = await this.o.index.remove(coords);
+      if (old) this.o.store.release(old.address, old.size);
+      return;
+    }
+    await this.put(coords, await this.o.format.memToFile(mem, coords));
+  }
+
+  /** Writes a chunk image (to its old space when the size is unchanged) and records it in the index. */
+  private async put(coords: readonly number[], image: ChunkImage): Promise<void> {
     const old = await this.o.index.lookup(coords);
     let address: number;
     if (old && old.size === image.bytes.length) address = old.address;
@@ -181,7 +185,13 @@ export class ChunkEngine<Mem> {
       address = this.o.store.alloc(image.bytes.length);
     }
     await this.o.store.write(address, image.bytes);
-    await this.o.index.insert({ coords: [...coords], address, size: image.bytes.length, filterMask: image.filterMask });
+    await this.o.index.insert({
+      coords: [...coords],
+      address,
+      size: image.bytes.length,
+      filterMask: image.filterMask,
+      ...(image.sections ? { sections: image.sections } : {}),
+    });
   }
 
   /** Adds the dataset path and chunk coordinates to errors that lack them. */
