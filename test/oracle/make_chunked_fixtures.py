@@ -417,20 +417,32 @@ H5DEBUG_INDEX = {'v1 B-tree': 'btree1', 'Single Chunk': 'single', 'Implicit': 'i
                  'Extensible Array': 'extensible-array', 'v2 B-tree': 'btree2'}
 
 
-def index_type(path, address):
-    """The chunk index type HDF5 chose, read from h5debug's description of the layout message."""
+def h5debug_layout(path, address):
+    """(chunk index type, filter pipeline) as stored in the object header, read from h5debug's description
+    (h5py's get_filter returns garbage in some client data slots, e.g. scale-offset's 16..18)."""
     out = subprocess.run(['h5debug', path, str(address)], capture_output=True, text=True, check=True).stdout
     m = re.search(r'Index Type:\s+(.+)', out)
     if not m:
         raise AssertionError('h5debug shows no chunk index type for object %d of %s' % (address, path))
-    return H5DEBUG_INDEX[m.group(1).strip()]
+    filters = []
+    pm = re.search(r"`filter pipeline'(.*?)(?:\nMessage \d+\.\.\.|\Z)", out, re.S)
+    if pm:
+        for fm in re.finditer(r'Filter identification:\s+0x([0-9a-f]+)(.*?)(?=Filter at position|\Z)', pm.group(1), re.S):
+            body = fm.group(2)
+            flags = int(re.search(r'Flags:\s+0x([0-9a-f]+)', body).group(1), 16)
+            cd = [int(v) for v in re.findall(r'CD value \d+\s+(\d+)', body)]
+            filters.append({'id': int(fm.group(1), 16), 'flags': flags, 'cd': cd})
+    return H5DEBUG_INDEX[m.group(1).strip()], filters
 
 
 def write_extra(path):
     with h5py.File(path, 'r') as f:
         for p, e in EXTRA.items():
             e.update(chunk_details(f[p]))
-            actual = index_type(path, h5o.get_info(f[p].id).addr)
+            actual, filters = h5debug_layout(path, h5o.get_info(f[p].id).addr)
+            if [x['id'] for x in filters] != [x['id'] for x in e['filters']]:
+                raise AssertionError('%s %s: h5debug and h5py disagree on the filters' % (path, p))
+            e['filters'] = filters
             if e['index'] is not None and e['index'] != actual:
                 raise AssertionError('%s %s: HDF5 chose a %s index, the fixture expects %s' % (path, p, actual, e['index']))
             e['index'] = actual

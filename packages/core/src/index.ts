@@ -94,3 +94,13 @@ export type { ChunkInfo } from './storage/chunked-storage.js';
 export type { DatasetAccessOptions } from './objects/dataset.js';
 export type { FilterOptions, FilterSpec } from './objects/filter-options.js';
 export * from './selection/index.js';
+export {
+  writeCoo,
+  readCoo,
+  writeCompressed,
+  readCompressed,
+  selectionCoordinates,
+  type CooMatrix,
+  type CsrMatrix,
+  type CscMatrix,
+} from './sparse/matrix.js';

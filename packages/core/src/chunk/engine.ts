@@ -5,12 +5,14 @@
  * everything that concerns a chunk's contents. Nothing here asks what kind of chunk it handles.
  * @module
  */
-import { H5Error } from '../errors.js';
+import { H5Error, ValueError } from '../errors.js';
 import { mapToChunks } from './mapping.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, RawIO } from './chunk-format.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
+import { chunkParts, unionAll } from './defined.js';
+import { offsetSelection } from '../selection/algebra.js';
 
 /** File services the engine needs. */
 export interface ChunkStore extends RawIO {
@@ -66,6 +68,57 @@ export class ChunkEngine<Mem> {
       await this.guard({ coords: e.coords } as ChunkRequest, () => this.storeMem(e.coords, e.mem));
       e.dirty = false;
     }
+  }
+
+  /** True when the chunk format distinguishes defined from undefined elements (sparse formats). */
+  get tracksDefined(): boolean {
+    return typeof this.o.format.defined === 'function';
+  }
+
+  /**
+   * The defined elements within `sel` (seed 003 `H5Dget_defined`): the union, over the stored and
+   * cached chunks that `sel` touches, of what the format reports. Dense formats: `sel` itself.
+   */
+  async defined(sel: Selection): Promise<Selection> {
+    const { format } = this.o;
+    if (!format.defined) return sel;
+    const dims = [...this.o.dims()];
+    const found: Selection[] = [];
+    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates())) {
+      await this.guard({ coords: part.coords } as ChunkRequest, async () => {
+        const mem = await this.loadMem(part.coords);
+        found.push(offsetSelection(format.defined!(mem, part.chunkSel), part.start));
+      });
+    }
+    return unionAll(found, dims);
+  }
+
+  /**
+   * Makes the elements of `sel` undefined (seed 003 `H5Derase`). A chunk left without defined
+   * elements is removed from the index and its space released.
+   */
+  async erase(sel: Selection): Promise<void> {
+    const { format, cache } = this.o;
+    if (!format.erase) throw new ValueError(`chunks of format "${format.name}" have no undefined elements: only sparse datasets can be erased`);
+    const dims = [...this.o.dims()];
+    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates())) {
+      await this.guard({ coords: part.coords } as ChunkRequest, async () => {
+        const key = part.coords.join(',');
+        const hit = cache.get(key);
+        const mem = hit ? hit.mem : await this.loadMem(part.coords);
+        format.erase!(mem, part.chunkSel);
+        if (hit) hit.dirty = true;
+        else await this.storeMem(part.coords, mem);
+      });
+    }
+  }
+
+  /** Coordinates of every chunk that may hold data: stored ones and cached ones. */
+  private async candidates(): Promise<number[][]> {
+    const seen = new Map<string, number[]>();
+    for await (const rec of this.o.index.iterate()) seen.set(rec.coords.join(','), rec.coords);
+    for (const e of this.o.cache.all()) seen.set(e.key, e.coords);
+    return [...seen.values()];
   }
 
   /** Drops a chunk from the cache (after direct chunk I/O replaced it). Dirty data is discarded. */

@@ -207,6 +207,42 @@ export class Dataset {
     }
   }
 
+  /**
+   * The elements within `selection` (default: all) that hold values (seed 003 `H5Dget_defined`).
+   * Every element of a dense dataset is defined, so it returns the selection unchanged.
+   */
+  async getDefined(selection?: Selection): Promise<Selection> {
+    try {
+      const sel = selection ?? selectAll();
+      this.countOf(sel);
+      const storage = await this.storage();
+      return storage.defined ? await storage.defined(sel) : sel;
+    } catch (e) {
+      throw e instanceof H5Error ? e.withPath(this.path) : e;
+    }
+  }
+
+  /** The defined elements within `selection` and their values (in the defined selection's C order), in one call. */
+  async readDefined(selection?: Selection): Promise<{ selection: Selection; values: Values }> {
+    const defined = await this.getDefined(selection);
+    return { selection: defined, values: await this.read(defined) };
+  }
+
+  /** Makes the elements of `selection` undefined (sparse datasets; seed 003 `H5Derase`). */
+  async erase(selection: Selection): Promise<void> {
+    this.ctx.requireWriter(`erase elements of "${this.path}"`);
+    try {
+      this.countOf(selection);
+      const storage = await this.storage();
+      if (!storage.erase || !(storage instanceof ChunkedStorage) || !(await storage.tracksDefined())) {
+        throw new ValueError('erase needs a sparse dataset: every element of a dense dataset is defined');
+      }
+      await storage.erase(selection);
+    } catch (e) {
+      throw e instanceof H5Error ? e.withPath(this.path) : e;
+    }
+  }
+
   /** Changes the shape of a chunked dataset within its maximum shape (h5py's `resize`). */
   async resize(shape: number[]): Promise<void> {
     const writer = this.ctx.requireWriter(`resize dataset "${this.path}"`);

@@ -145,6 +145,22 @@ export class ChunkedStorage implements DatasetStorage {
     await this.engine.write(sel, bytes);
   }
 
+  /** True when the chunk format tracks defined elements (sparse). */
+  async tracksDefined(): Promise<boolean> {
+    return this.engine.tracksDefined;
+  }
+
+  /** The defined elements within `sel`. */
+  defined(sel: Selection): Promise<Selection> {
+    return this.engine.defined(sel);
+  }
+
+  /** Makes the elements of `sel` undefined (sparse formats). */
+  async erase(sel: Selection): Promise<void> {
+    this.ctx.requireWriter(`erase elements of "${this.info.path}"`);
+    await this.engine.erase(sel);
+  }
+
   /** Writes cached chunks and the index, and records the index address in the layout message. */
   async flush(): Promise<void> {
     if (!this.ctx.writer || this.ctx.closed) return;

@@ -22,6 +22,10 @@ export interface DatasetStorage {
   write(sel: Selection, bytes: Uint8Array): Promise<void>;
   /** Writes pending state (cached chunks, index structures, layout message updates). */
   flush?(): Promise<void>;
+  /** The defined elements within `sel` (storage without undefined elements: `sel`). */
+  defined?(sel: Selection): Promise<Selection>;
+  /** Makes the elements of `sel` undefined (sparse storage only). */
+  erase?(sel: Selection): Promise<void>;
   /** The dataset's dimensions changed (chunked storage only). */
   resize?(oldDims: readonly number[], newDims: readonly number[]): Promise<void>;
 }

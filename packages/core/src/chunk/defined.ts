@@ -1,0 +1,54 @@
+/**
+ * The `defined` and `erase` walks of the chunk engine (seed 004 §6.3, seed 003 §2 `H5Dget_defined`
+ * / `H5Derase`): visit every chunk that can hold defined elements within a selection and ask the
+ * chunk format. Formats without `defined` (dense) have every element defined.
+ * @module
+ */
+import { boundingBox, intersect, offsetSelection, selectionCount, union } from '../selection/algebra.js';
+import { selectBlocks, selectNone, type Selection } from '../selection/selection.js';
+
+/** A chunk's box in dataset coordinates (clipped to the dataset) and its chunk-relative part of `sel`. */
+export interface ChunkPart {
+  coords: number[];
+  start: number[];
+  /** The part of the selection inside the chunk, in chunk-relative coordinates. */
+  chunkSel: Selection;
+}
+
+/** The chunks (from `candidates`) that `sel` touches, with the chunk-relative selection of each. */
+export function chunkParts(
+  sel: Selection,
+  dims: readonly number[],
+  chunkDims: readonly number[],
+  candidates: Iterable<readonly number[]>,
+): ChunkPart[] {
+  const bb = boundingBox(sel, dims);
+  if (!bb) return [];
+  const out: ChunkPart[] = [];
+  for (const coords of candidates) {
+    const start = coords.map((c, i) => c * chunkDims[i]!);
+    const end = start.map((s, i) => Math.min(s + chunkDims[i]!, dims[i]!));
+    if (start.some((s, i) => s >= bb.end[i]! || end[i]! <= bb.start[i]! || s >= end[i]!)) continue;
+    const part = intersect(sel, selectBlocks([{ start, end }]), dims);
+    if (selectionCount(part, dims) === 0) continue;
+    out.push({ coords: [...coords], start, chunkSel: offsetSelection(part, start.map((s) => -s)) });
+  }
+  return out.sort((a, b) => compareCoords(a.coords, b.coords));
+}
+
+/** Union of many selections by pairwise reduction (keeps each union small). */
+export function unionAll(parts: Selection[], dims: readonly number[]): Selection {
+  if (parts.length === 0) return selectNone();
+  let level = parts;
+  while (level.length > 1) {
+    const next: Selection[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? union(level[i]!, level[i + 1]!, dims) : level[i]!);
+    level = next;
+  }
+  return level[0]!;
+}
+
+function compareCoords(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
