@@ -2,29 +2,74 @@
  * `pnpm bench`: throughput of chunkform against h5wasm (HDF5 2.0 compiled to WebAssembly) and a
  * memory-copy baseline, measured in one run and reported as ratios. Not a test: numbers vary by machine.
  *
- * Workload (issue #2, contiguous storage): a stack of 1024×1024 uint16 frames written as one
- * contiguous dataset, then read back whole.
+ * Workload: a stack of BENCH_FRAMES (default 100) detector-like 1024×1024 uint16 frames (mostly low
+ * values with noise, a few bright spots), written to a local file as one dataset and read back whole:
+ * - contiguous storage (issue #2);
+ * - chunked storage (issue #3) with chunks of one frame (1×1024×1024) and of 1×256×256, each with no
+ *   filter, deflate level 1, and shuffle + deflate level 1.
+ * h5wasm 0.10 cannot combine filters (no shuffle), so its shuffle + deflate write is not measured; its
+ * read of chunkform's shuffle + deflate file is.
+ *
+ * Environment: BENCH_FRAMES (frames, default 100), BENCH_REPEAT (runs per measurement, best kept; default
+ * 3 for contiguous and unfiltered, 1 for filtered), BENCH_ONLY (comma-separated subset: contiguous,chunked).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import h5wasm from 'h5wasm/node';
 import { createFile, openFile, type Dataset } from '../packages/core/src/index.js';
+import { registerIndexes } from '../packages/indexes/src/index.js';
+import { registerDenseFormats } from '../packages/format-dense/src/index.js';
+import { registerFilters } from '../packages/filters/src/index.js';
 
-const FRAMES = Number(process.env.BENCH_FRAMES ?? 64);
+const FRAMES = Number(process.env.BENCH_FRAMES ?? 100);
 const H = 1024;
 const W = 1024;
-const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
+const REPEAT = process.env.BENCH_REPEAT ? Number(process.env.BENCH_REPEAT) : undefined;
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'contiguous,chunked').split(','));
 
+registerIndexes();
+registerDenseFormats();
+registerFilters();
+
+/** Detector-like frames: background ≈ 10 counts with Poisson-like noise, ~20 bright Gaussian spots per frame. */
 function frames(): Uint16Array {
   const a = new Uint16Array(FRAMES * H * W);
-  for (let i = 0; i < a.length; i++) a[i] = (i * 2654435761) >>> 20;
+  let s = 0x9e3779b9 >>> 0;
+  const rnd = (): number => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
+  for (let i = 0; i < a.length; i++) {
+    const r = rnd();
+    // sum of 3 small uniforms ≈ bell-shaped noise around 10; an occasional hot pixel
+    a[i] = 4 + (r & 7) + ((r >>> 3) & 3) + ((r >>> 5) & 3) + ((r >>> 16) % 1021 === 0 ? 200 : 0);
+  }
+  for (let f = 0; f < FRAMES; f++) {
+    for (let k = 0; k < 20; k++) {
+      const cy = rnd() % H;
+      const cx = rnd() % W;
+      const amp = 1000 + (rnd() % 50000);
+      const r = 2 + (rnd() % 6);
+      for (let y = Math.max(0, cy - 3 * r); y < Math.min(H, cy + 3 * r); y++) {
+        for (let x = Math.max(0, cx - 3 * r); x < Math.min(W, cx + 3 * r); x++) {
+          const d2 = (y - cy) ** 2 + (x - cx) ** 2;
+          const i = f * H * W + y * W + x;
+          a[i] = Math.min(65535, a[i]! + Math.round(amp * Math.exp(-d2 / (2 * r * r))));
+        }
+      }
+    }
+  }
   return a;
 }
 
-async function best(fn: () => Promise<void> | void): Promise<number> {
+async function best(repeat: number, fn: () => Promise<void> | void): Promise<number> {
   let t = Infinity;
-  for (let r = 0; r < REPEAT; r++) {
+  for (let r = 0; r < repeat; r++) {
     const t0 = performance.now();
     await fn();
     t = Math.min(t, performance.now() - t0);
@@ -32,62 +77,111 @@ async function best(fn: () => Promise<void> | void): Promise<number> {
   return t / 1000;
 }
 
+type Filter = 'none' | 'deflate1' | 'shuffle+deflate1';
+interface Config {
+  chunks: number[];
+  filter: Filter;
+}
+
+const fmt = (x: number | undefined, d = 0): string => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(d));
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'chunkform-bench-'));
+  const t0 = performance.now();
   const data = frames();
   const mb = data.byteLength / 1e6;
-  const rows: { name: string; seconds: number }[] = [];
+  console.log(`workload: ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB); frames generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const check = (v: Uint16Array, who: string): void => {
+    for (const i of [0, 12345, data.length >> 1, data.length - 1]) {
+      if (v[i] !== data[i]) throw new Error(`bench: ${who} read back wrong values (element ${i}: ${v[i]} ≠ ${data[i]})`);
+    }
+  };
+  const { FS } = await h5wasm.ready;
+  void FS;
 
   const sink = new Uint16Array(data.length);
-  rows.push({ name: 'TypedArray.set (memory copy baseline)', seconds: await best(() => sink.set(data)) });
+  const memcpy = await best(REPEAT ?? 5, () => sink.set(data));
+  console.log(`TypedArray.set (memory copy baseline)     ${fmt(mb / memcpy).padStart(7)} MB/s`);
 
-  const ours = join(dir, 'ours.h5');
-  rows.push({
-    name: 'chunkform write contiguous',
-    seconds: await best(async () => {
+  if (ONLY.has('contiguous')) {
+    const repeat = REPEAT ?? 3;
+    const ours = join(dir, 'ours-contiguous.h5');
+    const theirs = join(dir, 'h5wasm-contiguous.h5');
+    const w1 = await best(repeat, async () => {
       const f = await createFile(ours);
       await f.createDataset('frames', { dtype: 'uint16', shape: [FRAMES, H, W], data });
       await f.close();
-    }),
-  });
-  rows.push({
-    name: 'chunkform read contiguous',
-    seconds: await best(async () => {
+    });
+    const r1 = await best(repeat, async () => {
       const f = await openFile(ours);
-      const v = (await (await f.get('frames') as Dataset).read()) as Uint16Array;
-      if (v[12345] !== data[12345]) throw new Error('bench: chunkform read back wrong values');
+      check((await ((await f.get('frames')) as Dataset).read()) as Uint16Array, 'chunkform');
       await f.close();
-    }),
-  });
-
-  const { FS } = await h5wasm.ready;
-  void FS;
-  const theirs = join(dir, 'h5wasm.h5');
-  rows.push({
-    name: 'h5wasm write contiguous',
-    seconds: await best(() => {
+    });
+    const w2 = await best(repeat, () => {
       const f = new h5wasm.File(theirs, 'w');
       f.create_dataset({ name: 'frames', data, shape: [FRAMES, H, W], dtype: '<H' });
       f.close();
-    }),
-  });
-  rows.push({
-    name: 'h5wasm read contiguous',
-    seconds: await best(() => {
+    });
+    const r2 = await best(repeat, () => {
       const f = new h5wasm.File(theirs, 'r');
-      const v = (f.get('frames') as InstanceType<typeof h5wasm.Dataset>).value as Uint16Array;
-      if (v[12345] !== data[12345]) throw new Error('bench: h5wasm read back wrong values');
+      check((f.get('frames') as InstanceType<typeof h5wasm.Dataset>).value as Uint16Array, 'h5wasm');
       f.close();
-    }),
-  });
+    });
+    console.log('\ncontiguous (best of %d)          chunkform MB/s   h5wasm MB/s   ratio', repeat);
+    console.log(`  write                          ${fmt(mb / w1).padStart(14)} ${fmt(mb / w2).padStart(13)} ${fmt(w2 / w1, 2).padStart(6)}×`);
+    console.log(`  read                           ${fmt(mb / r1).padStart(14)} ${fmt(mb / r2).padStart(13)} ${fmt(r2 / r1, 2).padStart(6)}×   (${fmt(memcpy / r1, 2)}× memcpy)`);
+    rmSync(ours, { force: true });
+    rmSync(theirs, { force: true });
+  }
 
-  const rate = (name: string) => mb / rows.find((r) => r.name === name)!.seconds;
-  console.log(`workload: ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB), best of ${REPEAT}`);
-  console.log(`files: chunkform ${statSync(ours).size} B, h5wasm ${statSync(theirs).size} B`);
-  for (const r of rows) console.log(`${r.name.padEnd(40)} ${(mb / r.seconds).toFixed(0).padStart(7)} MB/s`);
-  console.log(`ratio write chunkform/h5wasm: ${(rate('chunkform write contiguous') / rate('h5wasm write contiguous')).toFixed(2)}×`);
-  console.log(`ratio read  chunkform/h5wasm: ${(rate('chunkform read contiguous') / rate('h5wasm read contiguous')).toFixed(2)}×`);
-  console.log(`ratio read  chunkform/memcpy: ${(rate('chunkform read contiguous') / rate('TypedArray.set (memory copy baseline)')).toFixed(2)}×`);
+  if (ONLY.has('chunked')) {
+    const configs: Config[] = [];
+    for (const chunks of [[1, H, W], [1, 256, 256]]) for (const filter of ['none', 'deflate1', 'shuffle+deflate1'] as Filter[]) configs.push({ chunks, filter });
+    console.log('\nchunked                                     write MB/s                     read MB/s              file');
+    console.log('chunks       filter             chunkform  h5wasm  ratio    chunkform  h5wasm  ratio   vs memcpy   size ratio');
+    for (const c of configs) {
+      const repeat = REPEAT ?? (c.filter === 'none' ? 3 : 1);
+      const ours = join(dir, 'ours-chunked.h5');
+      const theirs = join(dir, 'h5wasm-chunked.h5');
+      const opts = c.filter === 'none' ? {} : { compression: 'gzip' as const, compressionOpts: 1, ...(c.filter === 'shuffle+deflate1' ? { shuffle: true } : {}) };
+      const w1 = await best(repeat, async () => {
+        const f = await createFile(ours);
+        await f.createDataset('frames', { dtype: 'uint16', shape: [FRAMES, H, W], chunks: c.chunks, ...opts, data });
+        await f.close();
+      });
+      const r1 = await best(repeat, async () => {
+        const f = await openFile(ours);
+        check((await ((await f.get('frames')) as Dataset).read()) as Uint16Array, 'chunkform');
+        await f.close();
+      });
+      const size = statSync(ours).size;
+      // h5wasm: writes its own file (no shuffle available); reads chunkform's file for shuffle + deflate
+      let w2: number | undefined;
+      let readPath = ours;
+      if (c.filter !== 'shuffle+deflate1') {
+        w2 = await best(repeat, () => {
+          const f = new h5wasm.File(theirs, 'w');
+          f.create_dataset({ name: 'frames', data, shape: [FRAMES, H, W], dtype: '<H', chunks: c.chunks, ...(c.filter === 'deflate1' ? { compression: 'gzip' as const, compression_opts: 1 } : {}) });
+          f.close();
+        });
+        readPath = theirs;
+      }
+      const r2 = await best(repeat, () => {
+        const f = new h5wasm.File(readPath, 'r');
+        check((f.get('frames') as InstanceType<typeof h5wasm.Dataset>).value as Uint16Array, 'h5wasm');
+        f.close();
+      });
+      const chunkLabel = c.chunks.join('×');
+      console.log(
+        `${chunkLabel.padEnd(12)} ${c.filter.padEnd(16)} ${fmt(mb / w1).padStart(10)} ${fmt(w2 && mb / w2).padStart(7)} ${(w2 ? fmt(w2 / w1, 2) + '×' : 'n/a').padStart(6)}` +
+          `    ${fmt(mb / r1).padStart(9)} ${fmt(mb / r2).padStart(7)} ${fmt(r2 / r1, 2).padStart(5)}×   ${fmt(memcpy / r1, 2).padStart(6)}×  ${fmt(data.byteLength / size, 2).padStart(8)}×` +
+          (readPath === ours && c.filter !== 'none' ? '  (h5wasm read: chunkform file)' : ''),
+      );
+      rmSync(ours, { force: true });
+      rmSync(theirs, { force: true });
+    }
+    console.log('\nratios: chunkform / h5wasm throughput; "vs memcpy": chunkform read throughput / TypedArray.set throughput');
+  }
   rmSync(dir, { recursive: true, force: true });
 }
 

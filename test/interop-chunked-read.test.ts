@@ -7,6 +7,7 @@
  * hyperslabs, unions of blocks, points, numpy slices) equal what HDF5 read with the same selection.
  * Also: the chunked datasets of the main fixtures, and datasets whose filter is not registered.
  */
+import { createHash } from 'node:crypto';
 import { openSync, readSync, closeSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
@@ -94,57 +95,62 @@ export async function checkChunks(path: string, d: Dataset, e: ExtraDataset, out
   if (listed.length !== e.num_chunks) out.push(`iterateChunks: expected ${e.num_chunks} chunks, got ${listed.length}`);
   const byOffset = new Map(listed.map((c) => [key(c.offset), c]));
   const want = e.chunk_info.map((r) => rowOf(r, rank));
-  if (e.chunk_info_complete) {
-    const sorted = (a: ChunkRow[]): ChunkRow[] => [...a].sort((x, y) => (key(x.offset) < key(y.offset) ? -1 : 1));
+  const sorted = (a: ChunkRow[]): ChunkRow[] => [...a].sort((x, y) => (key(x.offset) < key(y.offset) ? -1 : 1));
+  if (e.chunk_offsets_unreliable) {
+    // HDF5 1.10.8 reports wrong offsets here: compare where the chunks are, not which offset they hold
+    const noOffset = (a: ChunkRow[]): string[] => a.map((c) => `${c.address}:${c.size}:${c.filterMask}`).sort();
+    if (e.chunk_info_complete) deepDiff(noOffset(listed), noOffset(want), 'iterateChunks (address:size:mask)', out);
+  } else if (e.chunk_info_complete) {
     deepDiff(sorted(listed), sorted(want), 'iterateChunks (as a set)', out);
   } else {
     for (const w of want) deepDiff(byOffset.get(key(w.offset)) ?? null, w, `chunk at [${key(w.offset)}]`, out);
   }
-  // chunkInfo(i) follows the index order of H5Dget_chunk_info (sampled: the first chunks)
-  const first = e.chunk_info_complete ? want.slice(0, 3) : want.slice(0, 3);
-  for (let i = 0; i < first.length; i++) {
-    try {
-      const c = await d.chunkInfo(i);
-      deepDiff({ offset: [...c.offset], filterMask: c.filterMask, address: c.address, size: c.size }, first[i], `chunkInfo(${i})`, out);
-    } catch (e2) {
-      out.push(`chunkInfo(${i}) threw ${errText(e2)}`);
-    }
-  }
-  // by coordinate and raw reads: the first, a middle and the last listed chunk
-  const probes = [want[0], want[want.length >> 1], want[want.length - 1]].filter((x): x is ChunkRow => !!x);
-  for (const w of probes) {
-    try {
-      const c = await d.chunkInfoByCoord(w.offset);
-      deepDiff(c && { offset: [...c.offset], filterMask: c.filterMask, address: c.address, size: c.size }, w, `chunkInfoByCoord([${key(w.offset)}])`, out);
-      const raw = await d.readChunk(w.offset);
-      if (raw.filterMask !== w.filterMask) out.push(`readChunk([${key(w.offset)}]).filterMask: expected ${w.filterMask}, got ${raw.filterMask}`);
-      const stored = fileBytes(path, w.address, w.size);
-      if (raw.bytes.length !== w.size || Buffer.compare(Buffer.from(raw.bytes), Buffer.from(stored)) !== 0) {
-        out.push(`readChunk([${key(w.offset)}]): the ${raw.bytes.length} bytes differ from the ${w.size} stored at ${w.address}`);
+  if (!e.chunk_offsets_unreliable) {
+    // chunkInfo(i) follows the index order of H5Dget_chunk_info (sampled: the first chunks)
+    const first = want.slice(0, 3);
+    for (let i = 0; i < first.length; i++) {
+      try {
+        const c = await d.chunkInfo(i);
+        deepDiff({ offset: [...c.offset], filterMask: c.filterMask, address: c.address, size: c.size }, first[i], `chunkInfo(${i})`, out);
+      } catch (e2) {
+        out.push(`chunkInfo(${i}) threw ${errText(e2)}`);
       }
-    } catch (e2) {
-      out.push(`chunk [${key(w.offset)}]: threw ${errText(e2)}`);
     }
-  }
-  // a chunk grid position that holds no chunk reports null
-  const grid = e.chunks.map((c, i) => Math.ceil((d.shape[i] ?? 0) / c));
-  if (listed.length < grid.reduce((a, b) => a * b, 1)) {
-    const present = new Set(listed.map((c) => key(c.offset)));
-    const idx = new Array<number>(rank).fill(0);
-    for (;;) {
-      const off = idx.map((v, i) => v * e.chunks[i]!);
-      if (!present.has(key(off))) {
-        try {
-          const c = await d.chunkInfoByCoord(off);
-          if (c !== null) out.push(`chunkInfoByCoord([${key(off)}]) of a never-written chunk: expected null, got ${JSON.stringify(c)}`);
-        } catch (e2) {
-          out.push(`chunkInfoByCoord([${key(off)}]) of a never-written chunk threw ${errText(e2)}`);
+    // by coordinate, and the raw bytes at the stored address: the first, a middle and the last chunk
+    const probes = [want[0], want[want.length >> 1], want[want.length - 1]].filter((x): x is ChunkRow => !!x);
+    for (const w of probes) {
+      try {
+        const c = await d.chunkInfoByCoord(w.offset);
+        deepDiff(c && { offset: [...c.offset], filterMask: c.filterMask, address: c.address, size: c.size }, w, `chunkInfoByCoord([${key(w.offset)}])`, out);
+        const raw = await d.readChunk(w.offset);
+        const stored = fileBytes(path, w.address, w.size);
+        if (raw.bytes.length !== w.size || Buffer.compare(Buffer.from(raw.bytes), Buffer.from(stored)) !== 0) {
+          out.push(`readChunk([${key(w.offset)}]): the ${raw.bytes.length} bytes differ from the ${w.size} stored at ${w.address}`);
         }
-        break;
+      } catch (e2) {
+        out.push(`chunk [${key(w.offset)}]: threw ${errText(e2)}`);
       }
-      let k = rank - 1;
-      while (k >= 0 && ++idx[k]! >= grid[k]!) idx[k--] = 0;
-      if (k < 0) break;
+    }
+  }
+  // direct chunk reads (H5Dread_chunk) at sampled grid positions, stored or not
+  for (const [offset, mask, sha] of e.direct) {
+    const where = `chunk [${key(offset)}]`;
+    try {
+      const info = await d.chunkInfoByCoord(offset);
+      if (mask === null) {
+        if (info !== null) out.push(`${where}: HDF5 stores no chunk there, chunkInfoByCoord gave ${JSON.stringify(info)}`);
+        continue;
+      }
+      if (info === null) {
+        out.push(`${where}: HDF5 stores a chunk there, chunkInfoByCoord gave null`);
+        continue;
+      }
+      const raw = await d.readChunk(offset);
+      if (raw.filterMask !== mask) out.push(`${where}: readChunk filterMask ${raw.filterMask}, HDF5 ${mask}`);
+      const got = createHash('sha256').update(raw.bytes).digest('hex');
+      if (got !== sha) out.push(`${where}: readChunk bytes (${raw.bytes.length}) differ from H5Dread_chunk's`);
+    } catch (e2) {
+      out.push(`${where}: threw ${errText(e2)}`);
     }
   }
 }
@@ -261,6 +267,8 @@ describe('a filter nobody registered (h5py LZF, id 32000)', () => {
     try {
       const d = (await f.get('/lzf')) as Dataset;
       expect(d.filters.map((x) => x.id)).toEqual([32000]);
+      // (the fixture's chunks really are LZF-compressed: an optional filter that fails is skipped, mask bit 0)
+      expect(extra['/lzf']!.chunk_info.map((r) => r[2])).toEqual([0, 0, 0, 0]);
       expect(d.shape).toEqual([6, 10]);
       expect(d.chunks).toEqual([3, 5]);
       const out: string[] = [];

@@ -3,6 +3,7 @@
  * h5wasm (three independent readers built on the HDF5 C library), and in chunkform itself; a file
  * reopened with mode 'r+' and rewritten must show the new values in h5py.
  */
+import './setup-registrations.js';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -162,7 +163,12 @@ for (const version of [2, 3] as const) {
     it('rejects maxShape with unlimited dimensions for contiguous storage with a typed error', async () => {
       const f = await createFile(join(dir, 'maxshape.h5'), { superblockVersion: version });
       try {
-        await expect(f.createDataset('unlim', { dtype: 'int32', shape: [2], maxShape: [null] })).rejects.toBeInstanceOf(H5Error);
+        await expect(
+          f.createDataset('unlim', { dtype: 'int32', shape: [2], maxShape: [null], layout: 'contiguous' }),
+        ).rejects.toBeInstanceOf(H5Error);
+        // Without an explicit layout, a growable dataset is chunked automatically (as in h5py).
+        const d = await f.createDataset('auto', { dtype: 'int32', shape: [2], maxShape: [null] });
+        expect(d.layout.class).toBe('chunked');
       } finally {
         await f.close();
       }

@@ -6,6 +6,7 @@
  */
 import { registerIndexes } from '../packages/indexes/src/index.js';
 import { registerDenseFormats } from '../packages/format-dense/src/index.js';
+import { registerSparseFormat } from '../packages/format-sparse/src/index.js';
 import { registerFilters } from '../packages/filters/src/index.js';
 
 const FLAG = Symbol.for('chunkform.test.registrations');
@@ -14,5 +15,6 @@ if (!g[FLAG]) {
   g[FLAG] = true;
   registerIndexes();
   registerDenseFormats();
+  registerSparseFormat();
   registerFilters();
 }

@@ -229,9 +229,12 @@ export interface ChunkedFixtureEntry {
   file: string;
   json: string;
   extra: string;
-  libver: 'earliest' | 'latest';
-  /** 'chunked' (interop), 'corrupt' (one dataset /d for the corrupt-input suite) or 'lzf' (unregistered filter). */
-  family: 'chunked' | 'corrupt' | 'lzf';
+  libver: 'earliest' | 'v108' | 'latest';
+  /**
+   * 'chunked' (interop), 'corrupt' (one dataset /d for the corrupt-input suite), 'lzf' (unregistered
+   * filter) or 'btree1_v108' (v1 B-tree indexes in a superblock-2 file, for r+ writes).
+   */
+  family: 'chunked' | 'corrupt' | 'lzf' | 'btree1_v108';
   size: number;
 }
 
@@ -260,6 +263,10 @@ export interface ExtraDataset {
   /** [...offset, filterMask, address, size] in index order; all chunks when `chunk_info_complete`. */
   chunk_info: number[][];
   chunk_info_complete: boolean;
+  /** HDF5 1.10.8's H5Dget_chunk_info reports wrong offsets for this dataset (swizzled extensible array). */
+  chunk_offsets_unreliable: boolean;
+  /** H5Dread_chunk at sampled grid positions: [offset, filterMask, sha256 of the bytes] (nulls: no chunk). */
+  direct: [number[], number | null, string | null][];
   selections?: ExtraSelection[];
 }
 

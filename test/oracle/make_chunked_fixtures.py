@@ -11,10 +11,13 @@ Files (each with FILE.json = h5py_dump.py's description and FILE.extra.json = ch
         plus selection reads (strided hyperslab, union of blocks, points, numpy slices) with HDF5's result.
   lzf.h5            a dataset compressed with LZF (id 32000), a filter chunkform does not provide.
   corrupt_*.h5      one small dataset per index structure, for the corrupt-input suite.
+  btree1_v108.h5    libver ('v108', 'latest'): superblock 2 with v1 B-tree chunk indexes, for r+ writes.
 
 FILE.extra.json: {"datasets": {PATH: {"index", "chunks", "filters": [{"id", "flags", "cd"}], "num_chunks",
   "chunk_info": [[offset..., filter_mask, byte_offset, size]] (index order; all chunks when "chunk_info_complete",
-  else the first and last 100), "selections": [SEL]}}}
+  else the first and last 100), "chunk_offsets_unreliable" (HDF5 1.10.8 reports wrong chunk offsets for extensible
+  arrays whose unlimited dimension is not the first), "direct": [[offset, filter_mask | null, sha256 | null]]
+  (H5Dread_chunk at up to 40 grid positions; null where no chunk is stored), "selections": [SEL]}}}
   SEL: {"kind": "hyperslab", "start", "stride", "count", "block", "values"} | {"kind": "union", "boxes":
   [[start, end], ...] (end exclusive), "values"} | {"kind": "points", "coords", "values"} | {"kind": "slice",
   "slices": [[start, stop, step]], "shape", "values"}; values as h5py_dump.py converts them, read by HDF5 with the
@@ -22,6 +25,7 @@ FILE.extra.json: {"datasets": {PATH: {"index", "chunks", "filters": [{"id", "fla
 OUTDIR/manifest.json: {"stamp", "h5py", "hdf5", "files": [{"file", "json", "extra", "libver", "family", "size"}]}
 """
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -42,7 +46,7 @@ FILTERS = ('none', 'gzip', 'shuffle_gzip', 'fletcher32', 'scaleoffset', 'nbit')
 
 def new_file(path, libver):
     fapl = h5p.create(h5p.FILE_ACCESS)
-    low = h5f.LIBVER_EARLIEST if libver == 'earliest' else h5f.LIBVER_LATEST
+    low = {'earliest': h5f.LIBVER_EARLIEST, 'v108': h5f.LIBVER_V18, 'latest': h5f.LIBVER_LATEST}[libver]
     fapl.set_libver_bounds(low, h5f.LIBVER_LATEST)
     fcpl = h5p.create(h5p.FILE_CREATE)
     fcpl.set_obj_track_times(False)
@@ -390,6 +394,7 @@ def fam_selections(f, libver):
 
 
 CHUNK_SAMPLE = 100
+DIRECT_SAMPLE = 40
 
 
 def chunk_details(d):
@@ -409,8 +414,28 @@ def chunk_details(d):
     for i in which:
         c = d.id.get_chunk_info(i)
         info.append([int(x) for x in c.chunk_offset] + [int(c.filter_mask), int(c.byte_offset), int(c.size)])
+    # HDF5 1.10.8's H5Dget_chunk_info(_by_coord) report wrong offsets for an extensible array whose unlimited
+    # dimension is not the first (the index "swizzles" the dimensions); its read path (read_direct_chunk) is right
+    swizzled = d.maxshape is not None and None in d.maxshape[1:] and d.maxshape.count(None) == 1
+    # direct chunk reads (H5Dread_chunk) at up to DIRECT_SAMPLE grid positions: [offset, mask, sha256] or
+    # [offset, null, null] where no chunk is stored
+    grid = [range(0, ext, c) for ext, c in zip(d.shape, d.chunks)]
+    positions = list(itertools.product(*grid))
+    if len(positions) > DIRECT_SAMPLE:
+        step = len(positions) / DIRECT_SAMPLE
+        positions = [positions[int(k * step)] for k in range(DIRECT_SAMPLE)] + [positions[-1]]
+    direct = []
+    for off in positions:
+        stored = d.id.get_chunk_info_by_coord(off) if not swizzled else None
+        try:
+            mask, raw = d.id.read_direct_chunk(off)
+            direct.append([list(off), int(mask), hashlib.sha256(raw).hexdigest()])
+        except Exception:
+            if stored is not None and stored.byte_offset is not None:
+                raise
+            direct.append([list(off), None, None])
     return {'chunks': list(d.chunks), 'filters': filters, 'num_chunks': n, 'chunk_info': info,
-            'chunk_info_complete': len(info) == n}
+            'chunk_info_complete': len(info) == n, 'chunk_offsets_unreliable': bool(swizzled), 'direct': direct}
 
 
 H5DEBUG_INDEX = {'v1 B-tree': 'btree1', 'Single Chunk': 'single', 'Implicit': 'implicit', 'Fixed Array': 'fixed-array',
@@ -493,8 +518,9 @@ def lzf_file(outdir):
     path = os.path.join(outdir, 'lzf.h5')
     f = new_file(path, 'latest')
     try:
-        d = f.create_dataset('lzf', data=values_for('<i4', 60).reshape(6, 10), chunks=(3, 5), compression='lzf',
-                             track_times=False)
+        # compressible values: LZF (optional) that fails to shrink a chunk is skipped and the chunk stored raw
+        d = f.create_dataset('lzf', data=(np.arange(60, dtype='<i4') // 7).reshape(6, 10), chunks=(3, 5),
+                             compression='lzf', track_times=False)
         EXTRA[d.name] = {'index': 'fixed-array'}
         d = f.create_dataset('gzip', data=values_for('<i4', 60).reshape(6, 10), chunks=(3, 5), compression='gzip',
                              track_times=False)
@@ -504,6 +530,20 @@ def lzf_file(outdir):
     finally:
         f.close()
     return [finish(path, 'latest', 'lzf')]
+
+
+def btree1_v108_file(outdir):
+    """Superblock 2 (writable by chunkform) with v1 B-tree chunk indexes (layout message 3), for r+ tests."""
+    EXTRA.clear()
+    path = os.path.join(outdir, 'btree1_v108.h5')
+    f = new_file(path, 'v108')
+    try:
+        make(f, 'none', (20, 20), '<i4', (2, 2), fill=-2, write=(slice(0, 17), slice(0, 20)), index='btree1')
+        make(f, 'gzip', (10, 11), '<i4', (3, 4), fill=-7, filt='gzip', write=(slice(0, 7), slice(0, 6)), index='btree1')
+        make(f, 'unlimited', (23,), '<i2', (4,), maxshape=(None,), fill=3, write=(slice(0, 13),), index='btree1')
+    finally:
+        f.close()
+    return [finish(path, 'v108', 'btree1_v108')]
 
 
 def finish(path, libver, family):
@@ -550,6 +590,7 @@ def main(argv):
         entries.append(finish(path, libver, 'chunked'))
     entries += corrupt_files(outdir)
     entries += lzf_file(outdir)
+    entries += btree1_v108_file(outdir)
     manifest = {'stamp': stamp(), 'h5py': h5py.__version__, 'hdf5': h5py.version.hdf5_version, 'files': entries}
     with open(os.path.join(outdir, 'manifest.json'), 'w', encoding='utf-8') as fh:
         json.dump(manifest, fh, indent=1)

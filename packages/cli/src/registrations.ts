@@ -5,6 +5,7 @@
  */
 import { defaultContainer, type Container } from '@chunkform/core';
 import { registerDenseFormats } from '@chunkform/format-dense';
+import { registerSparseFormat } from '@chunkform/format-sparse';
 import { registerFilters } from '@chunkform/filters';
 import { registerIndexes } from '@chunkform/indexes';
 
@@ -15,6 +16,7 @@ export function registerEverything(container: Container = defaultContainer): voi
   if (done.has(container)) return;
   registerIndexes(container);
   registerDenseFormats(container);
+  registerSparseFormat(container);
   registerFilters(container);
   done.add(container);
 }

@@ -1,6 +1,31 @@
 /**
  * @packageDocumentation
- * `@chunkform/format-sparse`: Sparse structured-chunk format — arrives with sparse datasets (issue #4).
- * The package exists now so the workspace has its final shape; it exports nothing yet.
+ * `@chunkform/format-sparse`: the sparse structured-chunk format (HDF5 sparse prototype, layout
+ * class 4 / structured chunk type 0) for `@chunkform/core`. Register it once with
+ * {@link registerSparseFormat} (the CLI and `examples/` do).
  */
-export {};
+import {
+  defaultContainer,
+  registerChunkFormat,
+  type ChunkFormatProvider,
+  type Container,
+} from '@chunkform/core';
+import { STRUCTURED_CHUNK_SPARSE } from '@chunkform/core/internal/format/messages/layout-structured';
+import { SparseFormat } from './sparse-format.js';
+
+export { SparseFormat } from './sparse-format.js';
+export type { SparseChunk } from './sparse-chunk.js';
+export { runsToBoxes } from './canonical.js';
+export { SECTION_SELECTION, SECTION_VALUES, SPARSE_SECTION_COUNT, encodeSelectionSection } from './sections.js';
+
+/** Structured-chunk layouts (class 4) of the sparse type: two sections, selection + fixed-size values. */
+export const sparseFormatProvider: ChunkFormatProvider = {
+  name: 'sparse',
+  matches: (layout) => layout.class === 'structured' && layout.chunkType === STRUCTURED_CHUNK_SPARSE,
+  create: (ctx) => new SparseFormat(ctx),
+};
+
+/** Registers the sparse format in `container` (default: the process-wide one). */
+export function registerSparseFormat(container: Container = defaultContainer): void {
+  registerChunkFormat(sparseFormatProvider, container);
+}

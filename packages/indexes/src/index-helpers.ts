@@ -4,7 +4,7 @@
  * @module
  */
 import { H5Error, InvalidStateError, ValueError } from '@chunkform/core';
-import type { ChunkIndexContext, IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
+import type { ChunkIndexContext, ChunkRecord, IndexStorage, StructuredChunkSections } from '@chunkform/core/internal/chunk/chunk-index';
 import { floorLog2 } from '@chunkform/core/internal/format/messages/layout-index';
 
 /** Bytes of one unfiltered chunk: product of the chunk dimensions × element size (HDF5's `layout->size`, < 2^32). */
@@ -91,4 +91,42 @@ export class OpQueue {
     this.tail = next.catch(() => undefined);
     return next;
   }
+}
+
+/**
+ * A validated copy of a structured chunk record's section fields (notes/sparse-format.md §5.1):
+ * `sections − 1` offsets inside the chunk, and for filtered indexes `sections` unfiltered sizes and
+ * filter masks. {@link ValueError} when they are missing or do not fit `offsetSize`-byte fields.
+ */
+export function checkStructuredSections(
+  rec: Pick<ChunkRecord, 'size' | 'sections'>,
+  sections: number,
+  filtered: boolean,
+  offsetSize: number,
+  path: string,
+  structure: string,
+): StructuredChunkSections {
+  const where = { path, structure };
+  const s = rec.sections;
+  const n = sections;
+  const maxField = offsetSize >= 7 ? Number.MAX_SAFE_INTEGER : 256 ** offsetSize - 1;
+  if (!s || s.offsets.length !== n - 1) throw new ValueError(`a structured chunk record needs ${n - 1} section offsets`, where);
+  for (const o of s.offsets) {
+    if (!Number.isSafeInteger(o) || o < 0 || o > rec.size || o > maxField) throw new ValueError(`section offset ${o} lies outside the ${rec.size}-byte chunk`, where);
+  }
+  const out: StructuredChunkSections = { offsets: s.offsets.slice() };
+  if (filtered) {
+    const us = s.unfilteredSizes;
+    const fm = s.filterMasks;
+    if (!us || !fm || us.length !== n || fm.length !== n) {
+      throw new ValueError(`a filtered structured chunk record needs ${n} unfiltered sizes and ${n} filter masks`, where);
+    }
+    for (const u of us) if (!Number.isSafeInteger(u) || u < 0 || u > maxField) throw new ValueError(`invalid unfiltered section size ${u}`, where);
+    for (const f of fm) if (!Number.isInteger(f) || f < 0 || f > 0xffffffff) throw new ValueError(`invalid section filter mask ${f}`, where);
+    out.unfilteredSizes = us.slice();
+    out.filterMasks = fm.slice();
+  } else if (s.filterMasks?.some((f) => f !== 0)) {
+    throw new ValueError('an unfiltered structured chunk index cannot store section filter masks', where);
+  }
+  return out;
 }

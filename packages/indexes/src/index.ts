@@ -43,13 +43,35 @@ export {
   type ElementTable,
   type ElementValue,
   type ArrayIndexOptions,
+  defaultCreateClientId,
+  defaultCreateVersion,
 } from './array-element/element-codec.js';
+// Structured-chunk (sparse) elements: array client ids 2 and 3.
+export {
+  StructuredElementCodec,
+  StructuredElementTable,
+  structuredElementCodecFactory,
+  CLIENT_STRUCTURED_CHUNKS,
+  CLIENT_FILTERED_STRUCTURED_CHUNKS,
+  STRUCTURED_ARRAY_VERSION,
+  DEFAULT_SECTION_OFFSET_SIZE,
+} from './array-element/structured-element-codec.js';
 export { decodeDataBlockPage, encodeDataBlockPage, dataBlockPageSize } from './array-element/data-block-page.js';
 export { fixedArrayGrid, extensibleArrayGrid, type ChunkGrid } from './array-element/chunk-grid.js';
 // Single chunk (type 1), implicit (type 2), v2 B-tree (type 5) and v1 B-tree (layout v3) chunk indexes; the writer's index choice.
 export { SingleChunkIndex, SingleChunkIndexProvider, singleChunkIndexProvider } from './single-chunk/single-chunk-index.js';
 export { ImplicitIndex, ImplicitIndexProvider, implicitIndexProvider } from './implicit/implicit-index.js';
 export { BTree2ChunkIndex, BTree2IndexProvider, btree2IndexProvider } from './btree2/btree2-index.js';
-export { chunkRecordClass, chunkRecordSize, compareScaledCoords } from './btree2/chunk-records.js';
+export {
+  chunkRecordClass,
+  chunkRecordSize,
+  compareScaledCoords,
+  structuredChunkRecordClass,
+  structuredChunkRecordSize,
+  STRUCTURED_CHUNK_RECORD_TYPE,
+  FILTERED_STRUCTURED_CHUNK_RECORD_TYPE,
+  STRUCTURED_BTREE2_HEADER_VERSION,
+  type StructuredRecordShape,
+} from './btree2/chunk-records.js';
 export { V2Tree, type V2RecordClass, type V2TreeParams } from './btree2/tree.js';
 export { BTree1ChunkIndex, BTree1IndexProvider, btree1IndexProvider, DEFAULT_CHUNK_BTREE_K } from './btree1/btree1-index.js';

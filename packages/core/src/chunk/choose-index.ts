@@ -13,6 +13,7 @@ import type {
   ExtensibleArrayIndexInfo,
   FixedArrayIndexInfo,
 } from '../format/messages/layout-index.js';
+import type { StructuredChunkIndexInfo, StructuredSingleChunkInfo } from '../format/messages/layout-structured.js';
 
 /** HDF5's fixed array parameters (`H5D_FARRAY_MAX_DBLK_PAGE_NELMTS_BITS`). */
 export const DEFAULT_FIXED_ARRAY_INFO: Readonly<FixedArrayIndexInfo> = Object.freeze({ type: 'fixed-array', pageBits: 10 });
@@ -70,4 +71,39 @@ export function chooseChunkIndex(choice: ChunkIndexChoice): ChunkIndexInfo {
   if (single) return { type: 'single' };
   if (!choice.filtered && choice.allocTime === 'early') return { type: 'implicit' };
   return { ...DEFAULT_FIXED_ARRAY_INFO };
+}
+
+/** What decides the index of a new structured-chunk (sparse) dataset. */
+export interface StructuredChunkIndexChoice {
+  /** Current dimensions. */
+  dims: readonly number[];
+  /** Maximum dimensions; `-1` or `null` = unlimited. Defaults to `dims`. */
+  maxDims?: readonly (number | null)[] | null;
+  /** Chunk dimensions (without the element size). */
+  chunkDims: readonly number[];
+  /** Sections per chunk (default 2, sparse data): sizes the single-chunk record. */
+  sections?: number;
+  /** True when any section has a filter: the single-chunk record then has unfiltered sizes and masks. */
+  filtered?: boolean;
+}
+
+/**
+ * The chunk index the sparse prototype uses for a new structured-chunk dataset
+ * (../shared/notes/sparse-format.md §3.3, H5Dlayout.c `H5D__layout_set_latest_indexing`): extensible
+ * array for exactly one unlimited dimension, v2 B-tree for more, single chunk when dims = max dims
+ * = chunk dims, fixed array otherwise — never implicit, whatever the allocation time. A single-chunk
+ * choice comes with an empty record (no chunk; sizes, offsets and masks 0, notes §3.4). Returns a
+ * fresh object with HDF5's default parameters.
+ */
+export function chooseStructuredChunkIndex(choice: StructuredChunkIndexChoice): StructuredChunkIndexInfo {
+  const info = chooseChunkIndex({ dims: choice.dims, maxDims: choice.maxDims ?? null, chunkDims: choice.chunkDims, filtered: true });
+  if (info.type !== 'single') return info as StructuredChunkIndexInfo;
+  const n = choice.sections ?? 2;
+  if (!Number.isInteger(n) || n < 1 || n > 255) throw new ValueError(`invalid number of sections ${n}`);
+  const single: StructuredSingleChunkInfo = { type: 'single', chunkSize: 0, sectionOffsets: new Array<number>(n - 1).fill(0) };
+  if (choice.filtered) {
+    single.unfilteredSizes = new Array<number>(n).fill(0);
+    single.filterMasks = new Array<number>(n).fill(0);
+  }
+  return single;
 }

@@ -55,6 +55,12 @@ export interface ChunkFormatContext {
   resolveFilter: (id: number) => Filter | undefined;
   /** Layout flag: partial edge chunks are stored unfiltered. */
   dontFilterPartialChunks: boolean;
+  /** Structured chunks: the filter pipeline of each section (index = section number; absent or empty = unfiltered). */
+  sectionPipelines?: FilterPipeline[];
+  /** Structured chunks: how section 0 encodes selections ('smallest', the default, or byte-for-byte 'prototype'). */
+  selectionEncoding?: 'smallest' | 'prototype';
+  /** Maximum dataset dimensions (-1 = unlimited); sparse chunks store them in their selection's extent (notes §7.6). */
+  maxDims?: readonly number[];
 }
 
 /** A chunk's stored form, ready to be written. */

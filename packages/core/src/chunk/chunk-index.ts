@@ -46,6 +46,20 @@ export interface IndexStorage {
   write(address: number, bytes: Uint8Array): Promise<void>;
 }
 
+/**
+ * What an index needs to know about a structured-chunk (layout class 4, sparse) dataset: its
+ * records then carry per-section fields (notes/sparse-format.md §5) — FA/EA client ids 2/3 with
+ * header version 1, v2 B-tree record types 12/13, single-chunk info with section offsets.
+ */
+export interface StructuredIndexContext {
+  /** Sections per chunk (the layout's composition; 2 for sparse data). */
+  sections: number;
+  /** True when at least one section has a filter pipeline (records carry unfiltered sizes and masks). */
+  filtered: boolean;
+  /** Composition "offset size": bytes of section offsets and unfiltered sizes (default 8). */
+  offsetSize?: number;
+}
+
 /** What an index knows about its dataset. */
 export interface ChunkIndexContext {
   /** Reads the index's structures (bounded by EOF). */
@@ -61,8 +75,14 @@ export interface ChunkIndexContext {
   elementSize: number;
   /** True when the dataset has a filter pipeline (records then carry size and filter mask). */
   filtered: boolean;
-  /** Index parameters from the layout message. */
+  /**
+   * Index parameters from the layout message. For structured chunks with a single-chunk index this
+   * is the layout's `StructuredSingleChunkInfo` (chunk size, section offsets …), which is assignable
+   * to the `single` member of {@link ChunkIndexInfo}; its `flush()` hands one back the same way.
+   */
   info: ChunkIndexInfo;
+  /** Present for structured-chunk (sparse) datasets; `filtered` above is then ignored. */
+  structured?: StructuredIndexContext;
   /** For error messages. */
   datasetPath: string;
   /** Present when the file is writable. */

@@ -61,21 +61,7 @@ export function chunkedDatasetMessages(ctx: FileContext, p: ChunkedPlan): Header
   }
   const allocTime = p.allocTime ?? 'incremental';
   const fill = encodeFill(ctx, dtype, p.fillValue, path);
-  let pipeline = p.pipeline;
-  if (pipeline.filters.length > 0) {
-    for (const f of pipeline.filters) {
-      if (!resolveFilter(f.id, ctx.container)) {
-        const known = KNOWN_FILTER_PACKAGES[f.id];
-        throw new UnknownFilterError(f.id, known?.name, known?.package, { path });
-      }
-    }
-    pipeline = setLocalPipeline(
-      pipeline,
-      { datatype: dtype, elementSize: es, chunkDims, ...(fill ? { fillValue: fill } : {}) },
-      (id) => resolveFilter(id, ctx.container),
-      path,
-    );
-  }
+  const pipeline = completePipeline(ctx, p.pipeline, dtype, es, chunkDims, fill, path);
   if (allocTime === 'early' && pipeline.filters.length > 0 && maxDims.some((m) => m === UNDEFINED_ADDRESS)) {
     throw new UnsupportedError('early allocation of filtered datasets with unlimited dimensions is not supported', { path });
   }
@@ -99,4 +85,32 @@ export function chunkedDatasetMessages(ctx: FileContext, p: ChunkedPlan): Header
   if (pipeline.filters.length > 0) messages.push({ type: FILTER_PIPELINE, flags: CONSTANT, body: encodeFilterPipeline(pipeline) });
   messages.push({ type: LAYOUT, flags: 0, body: encodeLayout(layout, ctx.sizes) });
   return messages;
+}
+
+/**
+ * Checks that every filter of a new pipeline is registered and completes its client data with
+ * each filter's "set local" (e.g. shuffle's element size).
+ */
+export function completePipeline(
+  ctx: FileContext,
+  pipeline: FilterPipeline,
+  dtype: Datatype,
+  es: number,
+  chunkDims: readonly number[],
+  fill: Uint8Array | null,
+  path: string,
+): FilterPipeline {
+  if (pipeline.filters.length === 0) return pipeline;
+  for (const f of pipeline.filters) {
+    if (!resolveFilter(f.id, ctx.container)) {
+      const known = KNOWN_FILTER_PACKAGES[f.id];
+      throw new UnknownFilterError(f.id, known?.name, known?.package, { path });
+    }
+  }
+  return setLocalPipeline(
+    pipeline,
+    { datatype: dtype, elementSize: es, chunkDims, ...(fill ? { fillValue: fill } : {}) },
+    (id) => resolveFilter(id, ctx.container),
+    path,
+  );
 }

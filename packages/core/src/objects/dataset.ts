@@ -17,7 +17,9 @@ import {
   FILL_VALUE_OLD,
   FILTER_PIPELINE,
   LAYOUT,
+  STC_FILTER_PIPELINE,
 } from '../format/messages/message-types.js';
+import { decodeStcFilterPipeline } from '../format/messages/stc-filter-pipeline.js';
 import type { Values } from '../values/types.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
@@ -42,6 +44,11 @@ export const UNLIMITED = null;
 export interface DatasetAccessOptions {
   /** Chunk cache settings for this dataset. */
   chunkCache?: ChunkCacheOptions;
+  /**
+   * Sparse datasets: how section 0 of chunks written from now on encodes the defined elements —
+   * 'smallest' (default; the smallest valid H5S encoding) or 'prototype' (what the HDF Group prototype writes).
+   */
+  selectionEncoding?: 'smallest' | 'prototype';
 }
 
 /** An HDF5 dataset. Obtain one from {@link Group.get} or {@link Group.createDataset}. */
@@ -54,6 +61,8 @@ export class Dataset {
   readonly filters: FilterPipeline['filters'];
   /** Fill value settings (from the fill value message, or the old one). */
   readonly fill: FillValue;
+  /** Sparse (structured-chunk) datasets: the filter pipeline of each section (0 = selection, 1 = values). */
+  readonly sectionFilters: FilterPipeline[] | null;
   private space: Dataspace;
   private storageP: Promise<DatasetStorage> | undefined;
   private access: DatasetAccessOptions = {};
@@ -64,8 +73,15 @@ export class Dataset {
     private readonly model: HeaderModel,
     /** Full path of the dataset in the file. */
     readonly path: string,
-    parts: { dataspace: Dataspace; dtype: Datatype; filters: FilterPipeline['filters']; fill: FillValue },
+    parts: {
+      dataspace: Dataspace;
+      dtype: Datatype;
+      filters: FilterPipeline['filters'];
+      fill: FillValue;
+      sectionFilters: FilterPipeline[] | null;
+    },
   ) {
+    this.sectionFilters = parts.sectionFilters;
     this.space = parts.dataspace;
     this.dtype = parts.dtype;
     this.filters = parts.filters;
@@ -88,7 +104,10 @@ export class Dataset {
       const dataspace = decodeDataspace(ds.body, sizes, model.address);
       const dtype = await resolveDatatypeMessage(ctx, dt, path);
       const pl = model.find(FILTER_PIPELINE);
-      const filters = pl ? decodeFilterPipeline(pl.body, model.address).filters : [];
+      const pipeline = pl ? decodeFilterPipeline(pl.body, model.address) : { filters: [] };
+      const filters = pipeline.filters;
+      const stc = model.find(STC_FILTER_PIPELINE);
+      const sectionFilters = stc ? decodeStcFilterPipeline(stc.body, { address: model.address }).sections : (pipeline.sections ?? null);
       const fv = model.find(FILL_VALUE);
       let fill: FillValue;
       if (fv) fill = decodeFillValue(fv.body, model.address);
@@ -97,7 +116,7 @@ export class Dataset {
         const value = old ? decodeFillValueOld(old.body) : null;
         fill = { allocTime: 'late', fillTime: 'ifset', defined: value !== null && value.length > 0, value: value && value.length ? value : null };
       }
-      const d = new Dataset(ctx, model, path, { dataspace, dtype, filters, fill });
+      const d = new Dataset(ctx, model, path, { dataspace, dtype, filters, fill, sectionFilters });
       void d.layout; // decode now so a corrupt layout message fails at open
       return d;
     } catch (e) {
@@ -137,7 +156,7 @@ export class Dataset {
   /** Chunk dimensions, or null when the dataset is not chunked. */
   get chunks(): number[] | null {
     const l = this.layout;
-    return l.class === 'chunked' ? l.chunkDims.slice() : null;
+    return l.class === 'chunked' || l.class === 'structured' ? l.chunkDims.slice() : null;
   }
 
   /** Number of elements. */
@@ -248,7 +267,9 @@ export class Dataset {
     const writer = this.ctx.requireWriter(`resize dataset "${this.path}"`);
     const old = this.shape;
     const max = this.space.maxDims;
-    if (this.layout.class !== 'chunked') throw new ValueError('only chunked datasets can be resized', { path: this.path });
+    if (this.layout.class !== 'chunked' && this.layout.class !== 'structured') {
+      throw new ValueError('only chunked and sparse datasets can be resized', { path: this.path });
+    }
     if (shape.length !== old.length) throw new ValueError(`new shape has rank ${shape.length}, the dataset rank ${old.length}`, { path: this.path });
     shape.forEach((d, i) => {
       const m = max ? max[i]! : old[i]!;
@@ -316,6 +337,13 @@ export class Dataset {
     return selectionCount(sel, dims);
   }
 
+  /** The per-section pipelines, one per section (unfiltered sections get an empty pipeline). */
+  private sectionPipelines(count: number): FilterPipeline[] {
+    const out: FilterPipeline[] = [];
+    for (let i = 0; i < count; i++) out.push({ filters: this.sectionFilters?.[i]?.filters ?? [] });
+    return out;
+  }
+
   /** The storage of the dataset's layout (opened once). @internal */
   async storage(create = false): Promise<DatasetStorage> {
     this.storageP ??= this.openStorage(create);
@@ -334,7 +362,11 @@ export class Dataset {
       case 'contiguous':
         return new ContiguousStorage(this.ctx, this.model, this.path, layout, dims, es, this.fill.value);
       case 'chunked':
+      case 'structured':
         return ChunkedStorage.open(this.ctx, this.model, {
+          ...(layout.class === 'structured'
+            ? { sectionPipelines: this.sectionPipelines(layout.sectionCount), selectionEncoding: this.access.selectionEncoding ?? 'smallest' }
+            : {}),
           path: this.path,
           layout,
           pipeline: { filters: this.filters },

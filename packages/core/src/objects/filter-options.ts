@@ -29,14 +29,32 @@ export interface FilterOptions {
   shuffle?: boolean;
   /** Fletcher-32 checksum of each chunk (id 3). */
   fletcher32?: boolean;
-  /** Filters in pipeline order, after the shorthands above. */
-  filters?: FilterSpec[];
+  /**
+   * Filters in pipeline order, after the shorthands above. Sparse datasets take one list per
+   * section: `{ selection: [...], values: [...] }` (the shorthands then apply to both sections).
+   */
+  filters?: FilterSpec[] | SectionFilterSpecs;
+}
+
+/** Per-section filters of a sparse dataset (section 0 holds the encoded selection, section 1 the values). */
+export interface SectionFilterSpecs {
+  selection?: FilterSpec[];
+  values?: FilterSpec[];
 }
 
 const OPTIONAL = 0x0001;
 
+/** The per-section pipelines of a sparse dataset: the shorthands on every section, then each section's own filters. */
+export function sectionPipelinesFromOptions(o: FilterOptions, path: string): FilterPipeline[] {
+  const perSection = Array.isArray(o.filters) ? { selection: o.filters, values: o.filters } : (o.filters ?? {});
+  return [perSection.selection, perSection.values].map((extra) => pipelineFromOptions({ ...o, filters: extra ?? [] }, path));
+}
+
 /** The pipeline the options describe (empty when none). */
 export function pipelineFromOptions(o: FilterOptions, path: string): FilterPipeline {
+  if (o.filters !== undefined && !Array.isArray(o.filters)) {
+    throw new ValueError('per-section filters ({selection, values}) need a sparse dataset (layout: "sparse")', { path });
+  }
   const filters: FilterDescription[] = [];
   if (o.shuffle) filters.push({ id: 2, flags: OPTIONAL, clientData: [] });
   if (o.compression !== undefined) {
@@ -52,7 +70,7 @@ export function pipelineFromOptions(o: FilterOptions, path: string): FilterPipel
     }
   }
   if (o.fletcher32) filters.push({ id: 3, flags: 0, clientData: [] });
-  for (const f of o.filters ?? []) {
+  for (const f of (o.filters as FilterSpec[] | undefined) ?? []) {
     if (!Number.isInteger(f.id) || f.id < 0 || f.id > 0xffff) throw new ValueError(`invalid filter id ${f.id}`, { path });
     filters.push({ id: f.id, flags: f.optional ? OPTIONAL : 0, clientData: (f.clientData ?? []).slice(), ...(f.name ? { name: f.name } : {}) });
   }

@@ -21,7 +21,8 @@ import { linkInfoOf, linkStorageOf, readLinks } from './links.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount, inferShape } from './shape.js';
 import { valuesToBytes } from './values-io.js';
-import { pipelineFromOptions, type FilterOptions } from './filter-options.js';
+import { pipelineFromOptions, sectionPipelinesFromOptions, type FilterOptions } from './filter-options.js';
+import { sparseDatasetMessages } from './sparse-create.js';
 import { chunkedDatasetMessages } from './chunked-create.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
 import { datatypeSize } from '../format/messages/datatype.js';
@@ -83,7 +84,11 @@ export interface CreateDatasetOptions extends FilterOptions {
   /** Fill value for elements never written. */
   fillValue?: unknown;
   /** Storage layout (default 'contiguous', or 'chunked' when `chunks`, filters or a larger `maxShape` are given). */
-  layout?: CreateLayout | 'chunked';
+  layout?: CreateLayout | 'chunked' | 'sparse';
+  /** Sparse datasets: write the per-section pipelines as filter pipeline message v3 (default) or the STC message 0x0019. */
+  pipelineMessage?: 'v3' | 'stc';
+  /** Sparse datasets: 'smallest' (default) or 'prototype' encoding of each chunk's defined elements. */
+  selectionEncoding?: 'smallest' | 'prototype';
   /** Chunk shape (`true`: guess one as h5py does). */
   chunks?: number[] | true;
   /** When file space is allocated: 'early' (at creation, fill written), 'incremental' (per chunk; default), 'late'. */
@@ -225,6 +230,7 @@ export class Group {
       const shape = opts.shape ?? (opts.data !== undefined ? inferShape(opts.data) : undefined);
       if (!shape) throw new ValueError('createDataset needs a shape');
       const scalar = shape.length === 0;
+      if (opts.layout === 'sparse') return await this.createSparse(parent, name, full, dtype, shape, opts);
       const pipeline = pipelineFromOptions(opts, full);
       const growable = (opts.maxShape ?? []).some((m, i) => m !== shape[i]);
       const chunked =
@@ -268,6 +274,32 @@ export class Group {
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(full) : e;
     }
+  }
+
+  /** Creates a sparse (structured-chunk) dataset. */
+  private async createSparse(parent: Group, name: string, full: string, dtype: Datatype, shape: number[], opts: CreateDatasetOptions): Promise<Dataset> {
+    const writer = this.ctx.requireWriter(`create dataset "${full}"`);
+    const messages = sparseDatasetMessages(this.ctx, {
+      path: full,
+      dtype,
+      shape,
+      maxShape: opts.maxShape,
+      chunks: opts.chunks,
+      fillValue: opts.fillValue,
+      dontFilterPartialChunks: opts.dontFilterPartialChunks,
+      pipelines: sectionPipelinesFromOptions(opts, full),
+      pipelineMessage: opts.pipelineMessage,
+    });
+    const model = writer.createHeader(messages);
+    await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
+    const dset = await Dataset.open(this.ctx, model, full);
+    dset.setAccess({
+      ...(opts.chunkCache ? { chunkCache: opts.chunkCache } : {}),
+      ...(opts.selectionEncoding ? { selectionEncoding: opts.selectionEncoding } : {}),
+    });
+    await dset.storage(true);
+    if (opts.data !== undefined) await dset.write(opts.data);
+    return dset;
   }
 
   /** Adds a link to this group (compact link storage). @internal */

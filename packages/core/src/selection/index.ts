@@ -32,3 +32,16 @@ export {
 } from './algebra.js';
 export { selectionRuns } from './runs.js';
 export { slice, type SliceSpec, type SliceResult } from './slice.js';
+export {
+  decodeSelection,
+  encodeSelection,
+  encodedSelectionSize,
+  UNLIMITED_DIM,
+  type SelectionExtent,
+  type SelectionEncoding,
+  type SelectionSource,
+  type SelectionFormat,
+  type DecodedSelection,
+  type ExtentSpec,
+  type EncodeSelectionOptions,
+} from './serialize/index.js';

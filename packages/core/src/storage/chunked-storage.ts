@@ -9,6 +9,7 @@ import { H5Error, UnsupportedError, ValueError } from '../errors.js';
 import type { Datatype } from '../format/messages/datatype.js';
 import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import { encodeLayout, LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS, type ChunkedLayout } from '../format/messages/layout.js';
+import type { StructuredChunkLayout } from '../format/messages/layout-structured.js';
 import { LAYOUT } from '../format/messages/message-types.js';
 import { resolveChunkFormat, resolveChunkIndex, resolveFilter } from '../di/container.js';
 import type { FileContext } from '../file/file-context.js';
@@ -38,8 +39,14 @@ export interface ChunkInfo {
 /** What the chunked storage needs to know about its dataset. */
 export interface ChunkedDatasetInfo {
   path: string;
-  layout: ChunkedLayout;
+  /** Chunked (class 2) or structured-chunk (class 4, sparse) layout. */
+  layout: ChunkedLayout | StructuredChunkLayout;
+  /** The pipeline of ordinary chunks (empty for structured chunks). */
   pipeline: FilterPipeline;
+  /** Structured chunks: one pipeline per section. */
+  sectionPipelines?: FilterPipeline[];
+  /** Structured chunks: how section 0 encodes selections. */
+  selectionEncoding?: 'smallest' | 'prototype';
   datatype: Datatype;
   elementSize: number;
   dims: number[];
@@ -87,6 +94,15 @@ export class ChunkedStorage implements DatasetStorage {
       filtered: pipeline.filters.length > 0,
       info: layout.index,
       datasetPath: path,
+      ...(layout.class === 'structured'
+        ? {
+            structured: {
+              sections: layout.sectionCount,
+              filtered: (info.sectionPipelines ?? []).some((p) => p.filters.length > 0),
+              offsetSize: layout.offsetSize,
+            },
+          }
+        : {}),
       ...(writer
         ? {
             storage: {
@@ -110,10 +126,13 @@ export class ChunkedStorage implements DatasetStorage {
       elementSize: info.elementSize,
       chunkDims: layout.chunkDims,
       dims: () => dims,
+      maxDims: info.maxDims,
       fillValue: info.fillValue,
       pipeline,
       resolveFilter: (id) => resolveFilter(id, ctx.container),
       dontFilterPartialChunks: (layout.flags & LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS) !== 0,
+      ...(info.sectionPipelines ? { sectionPipelines: info.sectionPipelines } : {}),
+      ...(info.selectionEncoding ? { selectionEncoding: info.selectionEncoding } : {}),
     });
     const store: ChunkStore = {
       read: (address, length) => ctx.readRaw(address, length, 'chunk'),
@@ -168,7 +187,7 @@ export class ChunkedStorage implements DatasetStorage {
     const { address, info } = await this.index.flush();
     const layout = this.info.layout;
     if (address !== layout.address || JSON.stringify(info) !== JSON.stringify(layout.index)) {
-      const next: ChunkedLayout = { ...layout, address, index: info };
+      const next = { ...layout, address, index: info } as ChunkedLayout | StructuredChunkLayout;
       this.info.layout = next;
       this.ctx.writer.adopt(this.model, this.info.path);
       this.model.find(LAYOUT)!.body = encodeLayout(next, this.ctx.sizes);

@@ -13,6 +13,13 @@ import type { ChunkIndexContext, ChunkRecord } from '@chunkform/core/internal/ch
 import { FormatError, ValueError } from '@chunkform/core/internal/errors';
 import { UNDEFINED_ADDRESS, type SizeContext } from '@chunkform/core/internal/format/bytes';
 import { floorLog2 } from '@chunkform/core/internal/format/messages/layout-index';
+import { readAddress, readU32, readUnsigned, writeAddress, writeU32, writeUnsigned } from './element-fields.js';
+import {
+  CLIENT_FILTERED_STRUCTURED_CHUNKS,
+  CLIENT_STRUCTURED_CHUNKS,
+  STRUCTURED_ARRAY_VERSION,
+  structuredElementCodecFactory,
+} from './structured-element-codec.js';
 
 /** What an element stores about one chunk (a {@link ChunkRecord} without its coordinates). */
 export type ElementValue = Omit<ChunkRecord, 'coords'>;
@@ -76,42 +83,6 @@ export function chunkByteSize(ctx: Pick<ChunkIndexContext, 'chunkDims' | 'elemen
 export function chunkSizeFieldLength(chunkBytes: number): number {
   const n = 1 + Math.floor((floorLog2(Math.max(1, chunkBytes)) + 8) / 8);
   return Math.min(8, n);
-}
-
-function readAddress(b: Uint8Array, p: number, width: number, structure: string, address: number): number {
-  let allOnes = true;
-  for (let k = 0; k < width; k++) {
-    if (b[p + k] !== 0xff) {
-      allOnes = false;
-      break;
-    }
-  }
-  if (allOnes) return UNDEFINED_ADDRESS;
-  return readUnsigned(b, p, width, structure, address);
-}
-
-function readUnsigned(b: Uint8Array, p: number, width: number, structure: string, address: number): number {
-  let v = 0;
-  let mul = 1;
-  for (let k = 0; k < width; k++) {
-    v += b[p + k]! * mul;
-    mul *= 256;
-  }
-  if (v > Number.MAX_SAFE_INTEGER) throw new FormatError(`element field at offset ${p} exceeds 2^53`, { structure, address });
-  return v;
-}
-
-function writeUnsigned(out: Uint8Array, p: number, v: number, width: number): void {
-  let x = v;
-  for (let k = 0; k < width; k++) {
-    out[p + k] = x % 256;
-    x = Math.floor(x / 256);
-  }
-}
-
-function writeAddress(out: Uint8Array, p: number, v: number, width: number): void {
-  if (v === UNDEFINED_ADDRESS) out.fill(0xff, p, p + width);
-  else writeUnsigned(out, p, v, width);
 }
 
 /** Elements of ordinary chunk indexes (clients 0 and 1), column-wise. */
@@ -224,8 +195,7 @@ export class ChunkElementCodec implements ElementCodec {
     for (let i = 0, p = offset; i < n; i++, p += es) {
       addrs[i] = readAddress(bytes, p, aw, structure, address);
       sizes[i] = readUnsigned(bytes, p + aw, sl, structure, address);
-      const q = p + aw + sl;
-      masks[i] = (bytes[q]! | (bytes[q + 1]! << 8) | (bytes[q + 2]! << 16) | (bytes[q + 3]! << 24)) >>> 0;
+      masks[i] = readU32(bytes, p + aw + sl);
     }
     return t;
   }
@@ -246,25 +216,24 @@ export class ChunkElementCodec implements ElementCodec {
     for (let i = 0, p = offset; i < n; i++, p += es) {
       writeAddress(out, p, addrs[i]!, aw);
       writeUnsigned(out, p + aw, sizes[i]!, sl);
-      const m = masks[i]!;
-      const q = p + aw + sl;
-      out[q] = m & 0xff;
-      out[q + 1] = (m >>> 8) & 0xff;
-      out[q + 2] = (m >>> 16) & 0xff;
-      out[q + 3] = (m >>> 24) & 0xff;
+      writeU32(out, p + aw + sl, masks[i]!);
     }
   }
 }
 
 /**
  * The default codec factory: clients 0 (unfiltered) and 1 (filtered) with the layout-v4 chunk
- * size width. Throws {@link FormatError} for other client ids or a client that contradicts the
- * dataset's filter pipeline.
+ * size width; for structured-chunk datasets (`ctx.structured`) and client ids 2/3 it delegates to
+ * {@link structuredElementCodecFactory}. Throws {@link FormatError} for other client ids or a
+ * client that contradicts the dataset's layout or filter pipeline.
  */
 export const defaultElementCodecFactory: ElementCodecFactory = (ctx, clientId) => {
+  if (ctx.structured || clientId === CLIENT_STRUCTURED_CHUNKS || clientId === CLIENT_FILTERED_STRUCTURED_CHUNKS) {
+    return structuredElementCodecFactory(ctx, clientId);
+  }
   const where = { path: ctx.datasetPath, structure: 'chunk index' };
   if (clientId !== CLIENT_UNFILTERED_CHUNKS && clientId !== CLIENT_FILTERED_CHUNKS) {
-    throw new FormatError(`unsupported array client id ${clientId} (structured chunks need their own codec)`, where);
+    throw new FormatError(`unsupported array client id ${clientId}`, where);
   }
   if ((clientId === CLIENT_FILTERED_CHUNKS) !== ctx.filtered) {
     throw new FormatError(
@@ -278,10 +247,36 @@ export const defaultElementCodecFactory: ElementCodecFactory = (ctx, clientId) =
 
 /** Options shared by the fixed and extensible array providers. */
 export interface ArrayIndexOptions {
-  /** Codec per client id (default: {@link defaultElementCodecFactory} for 0 and 1). */
+  /** Codec per client id (default: {@link defaultElementCodecFactory}: 0 and 1, and 2/3 for structured chunks). */
   codecFactory?: ElementCodecFactory;
-  /** Client id of newly created indexes (default: 1 when the dataset is filtered, else 0). */
+  /** Client id of newly created indexes (default: {@link defaultCreateClientId}). */
   createClientId?: (ctx: ChunkIndexContext) => number;
-  /** Version byte of newly created headers and blocks (default 0; structured-chunk indexes use 1). */
-  createVersion?: number;
+  /** Version byte of newly created headers and blocks (default: {@link defaultCreateVersion}). */
+  createVersion?: number | ((ctx: ChunkIndexContext) => number);
+}
+
+/**
+ * Client id of a new array index: 0 unfiltered / 1 filtered chunks; for structured chunks
+ * (`ctx.structured`) 2 unfiltered / 3 when any section is filtered (notes/sparse-format.md §5.1).
+ */
+export function defaultCreateClientId(ctx: ChunkIndexContext): number {
+  if (ctx.structured) return ctx.structured.filtered ? CLIENT_FILTERED_STRUCTURED_CHUNKS : CLIENT_STRUCTURED_CHUNKS;
+  return ctx.filtered ? CLIENT_FILTERED_CHUNKS : CLIENT_UNFILTERED_CHUNKS;
+}
+
+/**
+ * Version of a new array index's header and blocks: 0 as HDF5 1.10 writes for ordinary chunks; 1
+ * for structured chunks, which the prototype writes for the header (notes §5.3/§5.4) and the spec
+ * edits (seed 001 tables 21/22, notes §11 question 2) give for the blocks too.
+ */
+export function defaultCreateVersion(ctx: ChunkIndexContext): number {
+  return ctx.structured ? STRUCTURED_ARRAY_VERSION : 0;
+}
+
+/** The client id and version a provider with `opts` gives a new index of `ctx`. */
+export function createParams(ctx: ChunkIndexContext, opts: ArrayIndexOptions): { clientId: number; version: number } {
+  const clientId = (opts.createClientId ?? defaultCreateClientId)(ctx);
+  const v = opts.createVersion;
+  const version = v === undefined ? defaultCreateVersion(ctx) : typeof v === 'number' ? v : v(ctx);
+  return { clientId, version };
 }

@@ -1,7 +1,7 @@
 /**
  * Version 2 B-tree chunk index (layout message version 4, chunk indexing type 5; HDF5 spec
  * IV.A.2.i and III.A.2): used by HDF5 1.10+ for datasets with more than one unlimited dimension.
- * Records (types 10/11, `chunk-records.ts`) are keyed by scaled chunk coordinates; insert,
+ * Records (types 10/11, and 12/13 for structured chunks, `chunk-records.ts`) are keyed by scaled chunk coordinates; insert,
  * update and delete follow the HDF5 library's split/redistribute/merge rules (`tree.ts`), so the
  * trees written here are the trees HDF5 would build from the same operations.
  * @module
@@ -10,9 +10,11 @@ import { ValueError } from '@chunkform/core';
 import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
 import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
 import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
-import { checkCoords, chunkByteSize, filteredChunkSizeWidth, located, OpQueue, requireStorage } from '../index-helpers.js';
+import { checkCoords, checkStructuredSections, chunkByteSize, filteredChunkSizeWidth, located, OpQueue, requireStorage } from '../index-helpers.js';
 import { DEFAULT_BTREE2_INDEX_INFO } from '@chunkform/core';
-import { chunkRecordClass } from './chunk-records.js';
+import { structuredChunkSizeLength } from '@chunkform/core/internal/format/messages/layout-structured';
+import { chunkRecordClass, structuredChunkRecordClass, type StructuredRecordShape } from './chunk-records.js';
+import type { V2RecordClass } from './node-store.js';
 import { V2Tree } from './tree.js';
 
 const STRUCTURE = 'v2 B-tree chunk index';
@@ -24,26 +26,33 @@ export class BTree2ChunkIndex implements ChunkIndex {
   private readonly rank: number;
   private readonly maxSize: number;
 
+  /** Record shape of a structured-chunk tree (types 12/13), null for ordinary chunks. */
+  private readonly shape: StructuredRecordShape | null;
+
   private constructor(private readonly ctx: ChunkIndexContext, private readonly tree: V2Tree<ChunkRecord>, chunkBytes: number) {
     this.rank = ctx.chunkDims.length;
-    this.maxSize = ctx.filtered ? Math.min(0xffffffff, 2 ** (8 * filteredChunkSizeWidth(chunkBytes)) - 1) : chunkBytes;
+    this.shape = structuredShape(ctx);
+    if (this.shape) this.maxSize = this.shape.sizeLength >= 7 ? Number.MAX_SAFE_INTEGER : 256 ** this.shape.sizeLength - 1;
+    else this.maxSize = ctx.filtered ? Math.min(0xffffffff, 2 ** (8 * filteredChunkSizeWidth(chunkBytes)) - 1) : chunkBytes;
   }
 
   /** Opens the tree at `address` (UNDEFINED_ADDRESS: no chunk was ever written). */
   static async open(ctx: ChunkIndexContext, address: number): Promise<BTree2ChunkIndex> {
     return located(ctx.datasetPath, async () => {
       const chunkBytes = chunkByteSize(ctx, STRUCTURE);
-      const cls = chunkRecordClass(ctx.sizes, ctx.chunkDims.length, ctx.filtered, chunkBytes);
+      const cls = recordClassOf(ctx, chunkBytes);
       const tree = address === UNDEFINED_ADDRESS ? V2Tree.create(cls, ctx.reader, ctx.sizes, paramsOf(ctx)) : await V2Tree.open(cls, ctx.reader, address);
       return new BTree2ChunkIndex(ctx, tree, chunkBytes);
     });
   }
 
-  /** A new, empty index with the layout message's parameters (HDF5's defaults when absent). */
+  /**
+   * A new, empty index with the layout message's parameters (HDF5's defaults when absent); record
+   * types 12/13 with header version 1 for structured chunks (`ctx.structured`).
+   */
   static create(ctx: ChunkIndexContext): BTree2ChunkIndex {
     const chunkBytes = chunkByteSize(ctx, STRUCTURE);
-    const cls = chunkRecordClass(ctx.sizes, ctx.chunkDims.length, ctx.filtered, chunkBytes);
-    return new BTree2ChunkIndex(ctx, V2Tree.create(cls, ctx.reader, ctx.sizes, paramsOf(ctx)), chunkBytes);
+    return new BTree2ChunkIndex(ctx, V2Tree.create(recordClassOf(ctx, chunkBytes), ctx.reader, ctx.sizes, paramsOf(ctx)), chunkBytes);
   }
 
   private run<T>(fn: () => Promise<T>): Promise<T> {
@@ -66,7 +75,13 @@ export class BTree2ChunkIndex implements ChunkIndex {
       requireStorage(this.ctx, 'inserting a chunk record', STRUCTURE);
       const key = this.key(rec.coords);
       if (!Number.isSafeInteger(rec.address) || rec.address < 0) throw new ValueError(`invalid chunk address ${rec.address}`, { path, structure: STRUCTURE });
-      if (this.ctx.filtered) {
+      if (this.shape) {
+        if (!Number.isSafeInteger(rec.size) || rec.size <= 0 || rec.size > this.maxSize) {
+          throw new ValueError(`chunk size ${rec.size} does not fit the index (1 … ${this.maxSize})`, { path, structure: STRUCTURE });
+        }
+        key.size = rec.size;
+        key.sections = checkStructuredSections(rec, this.shape.sections, this.shape.filtered, this.shape.offsetSize, path, STRUCTURE);
+      } else if (this.ctx.filtered) {
         if (!Number.isSafeInteger(rec.size) || rec.size <= 0 || rec.size > this.maxSize) {
           throw new ValueError(`chunk size ${rec.size} does not fit the index (1 … ${this.maxSize})`, { path, structure: STRUCTURE });
         }
@@ -136,7 +151,32 @@ function paramsOf(ctx: ChunkIndexContext): { nodeSize: number; splitPercent: num
 }
 
 function copy(r: ChunkRecord | undefined): ChunkRecord | null {
-  return r ? { coords: r.coords.slice(), address: r.address, size: r.size, filterMask: r.filterMask } : null;
+  if (!r) return null;
+  const out: ChunkRecord = { coords: r.coords.slice(), address: r.address, size: r.size, filterMask: r.filterMask };
+  if (r.sections) {
+    const s = r.sections;
+    out.sections = { offsets: s.offsets.slice() };
+    if (s.unfilteredSizes) out.sections.unfilteredSizes = s.unfilteredSizes.slice();
+    if (s.filterMasks) out.sections.filterMasks = s.filterMasks.slice();
+  }
+  return out;
+}
+
+/** The record shape of a structured-chunk dataset (notes §3.5 for the size width), or null. */
+function structuredShape(ctx: ChunkIndexContext): StructuredRecordShape | null {
+  const st = ctx.structured;
+  if (!st) return null;
+  const offsetSize = st.offsetSize ?? 8;
+  if (!Number.isInteger(st.sections) || st.sections < 1 || st.sections > 255) {
+    throw new ValueError(`invalid number of sections ${st.sections}`, { path: ctx.datasetPath, structure: STRUCTURE });
+  }
+  const sizeLength = structuredChunkSizeLength(ctx.chunkDims, ctx.elementSize, offsetSize, st.sections);
+  return { rank: ctx.chunkDims.length, sections: st.sections, filtered: st.filtered, sizeLength, offsetSize };
+}
+
+function recordClassOf(ctx: ChunkIndexContext, chunkBytes: number): V2RecordClass<ChunkRecord> {
+  const shape = structuredShape(ctx);
+  return shape ? structuredChunkRecordClass(ctx.sizes, shape) : chunkRecordClass(ctx.sizes, ctx.chunkDims.length, ctx.filtered, chunkBytes);
 }
 
 /** Provider of {@link BTree2ChunkIndex} (index type `btree2`). */

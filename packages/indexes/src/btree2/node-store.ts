@@ -26,6 +26,8 @@ import {
 export interface V2RecordClass<R> {
   /** Record type stored in the header and nodes. */
   readonly type: number;
+  /** Version byte of a new tree's header (default 0; 1 for the structured-chunk types 12/13). */
+  readonly headerVersion?: number;
   /** Encoded record size in bytes. */
   readonly recordSize: number;
   /** Order of two records (negative: `a` first). */
@@ -105,7 +107,7 @@ export class V2NodeStore<R> {
       this.root = { address: UNDEFINED_ADDRESS, nrec: 0, all: 0 };
       this.hdr = {
         address: UNDEFINED_ADDRESS,
-        version: 0,
+        version: cls.headerVersion ?? 0,
         type: cls.type,
         nodeSize: params.nodeSize,
         recordSize: cls.recordSize,
@@ -225,6 +227,7 @@ export class V2NodeStore<R> {
     if (this.headerDirty) {
       const header = encodeV2BTreeHeader(
         {
+          version: this.hdr.version,
           type: this.cls.type,
           nodeSize: this.params.nodeSize,
           recordSize: this.cls.recordSize,

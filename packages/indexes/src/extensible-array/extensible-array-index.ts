@@ -14,15 +14,13 @@ import type { ChunkIndexInfo, ExtensibleArrayIndexInfo } from '@chunkform/core/i
 import { checkExtent, formatError, type Where } from '../array-element/block-io.js';
 import { extensibleArrayGrid, type ChunkGrid } from '../array-element/chunk-grid.js';
 import {
-  CLIENT_FILTERED_CHUNKS,
-  CLIENT_UNFILTERED_CHUNKS,
+  createParams,
   defaultElementCodecFactory,
   type ArrayIndexOptions,
 } from '../array-element/element-codec.js';
 import { ExtensibleArrayBlocks } from './block-store.js';
 import { ExtensibleArrayGeometry, checkExtensibleArrayParams, type ExtensibleArrayParams } from './geometry.js';
 import {
-  EXTENSIBLE_ARRAY_HEADER_VERSION,
   decodeExtensibleArrayHeader,
   extensibleArrayHeaderSize,
   type ExtensibleArrayHeader,
@@ -88,7 +86,7 @@ export class ExtensibleArrayIndex implements ChunkIndex {
    */
   static create(ctx: ChunkIndexContext, opts: ArrayIndexOptions = {}): ExtensibleArrayIndex {
     const grid = extensibleArrayGrid(ctx.maxDims, ctx.chunkDims, ctx.datasetPath);
-    const clientId = opts.createClientId ? opts.createClientId(ctx) : ctx.filtered ? CLIENT_FILTERED_CHUNKS : CLIENT_UNFILTERED_CHUNKS;
+    const { clientId, version } = createParams(ctx, opts);
     const codec = (opts.codecFactory ?? defaultElementCodecFactory)(ctx, clientId);
     const info = ctx.info.type === 'extensible-array' ? ctx.info : DEFAULT_EXTENSIBLE_ARRAY_INFO;
     const params: ExtensibleArrayParams = {
@@ -106,7 +104,7 @@ export class ExtensibleArrayIndex implements ChunkIndex {
       throw new ValueError(`invalid extensible array parameters: ${(e as Error & { detail?: string }).detail ?? String(e)}`, where);
     }
     const header: ExtensibleArrayHeader = {
-      version: opts.createVersion ?? EXTENSIBLE_ARRAY_HEADER_VERSION,
+      version,
       clientId,
       ...params,
       stats: { superBlocks: 0, superBlockSize: 0, dataBlocks: 0, dataBlockSize: 0, maxIndexSet: 0, realizedElements: 0 },

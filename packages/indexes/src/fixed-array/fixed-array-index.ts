@@ -14,8 +14,7 @@ import { bitGet, bitSet, checkExtent, formatError, writeChecksumAt, type Where }
 import { fixedArrayGrid, type ChunkGrid } from '../array-element/chunk-grid.js';
 import { decodeDataBlockPage } from '../array-element/data-block-page.js';
 import {
-  CLIENT_FILTERED_CHUNKS,
-  CLIENT_UNFILTERED_CHUNKS,
+  createParams,
   defaultElementCodecFactory,
   type ArrayIndexOptions,
   type ElementCodec,
@@ -30,7 +29,6 @@ import {
   type FixedArrayDataBlockLayout,
 } from './data-block.js';
 import {
-  FIXED_ARRAY_HEADER_VERSION,
   decodeFixedArrayHeader,
   encodeFixedArrayHeader,
   fixedArrayHeaderSize,
@@ -115,14 +113,14 @@ export class FixedArrayIndex implements ChunkIndex {
    */
   static create(ctx: ChunkIndexContext, opts: ArrayIndexOptions = {}): FixedArrayIndex {
     const grid = fixedArrayGrid(ctx.maxDims, ctx.chunkDims, ctx.datasetPath);
-    const clientId = opts.createClientId ? opts.createClientId(ctx) : ctx.filtered ? CLIENT_FILTERED_CHUNKS : CLIENT_UNFILTERED_CHUNKS;
+    const { clientId, version } = createParams(ctx, opts);
     const codec = (opts.codecFactory ?? defaultElementCodecFactory)(ctx, clientId);
     const pageBits = ctx.info.type === 'fixed-array' ? ctx.info.pageBits : DEFAULT_FIXED_ARRAY_PAGE_BITS;
     if (!Number.isInteger(pageBits) || pageBits < 1 || pageBits > 31) {
       throw new ValueError(`invalid fixed array page bits ${pageBits}`, { path: ctx.datasetPath, structure: HEADER });
     }
     const header: FixedArrayHeader = {
-      version: opts.createVersion ?? FIXED_ARRAY_HEADER_VERSION,
+      version,
       clientId,
       elementSize: codec.elementSize,
       pageBits,

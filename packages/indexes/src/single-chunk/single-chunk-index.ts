@@ -4,13 +4,19 @@
  * layout message itself — the address in the layout's address field and, when the dataset is
  * filtered (layout flag bit 1), the filtered size and filter mask in the indexing information
  * (H5Dsingle.c). Nothing is stored elsewhere: `flush()` hands the record back in `info`.
+ *
+ * Structured-chunk datasets (`ctx.structured`, layout v5 class 4) keep a richer record there: the
+ * chunk size and the offsets of sections 1…n−1, plus the unfiltered size and filter mask of every
+ * section when a section is filtered (notes/sparse-format.md §3.4, §5.2); `ctx.info` and the
+ * `info` of `flush()` are then a `StructuredSingleChunkInfo`.
  * @module
  */
-import { FormatError, ValueError } from '@chunkform/core';
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
+import { FormatError, H5Error, ValueError } from '@chunkform/core';
+import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord, StructuredChunkSections } from '@chunkform/core/internal/chunk/chunk-index';
 import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
+import { structuredChunkSizeLength, type StructuredSingleChunkInfo } from '@chunkform/core/internal/format/messages/layout-structured';
 import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
-import { checkCoords, chunkByteSize } from '../index-helpers.js';
+import { checkCoords, checkStructuredSections, chunkByteSize } from '../index-helpers.js';
 
 const STRUCTURE = 'single chunk index';
 
@@ -20,6 +26,8 @@ export class SingleChunkIndex implements ChunkIndex {
   private address: number;
   private size: number;
   private filterMask: number;
+  /** Structured chunks: the stored chunk's section fields (null while there is no chunk). */
+  private sections: StructuredChunkSections | null = null;
   private readonly chunkBytes: number;
 
   /** Opens the index; `address` is the layout message's address field (the chunk, or undefined). */
@@ -36,7 +44,11 @@ export class SingleChunkIndex implements ChunkIndex {
       }
     }
     this.address = address;
-    if (ctx.filtered && info.filteredSize !== undefined) {
+    if (ctx.structured) {
+      this.size = 0;
+      this.filterMask = 0;
+      if (address !== UNDEFINED_ADDRESS) this.openStructured(info as Partial<StructuredSingleChunkInfo>);
+    } else if (ctx.filtered && info.filteredSize !== undefined) {
       this.size = info.filteredSize;
       this.filterMask = info.filterMask ?? 0;
     } else if (ctx.filtered && address === UNDEFINED_ADDRESS) {
@@ -47,6 +59,30 @@ export class SingleChunkIndex implements ChunkIndex {
       this.size = this.chunkBytes;
       this.filterMask = 0;
     }
+  }
+
+  /** Takes the stored structured chunk's record from the layout's index information (notes §3.4). */
+  private openStructured(info: Partial<StructuredSingleChunkInfo>): void {
+    const st = this.ctx.structured!;
+    const where = { path: this.ctx.datasetPath, structure: STRUCTURE };
+    if (info.chunkSize === undefined || !info.sectionOffsets) throw new FormatError('the layout message has no structured single-chunk record', where);
+    if (st.filtered && (!info.unfilteredSizes || !info.filterMasks)) {
+      throw new FormatError('the single-chunk record of a dataset with filtered sections lacks unfiltered sizes and filter masks (layout flag bit 1)', where);
+    }
+    if (info.chunkSize <= 0) throw new FormatError(`the stored chunk has size ${info.chunkSize}`, where);
+    const rec: Pick<ChunkRecord, 'size' | 'sections'> = {
+      size: info.chunkSize,
+      sections: {
+        offsets: info.sectionOffsets,
+        ...(st.filtered ? { unfilteredSizes: info.unfilteredSizes!, filterMasks: info.filterMasks! } : {}),
+      },
+    };
+    try {
+      this.sections = checkStructuredSections(rec, st.sections, st.filtered, st.offsetSize ?? 8, this.ctx.datasetPath, STRUCTURE);
+    } catch (e) {
+      throw e instanceof H5Error ? new FormatError(e.detail, where) : e;
+    }
+    this.size = info.chunkSize;
   }
 
   /**
@@ -62,21 +98,28 @@ export class SingleChunkIndex implements ChunkIndex {
 
   async lookup(coords: readonly number[]): Promise<ChunkRecord | null> {
     if (!this.isOrigin(coords) || this.address === UNDEFINED_ADDRESS) return null;
-    return { coords: coords.slice(), address: this.address, size: this.size, filterMask: this.filterMask };
+    const rec: ChunkRecord = { coords: coords.slice(), address: this.address, size: this.size, filterMask: this.filterMask };
+    if (this.sections) rec.sections = copySections(this.sections);
+    return rec;
   }
 
   async insert(rec: ChunkRecord): Promise<void> {
+    const where = { path: this.ctx.datasetPath, structure: STRUCTURE };
     if (!this.isOrigin(rec.coords)) {
-      throw new ValueError(`a single-chunk dataset has only chunk [0…], not [${rec.coords.join(', ')}]`, { path: this.ctx.datasetPath, structure: STRUCTURE });
+      throw new ValueError(`a single-chunk dataset has only chunk [0…], not [${rec.coords.join(', ')}]`, where);
     }
-    if (!Number.isSafeInteger(rec.address) || rec.address < 0) {
-      throw new ValueError(`invalid chunk address ${rec.address}`, { path: this.ctx.datasetPath, structure: STRUCTURE });
-    }
-    if (this.ctx.filtered) {
-      if (!Number.isSafeInteger(rec.size) || rec.size <= 0) throw new ValueError(`invalid chunk size ${rec.size}`, { path: this.ctx.datasetPath, structure: STRUCTURE });
-      if (!Number.isInteger(rec.filterMask) || rec.filterMask < 0 || rec.filterMask > 0xffffffff) {
-        throw new ValueError(`invalid filter mask ${rec.filterMask}`, { path: this.ctx.datasetPath, structure: STRUCTURE });
-      }
+    if (!Number.isSafeInteger(rec.address) || rec.address < 0) throw new ValueError(`invalid chunk address ${rec.address}`, where);
+    const st = this.ctx.structured;
+    if (st) {
+      const L = structuredChunkSizeLength(this.ctx.chunkDims, this.ctx.elementSize, st.offsetSize ?? 8, st.sections);
+      const max = L >= 7 ? Number.MAX_SAFE_INTEGER : 256 ** L - 1;
+      if (!Number.isSafeInteger(rec.size) || rec.size <= 0 || rec.size > max) throw new ValueError(`chunk size ${rec.size} does not fit the index (1 … ${max})`, where);
+      this.sections = checkStructuredSections(rec, st.sections, st.filtered, st.offsetSize ?? 8, this.ctx.datasetPath, STRUCTURE);
+      this.size = rec.size;
+      this.filterMask = 0;
+    } else if (this.ctx.filtered) {
+      if (!Number.isSafeInteger(rec.size) || rec.size <= 0) throw new ValueError(`invalid chunk size ${rec.size}`, where);
+      if (!Number.isInteger(rec.filterMask) || rec.filterMask < 0 || rec.filterMask > 0xffffffff) throw new ValueError(`invalid filter mask ${rec.filterMask}`, where);
       this.size = rec.size;
       this.filterMask = rec.filterMask;
     } else {
@@ -88,7 +131,13 @@ export class SingleChunkIndex implements ChunkIndex {
 
   async remove(coords: readonly number[]): Promise<ChunkRecord | null> {
     const old = await this.lookup(coords);
-    if (old) this.address = UNDEFINED_ADDRESS;
+    if (old) {
+      this.address = UNDEFINED_ADDRESS;
+      if (this.ctx.structured) {
+        this.size = 0;
+        this.sections = null;
+      }
+    }
     return old;
   }
 
@@ -100,8 +149,27 @@ export class SingleChunkIndex implements ChunkIndex {
   /** Nothing to do: a single-chunk dataset has fixed dimensions. */
   async resize(_dims: readonly number[]): Promise<void> {}
 
-  /** Returns the chunk address and, for filtered datasets, the filtered size and mask (layout flag bit 1). */
+  /**
+   * Returns the chunk address and, for filtered datasets, the filtered size and mask (layout flag
+   * bit 1). Structured datasets get a `StructuredSingleChunkInfo`: chunk size and section offsets,
+   * plus unfiltered sizes and masks when a section is filtered — all zero without a chunk (notes §3.4).
+   */
   async flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
+    const st = this.ctx.structured;
+    if (st) {
+      const s = this.address === UNDEFINED_ADDRESS ? null : this.sections;
+      const n = st.sections;
+      const info: StructuredSingleChunkInfo = {
+        type: 'single',
+        chunkSize: s ? this.size : 0,
+        sectionOffsets: s ? s.offsets.slice() : new Array<number>(n - 1).fill(0),
+      };
+      if (st.filtered) {
+        info.unfilteredSizes = s?.unfilteredSizes ? s.unfilteredSizes.slice() : new Array<number>(n).fill(0);
+        info.filterMasks = s?.filterMasks ? s.filterMasks.slice() : new Array<number>(n).fill(0);
+      }
+      return { address: this.address, info };
+    }
     const info: ChunkIndexInfo = this.ctx.filtered ? { type: 'single', filteredSize: this.size, filterMask: this.filterMask } : { type: 'single' };
     return { address: this.address, info };
   }
@@ -110,6 +178,13 @@ export class SingleChunkIndex implements ChunkIndex {
   async sizeOnDisk(): Promise<number> {
     return 0;
   }
+}
+
+function copySections(s: StructuredChunkSections): StructuredChunkSections {
+  const out: StructuredChunkSections = { offsets: s.offsets.slice() };
+  if (s.unfilteredSizes) out.unfilteredSizes = s.unfilteredSizes.slice();
+  if (s.filterMasks) out.filterMasks = s.filterMasks.slice();
+  return out;
 }
 
 /** Provider of {@link SingleChunkIndex} (index type `single`). */

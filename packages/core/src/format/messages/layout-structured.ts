@@ -5,7 +5,7 @@
  * @module
  */
 import { ValueError } from '../../errors.js';
-import { ByteWriter, type ByteReader, type SizeContext } from '../bytes.js';
+import { ByteWriter, UNDEFINED_ADDRESS, type ByteReader, type SizeContext } from '../bytes.js';
 import {
   decodeDims,
   decodeIndexParams,
@@ -99,6 +99,8 @@ export function decodeStructuredLayout(r: ByteReader): StructuredChunkLayout {
   for (let i = 0; i < nmeta; i++) {
     const s = r.u8();
     if (s >= sectionCount) throw r.error(`metadata section ${s} out of range`);
+    // Seed 001 table 16: M_1 < M_2 < … < M_K.
+    if (i > 0 && s <= metadataSections[i - 1]!) throw r.error(`metadata section numbers are not increasing (${metadataSections[i - 1]} then ${s})`);
     metadataSections.push(s);
   }
   const indexType = r.u8();
@@ -125,7 +127,7 @@ export function decodeStructuredLayout(r: ByteReader): StructuredChunkLayout {
   } else {
     throw r.error(`chunk index type ${indexType} is not allowed for structured chunks`);
   }
-  const address = r.offset();
+  const address = indexType === 1 ? singleChunkAddress(r) : r.offset();
   return {
     class: 'structured',
     version: 5,
@@ -140,6 +142,22 @@ export function decodeStructuredLayout(r: ByteReader): StructuredChunkLayout {
     index,
     address,
   };
+}
+
+/**
+ * The address field of a single-chunk index. Besides the undefined address (all ones), the
+ * prototype's index "create" stores HADDR_MAX = all ones but the lowest bit ("index exists, no
+ * chunk yet"; notes §3.4), which also means no chunk.
+ */
+function singleChunkAddress(r: ByteReader): number {
+  const n = r.sizes.sizeOfOffsets;
+  r.need(n, 'address');
+  const b = r.bytes;
+  let max = b[r.pos] === 0xfe;
+  for (let i = 1; max && i < n; i++) max = b[r.pos + i] === 0xff;
+  if (!max) return r.offset();
+  r.skip(n);
+  return UNDEFINED_ADDRESS;
 }
 
 function checkUint(v: number, max: number, what: string): void {
@@ -164,7 +182,11 @@ export function encodeStructuredLayout(layout: StructuredChunkLayout, sizes: Siz
   if (O < 1) throw new ValueError('offset size must be at least 1', { structure: STRUCTURE });
   const n = layout.sectionCount;
   checkUint(n, 255, 'section count');
-  if (n < 1 || layout.metadataSections.length > n || layout.metadataSections.some((s) => !(s >= 0 && s < n))) {
+  if (
+    n < 1 ||
+    layout.metadataSections.length > n ||
+    layout.metadataSections.some((s, i) => !(Number.isInteger(s) && s >= 0 && s < n) || (i > 0 && s <= layout.metadataSections[i - 1]!))
+  ) {
     throw new ValueError('invalid section composition', { structure: STRUCTURE });
   }
   const single = layout.index.type === 'single' ? layout.index : null;

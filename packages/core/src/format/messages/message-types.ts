@@ -52,6 +52,11 @@ export const ATTRIBUTE_INFO = 0x0015;
 export const REFERENCE_COUNT = 0x0016;
 /** File space info (IV.A.2.x). */
 export const FILE_SPACE_INFO = 0x0017;
+/**
+ * STC filter pipeline: per-section filter pipelines of a structured-chunk (sparse) dataset, written
+ * by the HDF5 sparse prototype after PR #6043 (../shared/notes/sparse-format.md §4.2).
+ */
+export const STC_FILTER_PIPELINE = 0x0019;
 
 const NAMES: Record<number, string> = {
   [NIL]: 'NIL',
@@ -78,6 +83,7 @@ const NAMES: Record<number, string> = {
   [ATTRIBUTE_INFO]: 'attribute info',
   [REFERENCE_COUNT]: 'object reference count',
   [FILE_SPACE_INFO]: 'file space info',
+  [STC_FILTER_PIPELINE]: 'STC filter pipeline',
 };
 
 /** Human-readable name of a message type, e.g. `messageTypeName(0x8)` → `"data layout message"`. */

@@ -1,0 +1,96 @@
+/**
+ * The object header messages of a new sparse (structured-chunk) dataset, in the order the HDF
+ * Group prototype writes them (notes/sparse-format.md §2): dataspace, datatype, fill value, the
+ * per-section filter pipelines (filter pipeline message v3 or the STC message 0x0019, §4), and a
+ * version-5 class-4 layout message (§3) with the index the prototype would choose (§3.3).
+ * @module
+ */
+import { ValueError } from '../errors.js';
+import { ByteWriter, UNDEFINED_ADDRESS } from '../format/bytes.js';
+import { datatypeSize, encodeDatatype, type Datatype } from '../format/messages/datatype.js';
+import { encodeDataspace } from '../format/messages/dataspace.js';
+import { encodeFillValue } from '../format/messages/fill-value.js';
+import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
+import { encodeFilterPipelineV3 } from '../format/messages/filter-pipeline-v3.js';
+import { encodeStcFilterPipeline } from '../format/messages/stc-filter-pipeline.js';
+import { encodeLayout, LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS, LAYOUT_FLAG_SINGLE_INDEX_WITH_FILTER } from '../format/messages/layout.js';
+import { STRUCTURED_CHUNK_SPARSE, type StructuredChunkLayout } from '../format/messages/layout-structured.js';
+import { DATASPACE, DATATYPE, FILL_VALUE, FILTER_PIPELINE, LAYOUT, STC_FILTER_PIPELINE } from '../format/messages/message-types.js';
+import { chooseStructuredChunkIndex } from '../chunk/choose-index.js';
+import { guessChunks } from '../chunk/guess-chunks.js';
+import type { FileContext } from '../file/file-context.js';
+import type { HeaderMessage } from '../file/header-model.js';
+import { checkShape } from './dataset.js';
+import { encodeFill } from './dataset-create.js';
+import { hasVlen } from './values-io.js';
+import { completePipeline } from './chunked-create.js';
+
+const CONSTANT = 0x01;
+/** Sections of a fixed-size sparse chunk: 0 = encoded selection, 1 = values. */
+const SECTIONS = 2;
+
+/** What a sparse dataset is created from. */
+export interface SparsePlan {
+  path: string;
+  dtype: Datatype;
+  shape: number[];
+  maxShape?: (number | null)[] | undefined;
+  chunks?: number[] | true | undefined;
+  fillValue?: unknown;
+  dontFilterPartialChunks?: boolean | undefined;
+  /** One pipeline per section. */
+  pipelines: FilterPipeline[];
+  /** 'v3' (filter pipeline message version 3, the default) or 'stc' (message 0x0019). */
+  pipelineMessage?: 'v3' | 'stc' | undefined;
+}
+
+/** The messages of a new sparse dataset's object header. */
+export function sparseDatasetMessages(ctx: FileContext, p: SparsePlan): HeaderMessage[] {
+  const { path, dtype, shape } = p;
+  if (hasVlen(dtype)) throw new ValueError('sparse datasets need a fixed-size datatype', { path });
+  if (shape.length === 0) throw new ValueError('sparse datasets need at least one dimension', { path });
+  checkShape(shape, p.maxShape, path);
+  const es = datatypeSize(dtype, ctx.sizes);
+  const maxDims = p.maxShape ? p.maxShape.map((m) => (m === null ? UNDEFINED_ADDRESS : m)) : shape.slice();
+  const chunkDims = p.chunks === undefined || p.chunks === true ? guessChunks(shape, es) : p.chunks.slice();
+  if (chunkDims.length !== shape.length || chunkDims.some((c, i) => !Number.isSafeInteger(c) || c <= 0 || (maxDims[i] !== -1 && c > maxDims[i]!))) {
+    throw new ValueError(`invalid chunk shape [${chunkDims.join(', ')}] for a dataset of shape [${shape.join(', ')}]`, { path });
+  }
+  const fill = encodeFill(ctx, dtype, p.fillValue, path);
+  const pipelines = p.pipelines.map((pl) => completePipeline(ctx, pl, dtype, es, chunkDims, fill, path));
+  const filtered = pipelines.some((pl) => pl.filters.length > 0);
+  const index = chooseStructuredChunkIndex({ dims: shape, maxDims, chunkDims, sections: SECTIONS, filtered });
+  const layout: StructuredChunkLayout = {
+    class: 'structured',
+    version: 5,
+    propertyVersion: 0,
+    chunkType: STRUCTURED_CHUNK_SPARSE,
+    flags:
+      (p.dontFilterPartialChunks ? LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS : 0) |
+      (index.type === 'single' && filtered ? LAYOUT_FLAG_SINGLE_INDEX_WITH_FILTER : 0),
+    chunkDims,
+    elementSize: es,
+    offsetSize: 8,
+    sectionCount: SECTIONS,
+    metadataSections: [0],
+    index,
+    address: UNDEFINED_ADDRESS,
+  };
+  const dt = new ByteWriter(ctx.sizes);
+  encodeDatatype(dt, dtype);
+  const messages: HeaderMessage[] = [
+    { type: DATASPACE, flags: 0, body: encodeDataspace({ kind: 'simple', dims: shape.slice(), maxDims: p.maxShape ? maxDims : null }, ctx.sizes) },
+    { type: DATATYPE, flags: CONSTANT, body: dt.finish().slice() },
+    { type: FILL_VALUE, flags: CONSTANT, body: encodeFillValue({ allocTime: 'incremental', fillTime: 'ifset', defined: fill !== null, value: fill }) },
+  ];
+  if (filtered) {
+    const sections = { sections: pipelines };
+    messages.push(
+      p.pipelineMessage === 'stc'
+        ? { type: STC_FILTER_PIPELINE, flags: CONSTANT, body: encodeStcFilterPipeline(sections) }
+        : { type: FILTER_PIPELINE, flags: CONSTANT, body: encodeFilterPipelineV3(sections) },
+    );
+  }
+  messages.push({ type: LAYOUT, flags: 0, body: encodeLayout(layout, ctx.sizes) });
+  return messages;
+}

@@ -1,0 +1,193 @@
+/**
+ * Canonical form (see `BlockSelection`) of the union of a block list read from a file: the same
+ * result as `normalizeBoxes` of boxes.ts, with a sweep tuned for what decoders meet — hundreds
+ * of blocks, few of them active at a time — using typed index arrays and no per-band closures.
+ * @module
+ */
+
+import { SelectionError } from '../../errors.js';
+
+/** Largest number of (active box, band) visits a normalisation may take. */
+export const CANONICAL_WORK_LIMIT = 50_000_000;
+
+/** Largest number of numbers a canonical result may hold. */
+const OUTPUT_LIMIT = 1 << 26;
+
+/** Work counter shared by one normalisation. */
+interface Budget {
+  left: number;
+}
+
+/** Numbers of the canonical boxes, built flat. */
+class Flat {
+  buf: Float64Array;
+  n = 0;
+  constructor(capacity: number) {
+    this.buf = new Float64Array(Math.max(16, capacity));
+  }
+  push(v: number): void {
+    if (this.n === this.buf.length) {
+      if (this.n >= OUTPUT_LIMIT) throw new SelectionError(`block list normalises to more than ${OUTPUT_LIMIT / 2} intervals`);
+      const next = new Float64Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    this.buf[this.n++] = v;
+  }
+}
+
+function sortByStart(boxes: Float64Array, idx: Int32Array, m: number, off: number, w: number): void {
+  if (m < 24) {
+    for (let i = 1; i < m; i++) {
+      const x = idx[i]!;
+      const key = boxes[x * w + off]!;
+      let j = i - 1;
+      while (j >= 0 && boxes[idx[j]! * w + off]! > key) {
+        idx[j + 1] = idx[j]!;
+        j--;
+      }
+      idx[j + 1] = x;
+    }
+    return;
+  }
+  const sub = Array.from(idx.subarray(0, m));
+  sub.sort((a, b) => boxes[a * w + off]! - boxes[b * w + off]!);
+  idx.set(sub);
+}
+
+/** Appends the boxes `[glo, ghi) × child` (nothing when the group is unset). */
+function emitGroup(out: Flat, glo: number, ghi: number, child: Flat, cw: number): void {
+  if (!(ghi > glo)) return;
+  for (let c = 0; c < child.n; c += cw) {
+    out.push(glo);
+    out.push(ghi);
+    for (let q = 0; q < cw; q++) out.push(child.buf[c + q]!);
+  }
+}
+
+/** Canonical boxes of dimensions d.. of the union of boxes `idx[0..m)`, appended to `out`. */
+function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank: number, out: Flat, budget: Budget): void {
+  const w = 2 * rank;
+  const off = 2 * d;
+  sortByStart(boxes, idx, m, off, w);
+  if (d === rank - 1) {
+    let s = boxes[idx[0]! * w + off]!;
+    let e = boxes[idx[0]! * w + off + 1]!;
+    for (let i = 1; i < m; i++) {
+      const b = idx[i]! * w + off;
+      if (boxes[b]! <= e) {
+        if (boxes[b + 1]! > e) e = boxes[b + 1]!;
+      } else {
+        out.push(s);
+        out.push(e);
+        s = boxes[b]!;
+        e = boxes[b + 1]!;
+      }
+    }
+    out.push(s);
+    out.push(e);
+    return;
+  }
+  // Breakpoints of dimension d.
+  const pts = new Float64Array(2 * m);
+  for (let i = 0; i < m; i++) {
+    pts[2 * i] = boxes[idx[i]! * w + off]!;
+    pts[2 * i + 1] = boxes[idx[i]! * w + off + 1]!;
+  }
+  pts.sort();
+  let np = 0;
+  for (let i = 0; i < pts.length; i++) if (i === 0 || pts[i] !== pts[np - 1]) pts[np++] = pts[i]!;
+  const active = new Int32Array(m);
+  const scratch = new Int32Array(m);
+  let na = 0;
+  let next = 0;
+  const cw = w - off - 2; // numbers per child box
+  // Current group: [glo, ghi) with its child boxes in `prev`; `child` is the band being computed.
+  let child = new Flat(cw * 4);
+  let prev = new Flat(cw * 4);
+  let glo = NaN;
+  let ghi = NaN;
+  const lastButOne = d === rank - 2;
+  const coff = off + 2; // offset of the child dimension in a box
+  for (let k = 0; k + 1 < np; k++) {
+    const lo = pts[k]!;
+    const hi = pts[k + 1]!;
+    let keep = 0;
+    for (let i = 0; i < na; i++) if (boxes[active[i]! * w + off + 1]! > lo) active[keep++] = active[i]!;
+    na = keep;
+    while (next < m && boxes[idx[next]! * w + off]! <= lo) {
+      const b = idx[next++]!;
+      if (!(boxes[b * w + off + 1]! > lo)) continue;
+      if (lastButOne) {
+        // keep `active` sorted by the child dimension's start: the child is a plain merge
+        const key = boxes[b * w + coff]!;
+        let j = na - 1;
+        while (j >= 0 && boxes[active[j]! * w + coff]! > key) {
+          active[j + 1] = active[j]!;
+          j--;
+        }
+        active[j + 1] = b;
+        na++;
+      } else active[na++] = b;
+    }
+    budget.left -= na;
+    if (budget.left < 0) {
+      throw new SelectionError(`block list too complex to normalise (more than ${CANONICAL_WORK_LIMIT} steps)`);
+    }
+    if (na === 0) {
+      emitGroup(out, glo, ghi, prev, cw);
+      glo = ghi = NaN;
+      continue;
+    }
+    child.n = 0;
+    if (lastButOne) {
+      let cs = boxes[active[0]! * w + coff]!;
+      let ce = boxes[active[0]! * w + coff + 1]!;
+      for (let i = 1; i < na; i++) {
+        const b = active[i]! * w + coff;
+        if (boxes[b]! <= ce) {
+          if (boxes[b + 1]! > ce) ce = boxes[b + 1]!;
+        } else {
+          child.push(cs);
+          child.push(ce);
+          cs = boxes[b]!;
+          ce = boxes[b + 1]!;
+        }
+      }
+      child.push(cs);
+      child.push(ce);
+    } else {
+      for (let i = 0; i < na; i++) scratch[i] = active[i]!;
+      level(boxes, scratch, na, d + 1, rank, child, budget);
+    }
+    let same = ghi === lo && child.n === prev.n;
+    for (let q = 0; same && q < child.n; q++) same = child.buf[q] === prev.buf[q];
+    if (same) {
+      ghi = hi;
+    } else {
+      emitGroup(out, glo, ghi, prev, cw);
+      const t = prev;
+      prev = child;
+      child = t;
+      glo = lo;
+      ghi = hi;
+    }
+  }
+  emitGroup(out, glo, ghi, prev, cw);
+}
+
+/**
+ * The canonical boxes of the union of `boxes` (flat `[s0, e0, s1, e1, ...]` per box, end
+ * exclusive, every box non-empty; any order, overlaps allowed). Rank ≥ 1. Linear-ish for
+ * disjoint lists; adversarial overlapping lists (quadratic) stop with a {@link SelectionError}
+ * after {@link CANONICAL_WORK_LIMIT} steps instead of hanging.
+ */
+export function canonicalBoxes(boxes: Float64Array, rank: number): Float64Array {
+  const n = boxes.length / (2 * rank);
+  if (n <= 1) return boxes;
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  const out = new Flat(boxes.length);
+  level(boxes, idx, n, 0, rank, out, { left: CANONICAL_WORK_LIMIT });
+  return out.buf.slice(0, out.n);
+}

@@ -1,0 +1,248 @@
+/**
+ * Runs → boxes: the canonical box form of core's `BlockSelection` (selection.ts: along dimension 0
+ * the set is cut into maximal intervals over which its cross-section is constant, each followed by
+ * the canonical boxes of that cross-section, recursively) built straight from sorted merged runs of
+ * C-order offsets. The walk visits each run once per dimension and treats a run that covers whole
+ * slabs of a dimension as one interval, so the cost follows the number of runs, not of elements.
+ * @module
+ */
+
+/** Builder state shared by the recursion (one per call of {@link runsToBoxes}). */
+interface Walk {
+  /** Run starts and ends (end exclusive), absolute C-order offsets. */
+  st: Float64Array;
+  en: Float64Array;
+  dims: readonly number[];
+  /** C-order strides. */
+  strides: number[];
+  /** `full[d]`: the one canonical box of a completely selected cross-section of dimensions d… */
+  full: Float64Array[];
+}
+
+function sameNumbers(a: Float64Array, b: Float64Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Clipped interval of run j within the row starting at `base` (width W): start, relative. */
+function relStart(w: Walk, j: number, base: number): number {
+  const s = w.st[j]!;
+  return (s > base ? s : base) - base;
+}
+
+function relEnd(w: Walk, j: number, base: number, W: number): number {
+  const e = w.en[j]!;
+  return (e < base + W ? e : base + W) - base;
+}
+
+/**
+ * The last two dimensions (rows of the last one): canonical boxes `[x0, x1, s, e]` of the runs
+ * `from…to−1` clipped to the region `[lo, lo + rows·W)`. A row's cross-section is referenced by
+ * its run range (no copies); rows in a row with equal cross-sections merge.
+ */
+function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array {
+  const { st, en, dims } = w;
+  const r = dims.length;
+  const W = dims[r - 1]!;
+  const hiAll = lo + dims[r - 2]! * W;
+  const cap = 3 * (to - from) + 3;
+  const glo = new Float64Array(cap);
+  const ghi = new Float64Array(cap);
+  const ga = new Int32Array(cap); // first run of the row's cross-section, −1 = the full row
+  const gb = new Int32Array(cap); // end of the run range
+  const gbase = new Float64Array(cap); // offset of the row the runs are clipped to
+  let ng = 0;
+  let total = 0; // output boxes
+  let i = from;
+  let pos = i < to ? Math.max(st[i]!, lo) : 0;
+  while (i < to) {
+    const e = Math.min(en[i]!, hiAll);
+    if (pos >= e) {
+      i++;
+      if (i < to) pos = Math.max(st[i]!, lo);
+      continue;
+    }
+    const x = Math.floor((pos - lo) / W);
+    const rowLo = lo + x * W;
+    let a: number;
+    let b: number;
+    let n: number;
+    let k = i;
+    if (pos === rowLo && e - pos >= W) {
+      n = Math.floor((e - pos) / W);
+      a = -1;
+      b = -1;
+    } else {
+      n = 1;
+      k = i + 1;
+      while (k < to && st[k]! < rowLo + W) k++;
+      a = i;
+      b = k;
+    }
+    // merge with the previous group when it ends here and has the same cross-section
+    let same = false;
+    if (ng > 0 && ghi[ng - 1] === x) {
+      const pa = ga[ng - 1]!;
+      const pb = gb[ng - 1]!;
+      if (pa < 0 || a < 0) same = pa < 0 && a < 0;
+      else if (pb - pa === b - a) {
+        const pbase = gbase[ng - 1]!;
+        same = true;
+        for (let j = 0; j < b - a && same; j++) {
+          same = relStart(w, pa + j, pbase) === relStart(w, a + j, rowLo) && relEnd(w, pa + j, pbase, W) === relEnd(w, a + j, rowLo, W);
+        }
+      }
+    }
+    if (same) ghi[ng - 1] = x + n;
+    else {
+      glo[ng] = x;
+      ghi[ng] = x + n;
+      ga[ng] = a;
+      gb[ng] = b;
+      gbase[ng] = rowLo;
+      total += a < 0 ? 1 : b - a;
+      ng++;
+    }
+    if (a < 0) {
+      pos += n * W;
+    } else if (en[k - 1]! > rowLo + W) {
+      i = k - 1;
+      pos = rowLo + W;
+    } else {
+      i = k;
+      if (i < to) pos = Math.max(st[i]!, lo);
+    }
+  }
+  const out = new Float64Array(4 * total);
+  let o = 0;
+  for (let g = 0; g < ng; g++) {
+    const a = ga[g]!;
+    if (a < 0) {
+      out[o++] = glo[g]!;
+      out[o++] = ghi[g]!;
+      out[o++] = 0;
+      out[o++] = W;
+      continue;
+    }
+    const base = gbase[g]!;
+    for (let j = a; j < gb[g]!; j++) {
+      out[o++] = glo[g]!;
+      out[o++] = ghi[g]!;
+      out[o++] = relStart(w, j, base);
+      out[o++] = relEnd(w, j, base, W);
+    }
+  }
+  return out;
+}
+
+/**
+ * Canonical boxes (flat, rank r − d, `[s_d, e_d, s_{d+1}, …]`) of the runs `from…to−1` clipped to
+ * the region `[lo, lo + dims[d]·strides[d])` (one slab of dimension d − 1), coordinates relative
+ * to the region. Needs rank − d ≥ 2.
+ */
+function build(w: Walk, d: number, from: number, to: number, lo: number): Float64Array {
+  const { st, en, dims, strides } = w;
+  const r = dims.length;
+  if (d === r - 2) return buildRows(w, from, to, lo);
+  const S = strides[d]!;
+  const hiAll = lo + dims[d]! * S;
+  // Groups: [glo, ghi) intervals of dimension d with their (canonical) child cross-section.
+  const glo: number[] = [];
+  const ghi: number[] = [];
+  const gchild: Float64Array[] = [];
+  let i = from;
+  let pos = i < to ? Math.max(st[i]!, lo) : 0;
+  while (i < to) {
+    const e = Math.min(en[i]!, hiAll);
+    if (pos >= e) {
+      i++;
+      if (i < to) pos = Math.max(st[i]!, lo);
+      continue;
+    }
+    const x = Math.floor((pos - lo) / S);
+    const slabLo = lo + x * S;
+    let child: Float64Array;
+    let n = 1;
+    if (pos === slabLo && e - pos >= S) {
+      // Whole slabs x … x+n−1 of dimension d: their cross-section is everything.
+      n = Math.floor((e - pos) / S);
+      child = w.full[d + 1]!;
+      pos += n * S;
+    } else {
+      // A partial slab: the runs that start before its end make its cross-section.
+      const slabHi = slabLo + S;
+      let k = i + 1;
+      while (k < to && st[k]! < slabHi) k++;
+      child = build(w, d + 1, i, k, slabLo);
+      if (en[k - 1]! > slabHi) {
+        i = k - 1;
+        pos = slabHi;
+      } else {
+        i = k;
+        if (i < to) pos = Math.max(st[i]!, lo);
+      }
+    }
+    const g = glo.length - 1;
+    if (g >= 0 && ghi[g] === x && sameNumbers(gchild[g]!, child)) ghi[g] = x + n;
+    else {
+      glo.push(x);
+      ghi.push(x + n);
+      gchild.push(child);
+    }
+  }
+  const cw = 2 * (r - d - 1);
+  let total = 0;
+  for (const c of gchild) total += c.length / cw;
+  const out = new Float64Array(total * (cw + 2));
+  let o = 0;
+  for (let g = 0; g < glo.length; g++) {
+    const child = gchild[g]!;
+    for (let c = 0; c < child.length; c += cw) {
+      out[o++] = glo[g]!;
+      out[o++] = ghi[g]!;
+      out.set(child.subarray(c, c + cw), o);
+      o += cw;
+    }
+  }
+  return out;
+}
+
+/**
+ * The canonical boxes (core `BlockSelection.boxes`, end exclusive) of a set of elements of a chunk
+ * of shape `dims` given as sorted, disjoint runs of C-order offsets: flat `[start, length, …]`
+ * tuples of `stride` numbers each (2 for pairs, 3 for defined runs with value indices).
+ */
+export function runsToBoxes(runs: Float64Array, stride: number, dims: readonly number[]): Float64Array {
+  const n = runs.length / stride;
+  if (n === 0) return new Float64Array(0);
+  const r = dims.length;
+  if (r === 1) {
+    // one dimension: the merged runs are the boxes
+    const out = new Float64Array(2 * n);
+    for (let i = 0; i < n; i++) {
+      out[2 * i] = runs[i * stride]!;
+      out[2 * i + 1] = runs[i * stride]! + runs[i * stride + 1]!;
+    }
+    return out;
+  }
+  const st = new Float64Array(n);
+  const en = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    st[i] = runs[i * stride]!;
+    en[i] = st[i]! + runs[i * stride + 1]!;
+  }
+  const strides = new Array<number>(r);
+  let acc = 1;
+  for (let d = r - 1; d >= 0; d--) {
+    strides[d] = acc;
+    acc *= dims[d]!;
+  }
+  const full: Float64Array[] = [];
+  for (let d = 0; d <= r; d++) {
+    const box: number[] = [];
+    for (let q = d; q < r; q++) box.push(0, dims[q]!);
+    full.push(Float64Array.from(box));
+  }
+  return build({ st, en, dims, strides, full }, 0, 0, n, 0);
+}

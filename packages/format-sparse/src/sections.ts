@@ -1,0 +1,286 @@
+/**
+ * The file form of a sparse structured chunk (notes/sparse-format.md §6.1–6.4, seed 001 tables 3–5):
+ * section 0 = the encoded selection of the defined elements (the whole `H5Sencode` buffer, §7)
+ * followed by the lookup3 checksum of exactly those bytes; section 1 = the defined values in
+ * selection order (§6.2). Each section goes through its own filter pipeline (§4.5) and the stored
+ * sections follow each other; the index record keeps the offset of section 1 and, when any section
+ * is filtered, every section's unfiltered size and filter mask (§5.1).
+ * @module
+ */
+import {
+  ChecksumError,
+  FormatError,
+  H5Error,
+  SelectionError,
+  decodeChunk,
+  decodeSelection,
+  encodeChunk,
+  encodeSelection,
+  lookup3,
+  selectionCount,
+  selectionRuns,
+  validateSelection,
+  type ChunkFormatContext,
+  type ChunkImage,
+  type ChunkRecord,
+  type FilterPipeline,
+  type Selection,
+  type StructuredChunkSections,
+} from '@chunkform/core';
+import type { ChunkWhere, PipelineContext } from '@chunkform/core/internal/filter/pipeline';
+import { pointOffsets } from '@chunkform/core/internal/selection/points';
+import { pairsToDefined } from './runs.js';
+import { runsSelection, type SparseChunk } from './sparse-chunk.js';
+
+/** Section numbers of a fixed-size sparse chunk (notes §1). */
+export const SECTION_SELECTION = 0;
+/** Section 1: the values. */
+export const SECTION_VALUES = 1;
+/** Sections per fixed-size sparse chunk. */
+export const SPARSE_SECTION_COUNT = 2;
+
+/** Value of an unlimited maximum dimension in `ChunkFormatContext.maxDims`. */
+const UNLIMITED = -1;
+/** HDF5's deflate filter id. */
+const DEFLATE = 1;
+
+/** Label of a chunk for error locations. */
+function chunkPath(ctx: ChunkFormatContext, coords: readonly number[]): string {
+  return `${ctx.datasetPath} (chunk [${coords.join(', ')}])`;
+}
+
+function fail(ctx: ChunkFormatContext, rec: ChunkRecord, what: string, structure = 'structured chunk'): FormatError {
+  return new FormatError(what, { path: chunkPath(ctx, rec.coords), structure, address: rec.address });
+}
+
+/** The pipeline of section `i` (empty when none). */
+function sectionPipeline(ctx: ChunkFormatContext, i: number): FilterPipeline {
+  return ctx.sectionPipelines?.[i] ?? { filters: [] };
+}
+
+/** True when any section has a filter: records then carry unfiltered sizes and masks (notes §5.1). */
+export function anySectionFiltered(ctx: ChunkFormatContext): boolean {
+  return (ctx.sectionPipelines ?? []).some((p) => p !== undefined && p.filters.length > 0);
+}
+
+/** True when the chunk at `coords` sticks out of the dataset (a partial edge chunk). */
+function isEdge(ctx: ChunkFormatContext, coords: readonly number[]): boolean {
+  const dims = ctx.dims();
+  return coords.some((c, i) => (c + 1) * ctx.chunkDims[i]! > dims[i]!);
+}
+
+/**
+ * The maximum dimensions of the extent stored in section 0 (notes §7.6): the prototype keeps the
+ * dataset's maximum dimensions (e.g. unlimited) next to the chunk dimensions; without them, or where
+ * a maximum is below the chunk size, the chunk dimensions.
+ */
+function extentMaxDims(ctx: ChunkFormatContext): number[] {
+  const c = ctx.chunkDims;
+  const m = ctx.maxDims;
+  if (!m || m.length !== c.length) return [...c];
+  return c.map((n, d) => (m[d] === UNLIMITED ? UNLIMITED : Math.max(n, m[d]!)));
+}
+
+/** Filter context of a section: the section is a 1-D array of `count` elements of `size` bytes. */
+function sectionContext(ctx: ChunkFormatContext, size: number, count: number): PipelineContext {
+  const fill = ctx.fillValue;
+  return { datatype: ctx.datatype, elementSize: size, chunkDims: [count], ...(fill ? { fillValue: fill } : {}) };
+}
+
+/** Adler-32 (RFC 1950 §9), the trailer of a zlib stream. */
+function adler32(data: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  for (let i = 0; i < data.length; ) {
+    const end = Math.min(data.length, i + 5552);
+    for (; i < end; i++) {
+      a += data[i]!;
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/**
+ * Runs one section through its pipeline backwards, filter by filter. A deflate stream must fill its
+ * input exactly: extra bytes after it mean wrong section offsets (notes §13.3), so the stream's
+ * Adler-32 trailer must be the input's last four bytes.
+ */
+async function decodeSection(
+  bytes: Uint8Array,
+  pipeline: FilterPipeline,
+  mask: number,
+  ctx: ChunkFormatContext,
+  fctx: PipelineContext,
+  rec: ChunkRecord,
+  section: number,
+): Promise<Uint8Array> {
+  const where: ChunkWhere = { path: ctx.datasetPath, chunk: rec.coords, address: rec.address };
+  let data = bytes;
+  for (let i = pipeline.filters.length - 1; i >= 0; i--) {
+    if ((mask >>> i) & 1) continue;
+    const f = pipeline.filters[i]!;
+    const out = await decodeChunk(data, { filters: [f] }, 0, ctx.resolveFilter, fctx, where);
+    if (f.id === DEFLATE) {
+      const t = data.length - 4;
+      const stored = t >= 0 ? ((data[t]! << 24) | (data[t + 1]! << 16) | (data[t + 2]! << 8) | data[t + 3]!) >>> 0 : -1;
+      if (stored !== adler32(out)) {
+        throw fail(ctx, rec, `section ${section}: bytes follow the end of its deflate stream (wrong section offsets)`);
+      }
+    }
+    data = out;
+  }
+  return data;
+}
+
+/** Encodes a chunk's selection for section 0 and appends the lookup3 checksum (notes §6.1). */
+// Structured chunk section 0 (seed 001 table 4; notes §6.1, §7.6).
+export function encodeSelectionSection(mem: SparseChunk, ctx: ChunkFormatContext): Uint8Array {
+  const enc = encodeSelection(
+    mem.selection,
+    { dims: ctx.chunkDims, maxDims: extentMaxDims(ctx) },
+    { encoding: ctx.selectionEncoding ?? 'smallest' },
+  );
+  const out = new Uint8Array(enc.length + 4);
+  out.set(enc, 0);
+  new DataView(out.buffer).setUint32(enc.length, lookup3(enc), true);
+  return out;
+}
+
+/** Memory form → stored chunk (seed 004 `mem_to_file`; notes §6.1, §4.5, §5.1). */
+// Structured chunk, 2-section sparse (seed 001 tables 3–5; notes §6.1–6.4).
+export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContext, coords: readonly number[]): Promise<ChunkImage> {
+  const raw = [encodeSelectionSection(mem, ctx), mem.values];
+  const sizes = [raw[0]!.length, raw[1]!.length];
+  const skip = ctx.dontFilterPartialChunks && isEdge(ctx, coords);
+  const where: ChunkWhere = { path: ctx.datasetPath, chunk: [...coords] };
+  const stored: Uint8Array[] = [];
+  const masks: number[] = [];
+  for (let s = 0; s < SPARSE_SECTION_COUNT; s++) {
+    const p = sectionPipeline(ctx, s);
+    if (p.filters.length === 0) {
+      stored.push(raw[s]!);
+      masks.push(0);
+      continue;
+    }
+    const fctx = s === SECTION_SELECTION ? sectionContext(ctx, 1, sizes[0]!) : sectionContext(ctx, ctx.elementSize, sizes[1]! / ctx.elementSize);
+    const e = await encodeChunk(raw[s]!, p, ctx.resolveFilter, fctx, where, { skipFilters: skip });
+    stored.push(e.bytes);
+    masks.push(e.filterMask);
+  }
+  const bytes = new Uint8Array(stored[0]!.length + stored[1]!.length);
+  bytes.set(stored[0]!, 0);
+  bytes.set(stored[1]!, stored[0]!.length);
+  const sections: StructuredChunkSections = { offsets: [stored[0]!.length] };
+  if (anySectionFiltered(ctx)) {
+    sections.unfilteredSizes = sizes;
+    sections.filterMasks = masks;
+  }
+  return { bytes, filterMask: 0, sections };
+}
+
+/** Checks a decoded selection against the chunk and rethrows selection errors as format errors. */
+function checkSelection(sel: Selection, rank: number, ctx: ChunkFormatContext, rec: ChunkRecord): void {
+  try {
+    if (sel.kind !== 'all' && sel.kind !== 'none' && sel.rank !== rank) {
+      throw new SelectionError(`selection of rank ${sel.rank} in a chunk of rank ${rank}`);
+    }
+    validateSelection(sel, ctx.chunkDims);
+  } catch (e) {
+    if (e instanceof SelectionError) throw fail(ctx, rec, `section 0: the selection is outside the chunk [${ctx.chunkDims.join(', ')}]: ${e.detail}`);
+    throw e;
+  }
+}
+
+/** The memory form of a point selection and its values: points sorted into C order, the last duplicate wins. */
+function fromPoints(coords: Float64Array, values: Uint8Array, es: number, dims: readonly number[]): SparseChunk {
+  const offs = pointOffsets(coords, dims);
+  const n = offs.length;
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) sorted = offs[i]! > offs[i - 1]!;
+  let order: Uint32Array | null = null;
+  if (!sorted) {
+    order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => offs[a]! - offs[b]! || a - b);
+  }
+  const pairs = new Float64Array(2 * n);
+  const out = sorted ? values : new Uint8Array(n * es);
+  let k = 0;
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const p = order ? order[i]! : i;
+    const o = offs[p]!;
+    if (order) {
+      // the last of equal offsets (highest index) is the one that stays
+      if (i + 1 < n && offs[order[i + 1]!] === o) continue;
+      out.set(values.subarray(p * es, p * es + es), m * es);
+      m++;
+    }
+    if (k > 0 && pairs[k - 2]! + pairs[k - 1]! === o) pairs[k - 1] = pairs[k - 1]! + 1;
+    else {
+      pairs[k++] = o;
+      pairs[k++] = 1;
+    }
+  }
+  const runs = pairsToDefined(pairs.slice(0, k));
+  return { selection: runsSelection(runs, dims), values: sorted ? out : out.slice(0, m * es), runs };
+}
+
+/** Stored chunk → memory form (seed 004 `file_to_mem`; notes §6, §13.3), validating everything. */
+// Structured chunk, 2-section sparse (seed 001 tables 3–5; notes §6.1–6.4, §7.5, §13.3).
+export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx: ChunkFormatContext): Promise<SparseChunk> {
+  const es = ctx.elementSize;
+  const dims = ctx.chunkDims;
+  const secs = rec.sections;
+  if (!secs || secs.offsets.length !== SPARSE_SECTION_COUNT - 1) {
+    throw fail(ctx, rec, `the index record has ${secs ? secs.offsets.length : 'no'} section offsets, ${SPARSE_SECTION_COUNT - 1} expected`);
+  }
+  const off = secs.offsets[0]!;
+  if (!Number.isSafeInteger(off) || off < 0 || off > image.length) {
+    throw fail(ctx, rec, `section 1 offset ${off} is past the chunk's ${image.length} bytes`);
+  }
+  const skip = ctx.dontFilterPartialChunks && isEdge(ctx, rec.coords);
+  const chunkElements = dims.reduce((a, b) => a * b, 1);
+  const parts = [image.subarray(0, off), image.subarray(off)];
+  const decoded: Uint8Array[] = [];
+  for (let s = 0; s < SPARSE_SECTION_COUNT; s++) {
+    const p = sectionPipeline(ctx, s);
+    const expected = secs.unfilteredSizes?.[s];
+    if (p.filters.length === 0 || skip) decoded.push(parts[s]!);
+    else {
+      const fctx =
+        s === SECTION_SELECTION
+          ? sectionContext(ctx, 1, expected ?? 16 * dims.length * chunkElements + 4096)
+          : sectionContext(ctx, es, expected !== undefined && expected % es === 0 ? expected / es : chunkElements);
+      decoded.push(await decodeSection(parts[s]!, p, secs.filterMasks?.[s] ?? 0, ctx, fctx, rec, s));
+    }
+    if (expected !== undefined && decoded[s]!.length !== expected) {
+      throw fail(ctx, rec, `section ${s} has ${decoded[s]!.length} bytes, the index records ${expected}`);
+    }
+  }
+  const [sec0, values] = decoded as [Uint8Array, Uint8Array];
+  if (sec0.length < 4) throw fail(ctx, rec, `section 0 has ${sec0.length} bytes, too short for a selection and its checksum`);
+  const enc = sec0.subarray(0, sec0.length - 4);
+  const stored = new DataView(sec0.buffer, sec0.byteOffset, sec0.byteLength).getUint32(enc.length, true);
+  const actual = lookup3(enc);
+  if (stored !== actual) throw new ChecksumError('structured chunk section 0 (encoded selection)', rec.address, stored, actual, chunkPath(ctx, rec.coords));
+  let sel: Selection;
+  try {
+    sel = decodeSelection(enc, { path: ctx.datasetPath, chunk: rec.coords, address: rec.address }).selection;
+  } catch (e) {
+    if (e instanceof H5Error && !(e instanceof FormatError)) throw fail(ctx, rec, `section 0: ${e.detail}`);
+    throw e;
+  }
+  checkSelection(sel, dims.length, ctx, rec);
+  const count = selectionCount(sel, dims);
+  if (values.length !== count * es) {
+    throw fail(ctx, rec, `section 1 has ${values.length} bytes, the selection of ${count} elements needs ${count * es}`);
+  }
+  if (sel.kind === 'points') return fromPoints(sel.coords, values === parts[1] ? values.slice() : values, es, dims);
+  const runs = pairsToDefined(selectionRuns(sel, dims));
+  // Unfiltered values are a view of the bytes read, which the store may reuse: keep a copy.
+  return { selection: runsSelection(runs, dims), values: values === parts[1] ? values.slice() : values, runs };
+}

@@ -1,0 +1,219 @@
+/**
+ * The memory form of a sparse (structured) chunk and its operations (notes/sparse-format.md §6, §8;
+ * seed 004 §6): the defined elements as a selection in chunk-relative coordinates plus their values
+ * in selection order — C order of the defined elements (notes §6.2) — as one byte array. Reads,
+ * writes and erasures merge run lists; no per-element objects.
+ * @module
+ */
+import {
+  intersect,
+  selectionRuns,
+  selectNone,
+  toBlocks,
+  ValueError,
+  type BlockSelection,
+  type ChunkRequest,
+  type NoneSelection,
+  type Selection,
+} from '@chunkform/core';
+import { blocksFromCanonical } from '@chunkform/core/internal/selection/selection';
+import { runsToBoxes } from './canonical.js';
+import {
+  DEF,
+  copyBytes,
+  definedCount,
+  findRun,
+  seekRun,
+  moveValues,
+  pairsToDefined,
+  requestSet,
+  requestSorted,
+  subtractDefined,
+  unionDefined,
+} from './runs.js';
+
+/** One sparse chunk in memory. Mutable: `memWrite` and `erase` update it in place. */
+export interface SparseChunk {
+  /** The defined elements, chunk-relative: canonical blocks (`none` when nothing is defined). */
+  selection: BlockSelection | NoneSelection;
+  /** Values of the defined elements in C order of their coordinates: `count × elementSize` bytes. */
+  values: Uint8Array;
+  /**
+   * The defined elements as runs of C-order chunk offsets: flat triples `[offset, length,
+   * valueIndex]`, sorted and merged (derived from `selection`; kept for fast reads and writes).
+   */
+  runs: Float64Array;
+}
+
+/** Value arrays that are views of a caller's buffer (see {@link chunkFromRequest}): copied before any in-place write. */
+const borrowed = new WeakSet<Uint8Array>();
+
+/** A chunk with nothing defined. */
+export function emptyChunk(): SparseChunk {
+  return { selection: selectNone(), values: new Uint8Array(0), runs: new Float64Array(0) };
+}
+
+/** Number of defined elements. */
+export function chunkCount(mem: SparseChunk): number {
+  return definedCount(mem.runs);
+}
+
+/** The selection of defined runs (canonical blocks). */
+export function runsSelection(runs: Float64Array, dims: readonly number[]): BlockSelection | NoneSelection {
+  return blocksFromCanonical(runsToBoxes(runs, DEF, dims), dims.length);
+}
+
+/** Fills elements with the fill value (zeros when none). */
+export class FillWriter {
+  private pattern: Uint8Array | null = null;
+
+  constructor(
+    private readonly fillValue: Uint8Array | null,
+    private readonly es: number,
+  ) {
+    if (fillValue && fillValue.length !== es) {
+      throw new ValueError(`fill value has ${fillValue.length} bytes, the datatype ${es}`);
+    }
+    if (fillValue && fillValue.every((b) => b === 0)) this.fillValue = null;
+  }
+
+  /** Writes `count` fill elements into `out` from byte `at`. */
+  fill(out: Uint8Array, at: number, count: number): void {
+    const n = count * this.es;
+    if (!this.fillValue) {
+      out.fill(0, at, at + n);
+      return;
+    }
+    if (!this.pattern) {
+      const p = new Uint8Array(this.es * 1024);
+      for (let i = 0; i < p.length; i += this.es) p.set(this.fillValue, i);
+      this.pattern = p;
+    }
+    const p = this.pattern;
+    for (let done = 0; done < n; done += p.length) out.set(n - done >= p.length ? p : p.subarray(0, n - done), at + done);
+  }
+}
+
+/**
+ * Copies the requested elements into `out`: values of defined elements, the fill value elsewhere
+ * (seed 004 `mem_read`). Sorted requests walk both run lists once; unsorted ones (points) search.
+ */
+export function readChunk(mem: SparseChunk, req: ChunkRequest, out: Uint8Array, es: number, filler: FillWriter): void {
+  const D = mem.runs;
+  const nD = D.length;
+  const vals = mem.values;
+  const r = req.runs;
+  let j = 0; // first defined run ending after the previous request run's start
+  let prev = -1;
+  for (let i = 0; i < r.length; i += 3) {
+    const c = r[i]!;
+    const n = r[i + 2]!;
+    j = c >= prev ? seekRun(D, j, c) : 3 * findRun(D, c);
+    prev = c;
+    const end = c + n;
+    let pos = c;
+    let bo = r[i + 1]! * es;
+    let k = j;
+    while (pos < end) {
+      if (k < nD && D[k]! <= pos) {
+        const runEnd = D[k]! + D[k + 1]!;
+        const e = runEnd < end ? runEnd : end;
+        const vi = (D[k + 2]! + pos - D[k]!) * es;
+        const len = (e - pos) * es;
+        copyBytes(out, bo, vals, vi, len);
+        bo += len;
+        pos = e;
+        if (pos === runEnd) k += 3;
+      } else {
+        const e = k < nD && D[k]! < end ? D[k]! : end;
+        filler.fill(out, bo, e - pos);
+        bo += (e - pos) * es;
+        pos = e;
+      }
+    }
+  }
+}
+
+/**
+ * Writes the requested elements from `src` (seed 004 `mem_write`): they become defined (union with
+ * the defined set) with the new values; the value array is rebuilt by merging runs, O(defined +
+ * written). Later runs of a request win over earlier ones for the same element (point duplicates).
+ */
+export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[]): void {
+  const r = req.runs;
+  if (r.length === 0) return;
+  const oldRuns = mem.runs;
+  let runs = oldRuns;
+  let values = mem.values;
+  const written = requestSet(r);
+  const merged = oldRuns.length === 0 ? pairsToDefined(written) : unionDefined(oldRuns, written);
+  if (definedCount(merged) !== definedCount(oldRuns)) {
+    runs = merged;
+    values = new Uint8Array(definedCount(runs) * es);
+    if (oldRuns.length > 0) moveValues(oldRuns, mem.values, runs, values, es, false);
+  } else if (borrowed.has(values)) {
+    values = values.slice(); // never write into the caller's buffer
+  }
+  const nR = runs.length;
+  let k = 0;
+  let prev = -1;
+  for (let i = 0; i < r.length; i += 3) {
+    const c = r[i]!;
+    k = c >= prev ? seekRun(runs, k, c) : 3 * findRun(runs, c);
+    prev = c;
+    const b = r[i + 1]! * es;
+    copyBytes(values, (runs[k + 2]! + c - runs[k]!) * es, src, b, r[i + 2]! * es);
+  }
+  if (runs !== oldRuns) {
+    mem.runs = runs;
+    mem.selection = runsSelection(runs, dims);
+  }
+  mem.values = values;
+}
+
+/**
+ * A chunk built from one request only (a full-chunk write). When the request's buffer holds the
+ * elements in chunk order (every hyperslab request), the value array is a view of `src`: no copy.
+ */
+export function chunkFromRequest(req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[]): SparseChunk {
+  const r = req.runs;
+  if (requestSorted(r)) {
+    let contiguous = true;
+    for (let i = 3; i < r.length && contiguous; i += 3) contiguous = r[i + 1]! === r[i - 2]! + r[i - 1]!;
+    if (contiguous && r.length > 0) {
+      const runs = pairsToDefined(requestSet(r));
+      const b = r[1]! * es;
+      const values = src.subarray(b, b + definedCount(runs) * es);
+      borrowed.add(values);
+      return { selection: runsSelection(runs, dims), values, runs };
+    }
+  }
+  const mem = emptyChunk();
+  writeChunk(mem, req, src, es, dims);
+  return mem;
+}
+
+/** The defined elements within `sel` (chunk-relative; seed 004 `defined`). */
+export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly number[]): Selection {
+  if (mem.runs.length === 0) return selectNone();
+  return intersect(mem.selection, sel, dims);
+}
+
+/**
+ * Makes the elements of `sel` (chunk-relative) undefined and drops their values (seed 004 `erase`,
+ * notes §8.4: the surviving values are compacted in their new selection order).
+ */
+export function eraseChunk(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[]): void {
+  if (mem.runs.length === 0) return;
+  const blocks = toBlocks(sel, dims);
+  if (blocks.kind === 'none') return;
+  const erased = selectionRuns(blocks, dims);
+  const runs = subtractDefined(mem.runs, erased);
+  const count = definedCount(runs);
+  if (count === definedCount(mem.runs)) return;
+  const values = new Uint8Array(count * es);
+  moveValues(mem.runs, mem.values, runs, values, es, true);
+  mem.runs = runs;
+  mem.values = values;
+  mem.selection = runsSelection(runs, dims);
+}
