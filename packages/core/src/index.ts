@@ -104,3 +104,9 @@ export {
   type CsrMatrix,
   type CscMatrix,
 } from './sparse/matrix.js';
+export type { StructChunkInfo, StructChunkWriteInfo } from './objects/struct-chunk-io.js';
+export { chooseStructuredChunkIndex, type StructuredChunkIndexChoice } from './chunk/choose-index.js';
+export type { StructuredIndexContext } from './chunk/chunk-index.js';
+export type { SectionPipelines } from './format/messages/filter-pipeline-v3.js';
+export type { StructuredChunkLayout } from './format/messages/layout-structured.js';
+export type { SectionFilterSpecs } from './objects/filter-options.js';

@@ -93,6 +93,8 @@ export interface ChunkIndexContext {
 export interface ChunkIndex {
   /** The index type (as in {@link ChunkIndexInfo}). */
   readonly type: ChunkIndexInfo['type'];
+  /** True when this implementation cannot change the index: writes are refused before anything is written. */
+  readonly readOnly?: boolean;
   /** The record of the chunk at scaled `coords`, or null when the chunk was never written. */
   lookup(coords: readonly number[]): Promise<ChunkRecord | null>;
   /** Inserts or replaces the record for `rec.coords`. */

@@ -70,6 +70,18 @@ export class ChunkEngine<Mem> {
     }
   }
 
+  /**
+   * True when writing `sel` only rewrites stored fixed-size chunks in place, so the index does not
+   * change (what a read-only index still allows).
+   */
+  async rewritesInPlace(sel: Selection): Promise<boolean> {
+    if (this.o.format.variableSize) return false;
+    for (const req of mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims])) {
+      if (!(await this.o.index.lookup(req.coords))) return false;
+    }
+    return true;
+  }
+
   /** True when the chunk format distinguishes defined from undefined elements (sparse formats). */
   get tracksDefined(): boolean {
     return typeof this.o.format.defined === 'function';
@@ -238,6 +250,9 @@ export class ChunkEngine<Mem> {
       address = this.o.store.alloc(image.bytes.length);
     }
     await this.o.store.write(address, image.bytes);
+    // Rewritten in place with the same record: the index needs no change.
+    const same = old && old.address === address && old.size === image.bytes.length && old.filterMask === image.filterMask;
+    if (same && !image.sections && !old.sections) return;
     await this.o.index.insert({
       coords: [...coords],
       address,

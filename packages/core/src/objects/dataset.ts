@@ -33,6 +33,8 @@ import { CompactStorage } from '../storage/compact-storage.js';
 import { ContiguousStorage } from '../storage/contiguous-storage.js';
 import { ChunkedStorage, type ChunkInfo } from '../storage/chunked-storage.js';
 import { Attributes } from './attributes.js';
+import { joinSections, splitSections, structInfo, type StructChunkInfo, type StructChunkWriteInfo } from './struct-chunk-io.js';
+import type { StructuredChunkLayout } from '../format/messages/layout-structured.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount } from './shape.js';
 import { bytesToValues, valuesToBytes } from './values-io.js';
@@ -289,35 +291,94 @@ export class Dataset {
 
   /** Stored chunks of a chunked dataset, in index order. */
   async iterateChunks(cb: (info: ChunkInfo) => void | Promise<void>): Promise<void> {
-    for (const c of await (await this.chunked()).chunks()) await cb(c);
+    const all = await this.located(async () => (await this.chunked()).chunks());
+    for (const c of all) await cb(c);
   }
 
   /** Number of stored chunks. */
   async numChunks(): Promise<number> {
-    return (await (await this.chunked()).chunks()).length;
+    return this.located(async () => (await (await this.chunked()).chunks()).length);
   }
 
   /** The `index`-th stored chunk (index order, like `H5Dget_chunk_info`). */
   async chunkInfo(index: number): Promise<ChunkInfo> {
-    const all = await (await this.chunked()).chunks();
-    const c = all[index];
-    if (!c) throw new ValueError(`chunk index ${index} is out of range (${all.length} chunks stored)`, { path: this.path });
-    return c;
+    return this.located(async () => {
+      const all = await (await this.chunked()).chunks();
+      const c = all[index];
+      if (!c) throw new ValueError(`chunk index ${index} is out of range (${all.length} chunks stored)`);
+      return c;
+    });
   }
 
   /** The stored chunk whose first element is at `offset`, or null when never written. */
   async chunkInfoByCoord(offset: number[]): Promise<ChunkInfo | null> {
-    return (await this.chunked()).chunkInfoByCoord(offset);
+    return this.located(async () => (await this.chunked()).chunkInfoByCoord(offset));
   }
 
   /** The raw stored (filtered) bytes of the chunk at `offset` and its filter mask. */
   async readChunk(offset: number[]): Promise<ChunkImage> {
-    return (await this.chunked()).readChunk(offset);
+    return this.located(async () => (await this.chunked()).readChunk(offset), offset);
   }
 
   /** Stores already-filtered bytes as the chunk at `offset` (filter mask: bit i = filter i not applied). */
   async writeChunk(offset: number[], bytes: Uint8Array, filterMask = 0): Promise<void> {
-    await (await this.chunked()).writeChunk(offset, { bytes, filterMask });
+    return this.located(async () => (await this.chunked()).writeChunk(offset, { bytes, filterMask }), offset);
+  }
+
+  /** Runs `fn`, adding the dataset path (and chunk offset) to typed errors that lack a path. */
+  private async located<T>(fn: () => Promise<T>, chunkOffset?: readonly number[]): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof H5Error)) throw e;
+      throw e.withPath(chunkOffset ? `${this.path} (chunk at [${chunkOffset.join(', ')}])` : this.path);
+    }
+  }
+
+  // ---- direct structured-chunk I/O (sparse datasets; seed 003 §2.2) ---------------------------
+
+  /** The stored (filtered) sections of the sparse chunk at `offset` and its info record. */
+  async readStructChunk(offset: number[]): Promise<{ sections: Uint8Array[]; info: StructChunkInfo }> {
+    const layout = this.structuredLayout();
+    const image = await (await this.chunked()).readChunk(offset);
+    const info = structInfo(offset.slice(), -1, image.bytes.length, image.sections, layout.sectionCount);
+    const stored = await this.chunkInfoByCoord(offset);
+    info.address = stored?.address ?? -1;
+    return { sections: splitSections(image, layout.sectionCount, this.path), info };
+  }
+
+  /** Stores already-encoded (and filtered) sections as the sparse chunk at `offset`. */
+  async writeStructChunk(offset: number[], sections: Uint8Array[], info: StructChunkWriteInfo = {}): Promise<void> {
+    const layout = this.structuredLayout();
+    if (sections.length !== layout.sectionCount) {
+      throw new ValueError(`${sections.length} sections given, the dataset's chunks have ${layout.sectionCount}`, { path: this.path });
+    }
+    const filtered = (this.sectionFilters ?? []).some((p) => p.filters.length > 0);
+    await (await this.chunked()).writeChunk(offset, joinSections(sections, info, filtered, this.path));
+  }
+
+  /** The info record of the `index`-th stored sparse chunk. */
+  async structChunkInfo(index: number): Promise<StructChunkInfo> {
+    const c = await this.chunkInfo(index);
+    return structInfo(c.offset, c.address, c.size, c.sections, this.structuredLayout().sectionCount);
+  }
+
+  /** The info record of the sparse chunk whose first element is at `offset` (null when none is stored). */
+  async structChunkInfoByCoord(offset: number[]): Promise<StructChunkInfo | null> {
+    const c = await this.chunkInfoByCoord(offset);
+    return c ? structInfo(c.offset, c.address, c.size, c.sections, this.structuredLayout().sectionCount) : null;
+  }
+
+  /** Calls `cb` with the info record of every stored sparse chunk. */
+  async iterateStructChunks(cb: (info: StructChunkInfo) => void | Promise<void>): Promise<void> {
+    const n = this.structuredLayout().sectionCount;
+    await this.iterateChunks((c) => cb(structInfo(c.offset, c.address, c.size, c.sections, n)));
+  }
+
+  private structuredLayout(): StructuredChunkLayout {
+    const l = this.layout;
+    if (l.class !== 'structured') throw new ValueError('structured-chunk I/O needs a sparse dataset', { path: this.path });
+    return l;
   }
 
   private async chunked(): Promise<ChunkedStorage> {

@@ -14,7 +14,7 @@ import { LAYOUT } from '../format/messages/message-types.js';
 import { resolveChunkFormat, resolveChunkIndex, resolveFilter } from '../di/container.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
-import type { ChunkIndex, ChunkIndexContext, ChunkRecord } from '../chunk/chunk-index.js';
+import type { ChunkIndex, ChunkIndexContext, ChunkRecord, StructuredChunkSections } from '../chunk/chunk-index.js';
 import type { ChunkImage } from '../chunk/chunk-format.js';
 import { ChunkCache, type ChunkCacheOptions } from '../chunk/cache.js';
 import { ChunkEngine, type ChunkStore } from '../chunk/engine.js';
@@ -34,6 +34,8 @@ export interface ChunkInfo {
   address: number;
   /** Stored size in bytes. */
   size: number;
+  /** Sparse (structured) chunks: section offsets, and unfiltered sizes + filter masks per section when filtered. */
+  sections?: StructuredChunkSections;
 }
 
 /** What the chunked storage needs to know about its dataset. */
@@ -160,8 +162,22 @@ export class ChunkedStorage implements DatasetStorage {
   }
 
   async write(sel: Selection, bytes: Uint8Array): Promise<void> {
-    this.ctx.requireWriter(`write dataset "${this.info.path}"`);
+    // A read-only index still allows overwriting stored unfiltered chunks in place.
+    if (!this.index.readOnly || !(await this.engine.rewritesInPlace(sel))) this.writable('write');
+    else this.ctx.requireWriter(`write dataset "${this.info.path}"`);
     await this.engine.write(sel, bytes);
+  }
+
+  /** Throws, before anything is changed, when the file is read-only or the index cannot be written. */
+  private writable(what: string): void {
+    this.ctx.requireWriter(`${what} dataset "${this.info.path}"`);
+    if (this.index.readOnly) {
+      throw new UnsupportedError(
+        `cannot ${what}: datasets indexed by a "${this.index.type}" chunk index are read-only here ` +
+          '(files written with libver="earliest"; h5repack --latest converts them)',
+        { path: this.info.path },
+      );
+    }
   }
 
   /** True when the chunk format tracks defined elements (sparse). */
@@ -176,7 +192,7 @@ export class ChunkedStorage implements DatasetStorage {
 
   /** Makes the elements of `sel` undefined (sparse formats). */
   async erase(sel: Selection): Promise<void> {
-    this.ctx.requireWriter(`erase elements of "${this.info.path}"`);
+    this.writable('erase elements of');
     await this.engine.erase(sel);
   }
 
@@ -208,6 +224,7 @@ export class ChunkedStorage implements DatasetStorage {
    * so a later enlargement shows fill values there, as HDF5 does.
    */
   async resize(oldDims: readonly number[], newDims: readonly number[]): Promise<void> {
+    this.writable('resize');
     const chunk = this.info.layout.chunkDims;
     const dims = this.info.dims;
     const shrunk = newDims.some((d, i) => d < oldDims[i]!);
@@ -245,17 +262,18 @@ export class ChunkedStorage implements DatasetStorage {
     return rec ? this.infoOf(rec) : null;
   }
 
-  /** The raw stored bytes of a chunk and its filter mask (no filters applied). */
+  /** The raw stored bytes of a chunk and its filter mask (no filters applied); section fields for structured chunks. */
   async readChunk(offset: readonly number[]): Promise<ChunkImage> {
     await this.engine.flush();
     const rec = await this.index.lookup(this.scaled(offset));
     if (!rec) throw new ValueError(`chunk at [${offset.join(', ')}] has not been written`, { path: this.info.path });
-    return { bytes: (await this.ctx.readRaw(rec.address, rec.size, 'chunk')).slice(), filterMask: rec.filterMask };
+    const bytes = (await this.ctx.readRaw(rec.address, rec.size, 'chunk')).slice();
+    return { bytes, filterMask: rec.filterMask, ...(rec.sections ? { sections: rec.sections } : {}) };
   }
 
   /** Stores already-filtered chunk bytes as they are (like `H5Dwrite_chunk`). */
   async writeChunk(offset: readonly number[], image: ChunkImage): Promise<void> {
-    this.ctx.requireWriter(`write a chunk of "${this.info.path}"`);
+    this.writable('write a chunk of');
     await this.engine.storeImage(this.scaled(offset), image);
   }
 
@@ -276,7 +294,13 @@ export class ChunkedStorage implements DatasetStorage {
 
   private infoOf(rec: ChunkRecord): ChunkInfo {
     const chunk = this.info.layout.chunkDims;
-    return { offset: rec.coords.map((c, i) => c * chunk[i]!), filterMask: rec.filterMask, address: rec.address, size: rec.size };
+    return {
+      offset: rec.coords.map((c, i) => c * chunk[i]!),
+      filterMask: rec.filterMask,
+      address: rec.address,
+      size: rec.size,
+      ...(rec.sections ? { sections: rec.sections } : {}),
+    };
   }
 
   private fillBytes(count: number): Uint8Array {

@@ -24,6 +24,8 @@ const NODE_CACHE_LIMIT = 4096;
 /** The v1 B-tree chunk index of one dataset (read-only). */
 export class BTree1ChunkIndex implements ChunkIndex {
   readonly type = 'btree1' as const;
+  /** Chunks of datasets indexed by a v1 B-tree are read here, not written. */
+  readonly readOnly = true;
   private readonly queue = new OpQueue();
   private readonly rank: number;
   /** Chunk dims plus the element size: the divisors of the key offsets. */
@@ -43,7 +45,7 @@ export class BTree1ChunkIndex implements ChunkIndex {
     return this.queue.run(() => located(this.ctx.datasetPath, fn));
   }
 
-  private readOnly(what: string): never {
+  private refuse(what: string): never {
     throw new UnsupportedError(`${what}: the v1 B-tree chunk index (layout version 3, libver "earliest") is read-only`, {
       path: this.ctx.datasetPath,
       structure: STRUCTURE,
@@ -121,11 +123,11 @@ export class BTree1ChunkIndex implements ChunkIndex {
   }
 
   async insert(_rec: ChunkRecord): Promise<void> {
-    this.readOnly('inserting a chunk');
+    this.refuse('inserting a chunk');
   }
 
   async remove(_coords: readonly number[]): Promise<ChunkRecord | null> {
-    this.readOnly('removing a chunk');
+    this.refuse('removing a chunk');
   }
 
   /** All chunks in key order. */
