@@ -93,10 +93,19 @@ export class DenseUnfilteredFormat extends DenseFormat {
   }
 
   async fileRead(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array, io: RawIO): Promise<void> {
+    const r = req.runs;
+    if (r.length === 3) {
+      // One run: read straight into the caller's buffer, no intermediate copy.
+      const n = r[2]! * this.es;
+      const c = r[0]! * this.es;
+      if (c + n > rec.size) this.checkLength(new Uint8Array(rec.size), rec, 'stored');
+      const b = r[1]! * this.es;
+      await io.readInto(rec.address + c, out.subarray(b, b + n));
+      return;
+    }
     const [lo, hi] = runsByteRange(req, this.es);
     if (hi > rec.size) this.checkLength(new Uint8Array(rec.size), rec, 'stored');
     const bytes = await io.read(rec.address + lo, hi - lo);
-    const r = req.runs;
     for (let i = 0; i < r.length; i += 3) {
       const c = r[i]! * this.es - lo;
       out.set(bytes.subarray(c, c + r[i + 2]! * this.es), r[i + 1]! * this.es);

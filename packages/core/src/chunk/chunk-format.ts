@@ -33,6 +33,8 @@ export interface ChunkRequest {
 /** Reads and writes raw file bytes for formats that do partial I/O straight to the file. */
 export interface RawIO {
   read(address: number, length: number): Promise<Uint8Array>;
+  /** Reads `target.length` bytes at `address` straight into `target`. */
+  readInto(address: number, target: Uint8Array): Promise<void>;
   write(address: number, bytes: Uint8Array): Promise<void>;
 }
 

@@ -73,6 +73,22 @@ export class FileContext {
     throw new FormatError('not an HDF5 file: no superblock signature at offset 0, 512, 1024, ...', { structure: 'superblock' });
   }
 
+  /** Reads raw bytes at `address` straight into `target`, bounded by the end of the file. */
+  async readRawInto(address: number, target: Uint8Array, structure: string): Promise<void> {
+    this.ensureOpen();
+    const length = target.length;
+    if (length === 0) return;
+    if (!isDefinedAddress(address) || address < 0 || address + length > this.reader.eof) {
+      throw new TruncatedError(`${length} bytes at address ${address} extend past the end of the file (${this.reader.eof} bytes)`, {
+        structure,
+        address,
+      });
+    }
+    const pos = this.superblock.baseAddress + address;
+    const got = this.source.readInto ? await this.source.readInto(pos, target) : (target.set(await this.source.read(pos, length)), length);
+    if (got !== length) throw new TruncatedError(`only ${got} of ${length} bytes could be read`, { structure, address });
+  }
+
   /** True when {@link readRaw} results are private buffers the caller may keep. */
   get freshReads(): boolean {
     return this.source.freshReads === true;

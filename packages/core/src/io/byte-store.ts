@@ -17,6 +17,11 @@ export interface ByteSource {
   /** Releases resources. */
   close?(): Promise<void>;
   /**
+   * Reads `target.length` bytes at `offset` straight into `target` (no intermediate buffer);
+   * returns the number of bytes read. Optional: callers fall back to {@link read}.
+   */
+  readInto?(offset: number, target: Uint8Array): Promise<number>;
+  /**
    * True when every `read` returns a new buffer that nobody else references, so callers may keep
    * it (and reuse its memory for results) without copying.
    */
@@ -29,7 +34,7 @@ export interface ByteStore extends ByteSource {
   write(offset: number, bytes: Uint8Array): Promise<void>;
   /** Sets the size (used to trim a file to its end-of-file address). */
   truncate(size: number): Promise<void>;
-  /** Makes written bytes durable (fsync for files; no-op in memory). */
+  /** Hands written bytes to the underlying storage (files: to the OS, with fsync when asked; memory: no-op). */
   flush(): Promise<void>;
 }
 
@@ -54,6 +59,11 @@ export class MemoryStore implements ByteStore {
   async read(offset: number, length: number): Promise<Uint8Array> {
     const end = Math.min(this.len, offset + length);
     return this.buf.subarray(Math.min(offset, end), end);
+  }
+  async readInto(offset: number, target: Uint8Array): Promise<number> {
+    const src = await this.read(offset, target.length);
+    target.set(src);
+    return src.length;
   }
   async write(offset: number, bytes: Uint8Array): Promise<void> {
     const end = offset + bytes.length;

@@ -138,6 +138,7 @@ export class ChunkedStorage implements DatasetStorage {
     });
     const store: ChunkStore = {
       read: (address, length) => ctx.readRaw(address, length, 'chunk'),
+      readInto: (address, target) => ctx.readRawInto(address, target, 'chunk'),
       write: (address, bytes) => ctx.requireWriter(`write dataset "${path}"`).writeRaw(address, bytes),
       alloc: (size) => ctx.requireWriter(`write dataset "${path}"`).allocator.alloc(size),
       release: (address, size) => ctx.writer?.allocator.release(address, size),
