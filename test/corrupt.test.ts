@@ -4,16 +4,16 @@
  * walked (groups, links, attributes, dataset values). Whatever happens must be either success or an
  * H5Error — never a TypeError/RangeError/plain Error, a hang (5 s) or a crash.
  *
- * The walks run in child processes (test/corrupt-worker.ts under `node --import tsx`), two at a time,
- * so that synchronous infinite loops and out-of-memory crashes are caught and attributed to a mutation.
+ * The walks run in child processes (test/corrupt-worker.ts via test/oracle/corrupt-harness.ts), two at a
+ * time, so that synchronous infinite loops and out-of-memory crashes are caught and attributed to a mutation.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureFixtures, fixturePath, type FixtureEntry } from './oracle/fixtures.js';
-import { describeMutation, mutationsFor, type Mutation, type Outcome } from './oracle/mutations.js';
+import { runMutations, type HarnessOutcome } from './oracle/corrupt-harness.js';
+import { describeMutation, mutationsFor, type Mutation } from './oracle/mutations.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WORKER = join(HERE, 'corrupt-worker.ts');
@@ -29,78 +29,9 @@ interface FileRun {
   entry: FixtureEntry;
   orig: Uint8Array;
   mutations: Mutation[];
-  outcomes: Outcome[];
-  baseline: Outcome | undefined;
+  outcomes: HarnessOutcome[];
+  baseline: HarnessOutcome | undefined;
   ms: number;
-}
-
-/** Runs `mutations` on `file` in a child, restarting it after a hang or crash. */
-function runFile(file: string, mutations: Mutation[]): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  return new Promise((resolveAll, rejectAll) => {
-    const startChild = (start: number): void => {
-      if (start >= mutations.length) {
-        resolveAll(outcomes);
-        return;
-      }
-      let current = start;
-      let finished = false;
-      let stderr = '';
-      const child: ChildProcess = fork(WORKER, [], {
-        execArgv: ['--import', 'tsx', '--max-old-space-size=2048'],
-        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-        serialization: 'advanced',
-      });
-      child.stderr?.on('data', (d: Buffer) => {
-        stderr = (stderr + d.toString()).slice(-4000);
-      });
-      let watchdog: NodeJS.Timeout | undefined;
-      let started = false;
-      const arm = (): void => {
-        clearTimeout(watchdog);
-        watchdog = setTimeout(() => {
-          if (!started) {
-            finished = true;
-            child.kill('SIGKILL');
-            rejectAll(new Error(`corrupt-worker did not start:\n${stderr}`));
-            return;
-          }
-          outcomes.push({ i: current, outcome: 'hang', message: `no answer within ${WATCHDOG_MS} ms (synchronous loop?)` });
-          finished = true;
-          child.kill('SIGKILL');
-          startChild(current + 1);
-        }, started ? WATCHDOG_MS : 60_000);
-      };
-      child.on('message', (msg: { type: string } & Partial<Outcome>) => {
-        started = true;
-        if (msg.type === 'start') {
-          current = msg.i!;
-          arm();
-        } else if (msg.type === 'result') {
-          const { type: _t, ...o } = msg;
-          outcomes.push(o as Outcome);
-        } else if (msg.type === 'done') {
-          clearTimeout(watchdog);
-          finished = true;
-          resolveAll(outcomes);
-        }
-      });
-      child.on('exit', (code, signal) => {
-        clearTimeout(watchdog);
-        if (finished) return;
-        finished = true;
-        if (!started) {
-          rejectAll(new Error(`corrupt-worker exited (${code ?? signal}) before starting:\n${stderr}`));
-          return;
-        }
-        outcomes.push({ i: current, outcome: 'crash', message: `worker exited with ${code ?? signal}: ${stderr.slice(-1500)}` });
-        startChild(current + 1);
-      });
-      arm();
-      child.send({ file, mutations, start });
-    };
-    startChild(0);
-  });
 }
 
 const runs = new Map<string, FileRun>();
@@ -115,7 +46,7 @@ beforeAll(async () => {
       const t0 = Date.now();
       // index 0: the unmodified file (xor with 0 changes nothing) must walk cleanly
       const all: Mutation[] = [{ kind: 'xor', offset: 0, mask: 0 }, ...mutations];
-      const outcomes = await runFile(path, all);
+      const outcomes = await runMutations(WORKER, path, all, { watchdogMs: WATCHDOG_MS });
       runs.set(e.file, {
         entry: e,
         orig,

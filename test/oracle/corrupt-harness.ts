@@ -1,6 +1,7 @@
 /**
- * The child-process harness of the corrupt-input suites (same protocol as test/corrupt.test.ts):
- * a worker script (run with `node --import tsx`) applies each mutation to a file's bytes and walks
+ * The child-process harness of the corrupt-input suites (test/corrupt.test.ts,
+ * test/chunked-corrupt.test.ts): a worker script (run with `node --import tsx`; its side of the
+ * protocol is test/oracle/corrupt-worker-common.ts) applies each mutation to a file's bytes and walks
  * the result, reporting over IPC; the parent restarts it after a synchronous hang (watchdog) or a
  * crash and attributes both to the mutation being processed.
  *

@@ -131,7 +131,7 @@ const MAIN_SET: FixtureSet = { script: 'make_fixtures.py', dir: FIXTURE_DIR };
 /** The stamp a generator writes: changes when it or h5py_dump.py or the h5py/HDF5 versions change. */
 function expectedStamp(set: FixtureSet, v: { h5py: string; hdf5: string }): string {
   const h = createHash('sha256');
-  for (const name of [set.script, 'h5py_dump.py']) h.update(readFileSync(join(ORACLE_DIR, name)));
+  for (const name of [set.script, 'h5py_dump.py', 'fixture_common.py']) h.update(readFileSync(join(ORACLE_DIR, name)));
   h.update(v.h5py);
   h.update(v.hdf5);
   return h.digest('hex');

@@ -38,6 +38,7 @@ from h5py import h5d, h5f, h5o, h5p, h5s, h5t, h5z
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_common  # noqa: E402
 import h5py_dump  # noqa: E402
 
 LIBVERS = ('earliest', 'latest')
@@ -548,32 +549,16 @@ def btree1_v108_file(outdir):
 
 def finish(path, libver, family):
     write_extra(path)
-    doc = h5py_dump.dump_file(path)
-    doc['libver'] = libver
-    with open(path + '.json', 'w', encoding='utf-8') as fh:
-        json.dump(doc, fh, ensure_ascii=False, allow_nan=False)
+    fixture_common.write_dump(path, libver)
     name = os.path.basename(path)
     return {'file': name, 'json': name + '.json', 'extra': name + '.extra.json', 'libver': libver,
             'family': family, 'size': os.path.getsize(path)}
 
 
-def stamp():
-    h = hashlib.sha256()
-    here = os.path.dirname(os.path.abspath(__file__))
-    for name in ('make_chunked_fixtures.py', 'h5py_dump.py'):
-        with open(os.path.join(here, name), 'rb') as fh:
-            h.update(fh.read())
-    h.update(h5py.__version__.encode())
-    h.update(h5py.version.hdf5_version.encode())
-    return h.hexdigest()
-
-
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write('usage: make_chunked_fixtures.py OUTDIR\n')
+    outdir = fixture_common.output_dir(argv, 'make_chunked_fixtures.py')
+    if outdir is None:
         return 2
-    outdir = argv[1]
-    os.makedirs(outdir, exist_ok=True)
     entries = []
     for libver in LIBVERS:
         EXTRA.clear()
@@ -591,9 +576,7 @@ def main(argv):
     entries += corrupt_files(outdir)
     entries += lzf_file(outdir)
     entries += btree1_v108_file(outdir)
-    manifest = {'stamp': stamp(), 'h5py': h5py.__version__, 'hdf5': h5py.version.hdf5_version, 'files': entries}
-    with open(os.path.join(outdir, 'manifest.json'), 'w', encoding='utf-8') as fh:
-        json.dump(manifest, fh, indent=1)
+    fixture_common.write_manifest(outdir, 'make_chunked_fixtures.py', entries)
     return 0
 
 

@@ -8,8 +8,6 @@ For each fixture family F and libver V in (earliest, latest) writes OUTDIR/F_V.h
   {"stamp": ..., "files": [{"file", "json", "libver", "family", "corrupt": bool}], "h5py", "hdf5"}
 Object modification times are switched off everywhere so the bytes are reproducible.
 """
-import hashlib
-import json
 import os
 import sys
 
@@ -19,7 +17,7 @@ from h5py import h5a, h5d, h5f, h5g, h5p, h5s, h5t
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import h5py_dump  # noqa: E402
+import fixture_common  # noqa: E402
 
 LIBVERS = ('earliest', 'latest')
 TRACKED = h5p.CRT_ORDER_TRACKED | h5p.CRT_ORDER_INDEXED
@@ -371,23 +369,10 @@ FAMILIES = {
 }
 
 
-def stamp():
-    h = hashlib.sha256()
-    here = os.path.dirname(os.path.abspath(__file__))
-    for name in ('make_fixtures.py', 'h5py_dump.py'):
-        with open(os.path.join(here, name), 'rb') as fh:
-            h.update(fh.read())
-    h.update(h5py.__version__.encode())
-    h.update(h5py.version.hdf5_version.encode())
-    return h.hexdigest()
-
-
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write('usage: make_fixtures.py OUTDIR\n')
+    outdir = fixture_common.output_dir(argv, 'make_fixtures.py')
+    if outdir is None:
         return 2
-    outdir = argv[1]
-    os.makedirs(outdir, exist_ok=True)
     entries = []
     for family, (build, libvers, corrupt) in FAMILIES.items():
         for libver in libvers:
@@ -398,15 +383,10 @@ def main(argv):
                 build(f, libver)
             finally:
                 f.close()
-            doc = h5py_dump.dump_file(path)
-            doc['libver'] = libver
-            with open(path + '.json', 'w', encoding='utf-8') as fh:
-                json.dump(doc, fh, ensure_ascii=False, allow_nan=False)
+            fixture_common.write_dump(path, libver)
             entries.append({'file': name, 'json': name + '.json', 'libver': libver, 'family': family,
                             'corrupt': corrupt, 'size': os.path.getsize(path)})
-    manifest = {'stamp': stamp(), 'h5py': h5py.__version__, 'hdf5': h5py.version.hdf5_version, 'files': entries}
-    with open(os.path.join(outdir, 'manifest.json'), 'w', encoding='utf-8') as fh:
-        json.dump(manifest, fh, indent=1)
+    fixture_common.write_manifest(outdir, 'make_fixtures.py', entries)
     return 0
 
 

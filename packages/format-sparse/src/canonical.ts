@@ -37,23 +37,22 @@ function relEnd(w: Walk, j: number, base: number, W: number): number {
 }
 
 /**
- * The last two dimensions (rows of the last one): canonical boxes `[x0, x1, s, e]` of the runs
- * `from…to−1` clipped to the region `[lo, lo + rows·W)`. A row's cross-section is referenced by
- * its run range (no copies); rows in a row with equal cross-sections merge.
+ * Walks the runs `from…to−1` clipped to the region `[lo, lo + count·S)` slab by slab (slabs of S
+ * offsets, numbered from `lo`), in order: `visit(x, n, −1, −1, slabLo)` for whole slabs x … x+n−1
+ * (their cross-section is everything), `visit(x, 1, a, b, slabLo)` for a partial slab x starting at
+ * `slabLo`, whose cross-section is made of the runs a…b−1 (the runs that start before its end).
  */
-function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array {
-  const { st, en, dims } = w;
-  const r = dims.length;
-  const W = dims[r - 1]!;
-  const hiAll = lo + dims[r - 2]! * W;
-  const cap = 3 * (to - from) + 3;
-  const glo = new Float64Array(cap);
-  const ghi = new Float64Array(cap);
-  const ga = new Int32Array(cap); // first run of the row's cross-section, −1 = the full row
-  const gb = new Int32Array(cap); // end of the run range
-  const gbase = new Float64Array(cap); // offset of the row the runs are clipped to
-  let ng = 0;
-  let total = 0; // output boxes
+function eachSlab(
+  w: Walk,
+  from: number,
+  to: number,
+  lo: number,
+  S: number,
+  count: number,
+  visit: (x: number, n: number, a: number, b: number, slabLo: number) => void,
+): void {
+  const { st, en } = w;
+  const hiAll = lo + count * S;
   let i = from;
   let pos = i < to ? Math.max(st[i]!, lo) : 0;
   while (i < to) {
@@ -63,23 +62,46 @@ function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array 
       if (i < to) pos = Math.max(st[i]!, lo);
       continue;
     }
-    const x = Math.floor((pos - lo) / W);
-    const rowLo = lo + x * W;
-    let a: number;
-    let b: number;
-    let n: number;
-    let k = i;
-    if (pos === rowLo && e - pos >= W) {
-      n = Math.floor((e - pos) / W);
-      a = -1;
-      b = -1;
-    } else {
-      n = 1;
-      k = i + 1;
-      while (k < to && st[k]! < rowLo + W) k++;
-      a = i;
-      b = k;
+    const x = Math.floor((pos - lo) / S);
+    const slabLo = lo + x * S;
+    if (pos === slabLo && e - pos >= S) {
+      const n = Math.floor((e - pos) / S);
+      visit(x, n, -1, -1, slabLo);
+      pos += n * S;
+      continue;
     }
+    const slabHi = slabLo + S;
+    let k = i + 1;
+    while (k < to && st[k]! < slabHi) k++;
+    visit(x, 1, i, k, slabLo);
+    if (en[k - 1]! > slabHi) {
+      i = k - 1;
+      pos = slabHi;
+    } else {
+      i = k;
+      if (i < to) pos = Math.max(st[i]!, lo);
+    }
+  }
+}
+
+/**
+ * The last two dimensions (rows of the last one): canonical boxes `[x0, x1, s, e]` of the runs
+ * `from…to−1` clipped to the region `[lo, lo + rows·W)`. A row's cross-section is referenced by
+ * its run range (no copies); rows in a row with equal cross-sections merge.
+ */
+function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array {
+  const { dims } = w;
+  const r = dims.length;
+  const W = dims[r - 1]!;
+  const cap = 3 * (to - from) + 3;
+  const glo = new Float64Array(cap);
+  const ghi = new Float64Array(cap);
+  const ga = new Int32Array(cap); // first run of the row's cross-section, −1 = the full row
+  const gb = new Int32Array(cap); // end of the run range
+  const gbase = new Float64Array(cap); // offset of the row the runs are clipped to
+  let ng = 0;
+  let total = 0; // output boxes
+  eachSlab(w, from, to, lo, W, dims[r - 2]!, (x, n, a, b, rowLo) => {
     // merge with the previous group when it ends here and has the same cross-section
     let same = false;
     if (ng > 0 && ghi[ng - 1] === x) {
@@ -104,16 +126,7 @@ function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array 
       total += a < 0 ? 1 : b - a;
       ng++;
     }
-    if (a < 0) {
-      pos += n * W;
-    } else if (en[k - 1]! > rowLo + W) {
-      i = k - 1;
-      pos = rowLo + W;
-    } else {
-      i = k;
-      if (i < to) pos = Math.max(st[i]!, lo);
-    }
-  }
+  });
   const out = new Float64Array(4 * total);
   let o = 0;
   for (let g = 0; g < ng; g++) {
@@ -142,47 +155,18 @@ function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array 
  * to the region. Needs rank − d ≥ 2.
  */
 function build(w: Walk, d: number, from: number, to: number, lo: number): Float64Array {
-  const { st, en, dims, strides } = w;
+  const { dims, strides } = w;
   const r = dims.length;
   if (d === r - 2) return buildRows(w, from, to, lo);
   const S = strides[d]!;
-  const hiAll = lo + dims[d]! * S;
   // Groups: [glo, ghi) intervals of dimension d with their (canonical) child cross-section.
   const glo: number[] = [];
   const ghi: number[] = [];
   const gchild: Float64Array[] = [];
-  let i = from;
-  let pos = i < to ? Math.max(st[i]!, lo) : 0;
-  while (i < to) {
-    const e = Math.min(en[i]!, hiAll);
-    if (pos >= e) {
-      i++;
-      if (i < to) pos = Math.max(st[i]!, lo);
-      continue;
-    }
-    const x = Math.floor((pos - lo) / S);
-    const slabLo = lo + x * S;
-    let child: Float64Array;
-    let n = 1;
-    if (pos === slabLo && e - pos >= S) {
-      // Whole slabs x … x+n−1 of dimension d: their cross-section is everything.
-      n = Math.floor((e - pos) / S);
-      child = w.full[d + 1]!;
-      pos += n * S;
-    } else {
-      // A partial slab: the runs that start before its end make its cross-section.
-      const slabHi = slabLo + S;
-      let k = i + 1;
-      while (k < to && st[k]! < slabHi) k++;
-      child = build(w, d + 1, i, k, slabLo);
-      if (en[k - 1]! > slabHi) {
-        i = k - 1;
-        pos = slabHi;
-      } else {
-        i = k;
-        if (i < to) pos = Math.max(st[i]!, lo);
-      }
-    }
+  eachSlab(w, from, to, lo, S, dims[d]!, (x, n, a, b, slabLo) => {
+    // Whole slabs x … x+n−1 of dimension d: their cross-section is everything; a partial slab: the
+    // runs that start before its end make its cross-section.
+    const child = a < 0 ? w.full[d + 1]! : build(w, d + 1, a, b, slabLo);
     const g = glo.length - 1;
     if (g >= 0 && ghi[g] === x && sameNumbers(gchild[g]!, child)) ghi[g] = x + n;
     else {
@@ -190,7 +174,7 @@ function build(w: Walk, d: number, from: number, to: number, lo: number): Float6
       ghi.push(x + n);
       gchild.push(child);
     }
-  }
+  });
   const cw = 2 * (r - d - 1);
   let total = 0;
   for (const c of gchild) total += c.length / cw;

@@ -33,14 +33,23 @@ export interface SectionPipelinesDecodeOptions {
 export const FILTER_PIPELINE_VERSION_3 = 3;
 /** Most filters one section's pipeline may hold (H5Z_MAX_NFILTERS). */
 const MAX_SECTION_FILTERS = 32;
-/** First filter id whose name is stored in a pipeline-v2 filter description. */
+/** First filter id whose name is stored in a version 2 filter description. */
 const FILTER_RESERVED = 256;
 const STRUCTURE = 'filter pipeline message (version 3)';
 
-/** Decodes one filter description in the pipeline-v2 format (spec IV.A.2.l version 2; notes §4.3). */
-export function decodeFilterDescriptionV2(r: ByteReader): FilterDescription {
+/**
+ * Decodes one filter description of a filter pipeline message version 1 or 2 (spec IV.A.2.l; version 3
+ * sections use the version 2 format, notes §4.3). Version 1 always stores a name length (a multiple of
+ * eight) and pads an odd number of client data values to a multiple of 8 bytes; version 2 stores a name
+ * only for ids ≥ 256.
+ */
+export function decodeFilterDescription(r: ByteReader, version: 1 | 2): FilterDescription {
   const id = r.u16();
-  const nameLength = id >= FILTER_RESERVED ? r.u16() : 0;
+  let nameLength = 0;
+  if (version === 1 || id >= FILTER_RESERVED) {
+    nameLength = r.u16();
+    if (version === 1 && nameLength % 8) throw r.error(`filter ${id}: name length ${nameLength} is not a multiple of eight`);
+  }
   const flags = r.u16();
   const ncd = r.u16();
   const f: FilterDescription = { id, flags, clientData: [] };
@@ -53,27 +62,46 @@ export function decodeFilterDescriptionV2(r: ByteReader): FilterDescription {
   const cd = new Array<number>(ncd);
   for (let j = 0; j < ncd; j++) cd[j] = r.u32();
   f.clientData = cd;
+  if (version === 1 && ncd % 2) r.skip(4);
   return f;
 }
 
-/** Encodes one filter description in the pipeline-v2 format (spec IV.A.2.l version 2; notes §4.3): name only for ids ≥ 256, NUL-terminated, unpadded. */
-export function encodeFilterDescriptionV2(w: ByteWriter, f: FilterDescription, structure: string): void {
+/**
+ * Encodes one filter description of a filter pipeline message version 1 or 2 (spec IV.A.2.l; notes
+ * §4.3): version 2 stores the name only for ids ≥ 256, NUL-terminated and unpadded; version 1 always
+ * stores it, padded to 8 bytes, and pads an odd number of client data values. `checkFlags`: reject
+ * flags outside 0..65535 (otherwise their low 16 bits are written).
+ */
+export function encodeFilterDescription(w: ByteWriter, f: FilterDescription, structure: string, version: 1 | 2 = 2, checkFlags = true): void {
   if (!Number.isInteger(f.id) || f.id < 0 || f.id > 0xffff) throw new ValueError(`invalid filter id ${f.id}`, { structure });
-  if (!Number.isInteger(f.flags) || f.flags < 0 || f.flags > 0xffff) throw new ValueError(`filter ${f.id}: invalid flags ${f.flags}`, { structure });
+  if (checkFlags && (!Number.isInteger(f.flags) || f.flags < 0 || f.flags > 0xffff)) throw new ValueError(`filter ${f.id}: invalid flags ${f.flags}`, { structure });
   if (f.clientData.length > 0xffff) throw new ValueError(`filter ${f.id}: too many client data values`, { structure });
   w.u16(f.id);
-  const name = f.id >= FILTER_RESERVED && f.name ? utf8Encode(f.name) : null;
-  if (f.id >= FILTER_RESERVED) {
-    const nameLength = name ? name.length + 1 : 0;
-    if (nameLength > 0xffff) throw new ValueError(`filter ${f.id}: name too long`, { structure });
-    w.u16(nameLength);
+  const withName = version === 1 || f.id >= FILTER_RESERVED;
+  const name = withName && f.name ? utf8Encode(f.name) : null;
+  const nameLength = name ? name.length + 1 : 0;
+  const stored = version === 1 ? (nameLength + 7) & ~7 : nameLength;
+  if (withName) {
+    if (stored > 0xffff) throw new ValueError(`filter ${f.id}: name too long`, { structure });
+    w.u16(stored);
   }
-  w.u16(f.flags).u16(f.clientData.length);
-  if (name) w.bytes(name).u8(0);
+  w.u16(f.flags & 0xffff).u16(f.clientData.length);
+  if (name) w.bytes(name).zeros(stored - name.length);
   for (const v of f.clientData) {
     if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new ValueError(`filter ${f.id}: invalid client data value ${v}`, { structure });
     w.u32(v);
   }
+  if (version === 1 && f.clientData.length % 2) w.u32(0);
+}
+
+/** Decodes one filter description in the pipeline-v2 format (spec IV.A.2.l version 2; notes §4.3). */
+export function decodeFilterDescriptionV2(r: ByteReader): FilterDescription {
+  return decodeFilterDescription(r, 2);
+}
+
+/** Encodes one filter description in the pipeline-v2 format (spec IV.A.2.l version 2; notes §4.3): name only for ids ≥ 256, NUL-terminated, unpadded. */
+export function encodeFilterDescriptionV2(w: ByteWriter, f: FilterDescription, structure: string): void {
+  encodeFilterDescription(w, f, structure, 2);
 }
 
 /**

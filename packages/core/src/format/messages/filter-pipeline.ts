@@ -6,8 +6,8 @@
  * @module
  */
 import { ValueError } from '../../errors.js';
-import { ByteReader, ByteWriter, DEFAULT_SIZES, UNDEFINED_ADDRESS, utf8Decode, utf8Encode, type SizeContext } from '../bytes.js';
-import { decodeFilterPipelineV3, encodeFilterPipelineV3 } from './filter-pipeline-v3.js';
+import { ByteReader, ByteWriter, DEFAULT_SIZES, UNDEFINED_ADDRESS, type SizeContext } from '../bytes.js';
+import { decodeFilterDescription, decodeFilterPipelineV3, encodeFilterDescription, encodeFilterPipelineV3 } from './filter-pipeline-v3.js';
 
 /** One filter of a pipeline. */
 export interface FilterDescription {
@@ -37,9 +37,6 @@ export interface FilterPipeline {
 export const FILTER_FLAG_OPTIONAL = 0x0001;
 /** Most filters a pipeline may hold (H5Z_MAX_NFILTERS). */
 export const MAX_FILTERS = 32;
-/** First filter id whose name is stored in version 2 messages. */
-const FILTER_RESERVED = 256;
-
 const STRUCTURE = 'filter pipeline message';
 
 /**
@@ -60,28 +57,7 @@ export function decodeFilterPipeline(body: Uint8Array, sizesOrAddress: SizeConte
   if (n > MAX_FILTERS) throw r.error(`${n} filters exceed the maximum of ${MAX_FILTERS}`);
   if (version === 1) r.skip(6);
   const filters: FilterDescription[] = [];
-  for (let i = 0; i < n; i++) {
-    const id = r.u16();
-    let nameLength = 0;
-    if (version === 1 || id >= FILTER_RESERVED) {
-      nameLength = r.u16();
-      if (version === 1 && nameLength % 8) throw r.error(`filter ${id}: name length ${nameLength} is not a multiple of eight`);
-    }
-    const flags = r.u16();
-    const ncd = r.u16();
-    const f: FilterDescription = { id, flags, clientData: [] };
-    if (nameLength > 0) {
-      const raw = r.bytesView(nameLength, 'filter name');
-      const end = raw.indexOf(0);
-      f.name = utf8Decode(end < 0 ? raw : raw.subarray(0, end));
-    }
-    r.need(4 * ncd, 'filter client data');
-    const cd = new Array<number>(ncd);
-    for (let j = 0; j < ncd; j++) cd[j] = r.u32();
-    f.clientData = cd;
-    if (version === 1 && ncd % 2) r.skip(4);
-    filters.push(f);
-  }
+  for (let i = 0; i < n; i++) filters.push(decodeFilterDescription(r, version));
   return { filters };
 }
 
@@ -101,25 +77,6 @@ export function encodeFilterPipeline(pipeline: FilterPipeline, version: 1 | 2 | 
   const w = new ByteWriter(undefined, 64);
   w.u8(version).u8(filters.length);
   if (version === 1) w.zeros(6);
-  for (const f of filters) {
-    if (!Number.isInteger(f.id) || f.id < 0 || f.id > 0xffff) throw new ValueError(`invalid filter id ${f.id}`, { structure: STRUCTURE });
-    if (f.clientData.length > 0xffff) throw new ValueError(`filter ${f.id}: too many client data values`, { structure: STRUCTURE });
-    w.u16(f.id);
-    const withName = version === 1 || f.id >= FILTER_RESERVED;
-    const name = withName && f.name ? utf8Encode(f.name) : null;
-    const nameLength = name ? name.length + 1 : 0;
-    const stored = version === 1 ? (nameLength + 7) & ~7 : nameLength;
-    if (withName) {
-      if (stored > 0xffff) throw new ValueError(`filter ${f.id}: name too long`, { structure: STRUCTURE });
-      w.u16(stored);
-    }
-    w.u16(f.flags & 0xffff).u16(f.clientData.length);
-    if (name) w.bytes(name).zeros(stored - name.length);
-    for (const v of f.clientData) {
-      if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new ValueError(`filter ${f.id}: invalid client data value ${v}`, { structure: STRUCTURE });
-      w.u32(v);
-    }
-    if (version === 1 && f.clientData.length % 2) w.u32(0);
-  }
+  for (const f of filters) encodeFilterDescription(w, f, STRUCTURE, version, false);
   return w.finish().slice();
 }
