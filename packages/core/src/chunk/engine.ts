@@ -12,7 +12,7 @@ import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, RawIO } from './chunk-format.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
 import { chunkParts, unionAll } from './defined.js';
-import { offsetSelection } from '../selection/algebra.js';
+import { boundingBox, offsetSelection } from '../selection/algebra.js';
 
 /** File services the engine needs. */
 export interface ChunkStore extends RawIO {
@@ -34,6 +34,9 @@ export interface ChunkEngineOptions<Mem> {
   /** Current dataset dimensions. */
   dims: () => readonly number[];
 }
+
+/** Up to this many chunks in a selection's bounding box are looked up one by one instead of walking the index. */
+const MAX_LOOKUPS = 4096;
 
 /** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once). */
 const CONCURRENCY = 8;
@@ -107,7 +110,7 @@ export class ChunkEngine<Mem> {
     if (!format.defined) return sel;
     const dims = [...this.o.dims()];
     const found: Selection[] = [];
-    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates())) {
+    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
       await this.guard({ coords: part.coords } as ChunkRequest, async () => {
         const mem = await this.loadMem(part.coords);
         found.push(offsetSelection(format.defined!(mem, part.chunkSel), part.start));
@@ -124,7 +127,7 @@ export class ChunkEngine<Mem> {
     const { format, cache } = this.o;
     if (!format.erase) throw new ValueError(`chunks of format "${format.name}" have no undefined elements: only sparse datasets can be erased`);
     const dims = [...this.o.dims()];
-    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates())) {
+    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
       await this.guard({ coords: part.coords } as ChunkRequest, async () => {
         const key = part.coords.join(',');
         const hit = cache.get(key);
@@ -136,9 +139,29 @@ export class ChunkEngine<Mem> {
     }
   }
 
-  /** Coordinates of every chunk that may hold data: stored ones and cached ones. */
-  private async candidates(): Promise<number[][]> {
+  /**
+   * Coordinates of the chunks that may hold data within `sel`: stored or cached ones. A small
+   * selection looks its chunks up one by one; a large one walks the whole index once.
+   */
+  private async candidates(sel: Selection): Promise<number[][]> {
+    const dims = [...this.o.dims()];
+    const bb = boundingBox(sel, dims);
+    if (!bb) return [];
+    const lo = bb.start.map((s, i) => Math.floor(s / this.o.chunkDims[i]!));
+    const hi = bb.end.map((e, i) => Math.ceil(e / this.o.chunkDims[i]!));
+    const inRange = hi.reduce((n, h, i) => n * (h - lo[i]!), 1);
     const seen = new Map<string, number[]>();
+    if (inRange <= MAX_LOOKUPS) {
+      const c = lo.slice();
+      for (let k = 0; k < inRange; k++) {
+        if ((await this.o.index.lookup(c)) || this.o.cache.get(c.join(','))) seen.set(c.join(','), c.slice());
+        for (let d = c.length - 1; d >= 0; d--) {
+          if (++c[d]! < hi[d]!) break;
+          c[d] = lo[d]!;
+        }
+      }
+      return [...seen.values()];
+    }
     for await (const rec of this.o.index.iterate()) seen.set(rec.coords.join(','), rec.coords);
     for (const e of this.o.cache.all()) seen.set(e.key, e.coords);
     return [...seen.values()];
