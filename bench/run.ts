@@ -11,7 +11,7 @@
  * read of chunkform's shuffle + deflate file is.
  *
  * Environment: BENCH_FRAMES (frames, default 100), BENCH_REPEAT (runs per measurement, best kept; default
- * 3 for contiguous and unfiltered, 1 for filtered), BENCH_ONLY (comma-separated subset: contiguous,chunked,lcls).
+ * 3 for contiguous and unfiltered, 1 for filtered), BENCH_ONLY (comma-separated subset: contiguous,chunked,lcls,filters).
  * `lcls`: the LCLS-II sparse-frame workloads of issue #4, see bench/lcls.ts (its own BENCH_LCLS_* variables).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -23,12 +23,13 @@ import { registerIndexes } from '../packages/indexes/src/index.js';
 import { registerDenseFormats } from '../packages/format-dense/src/index.js';
 import { registerFilters } from '../packages/filters/src/index.js';
 import { runLcls } from './lcls.js';
+import { runFilters } from './filters.js';
 
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 100);
 const H = 1024;
 const W = 1024;
 const REPEAT = process.env.BENCH_REPEAT ? Number(process.env.BENCH_REPEAT) : undefined;
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'contiguous,chunked,lcls').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'contiguous,chunked,lcls,filters').split(','));
 
 registerIndexes();
 registerDenseFormats();
@@ -185,6 +186,7 @@ async function main(): Promise<void> {
     console.log('\nratios: chunkform / h5wasm throughput; "vs memcpy": chunkform read throughput / TypedArray.set throughput');
   }
   if (ONLY.has('lcls')) await runLcls(dir);
+  if (ONLY.has('filters')) await runFilters(dir); // issue #5: bench/filters.ts
   rmSync(dir, { recursive: true, force: true });
 }
 

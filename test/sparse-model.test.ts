@@ -314,7 +314,7 @@ async function runModel(cfg: Cfg, cmds: Iterable<fc.AsyncCommand<SparseModel, Re
 }
 
 const INDEX_KINDS: IndexKind[] = ['fixed-array', 'extensible-array', 'btree2', 'single'];
-const RUNS = { values: 150, resize: 60 };
+const RUNS = { values: 200, resize: 60 };
 
 describe('sparse datasets against a dense model (write / erase / read / getDefined / readDefined / reopen)', () => {
   INDEX_KINDS.forEach((kind, k) => {

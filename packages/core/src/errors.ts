@@ -42,9 +42,12 @@ export class H5Error extends Error {
     if (loc.address !== undefined) this.address = loc.address;
   }
 
-  /** A copy of this error with an object path filled in (used when errors cross the object layer). */
-  withPath(path: string): H5Error {
-    if (this.path !== undefined) return this;
+  /**
+   * A copy of this error with an object path filled in (used when errors cross the object layer).
+   * Keeps an existing path unless `replace` (used to make a dataset path more precise, e.g. add the chunk).
+   */
+  withPath(path: string, replace = false): H5Error {
+    if (this.path !== undefined && !replace) return this;
     const Ctor = this.constructor as new (m: string, l: ErrorLocation) => H5Error;
     const e = Object.create(Ctor.prototype) as H5Error;
     Object.assign(e, this, { path, message: describe(this.detail, { path, structure: this.structure, address: this.address }) });

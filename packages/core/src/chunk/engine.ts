@@ -12,6 +12,7 @@ import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, RawIO } from './chunk-format.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
 import { chunkParts, unionAll } from './defined.js';
+import { filledBytes } from '../storage/flat-runs.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
 
 /** File services the engine needs. */
@@ -139,6 +140,18 @@ export class ChunkEngine<Mem> {
     }
   }
 
+  /** Writes the fill value over `sel` in chunks that exist (stored or cached); absent chunks read as fill already. */
+  async fillExisting(sel: Selection, fill: Uint8Array | null): Promise<void> {
+    const dims = [...this.o.dims()];
+    const have = new Set((await this.candidates(sel)).map((c) => c.join(',')));
+    const pieces = mapToChunks(sel, dims, [...this.o.chunkDims]).filter((p) => have.has(p.coords.join(',')));
+    if (pieces.length === 0) return;
+    let count = 0;
+    for (const p of pieces) for (let i = 0; i < p.runs.length; i += 3) count = Math.max(count, p.runs[i + 1]! + p.runs[i + 2]!);
+    const src = filledBytes(count, this.o.elementSize, fill);
+    for (const p of pieces) await this.guard(p, () => this.writePiece(p, src));
+  }
+
   /**
    * Coordinates of the chunks that may hold data within `sel`: stored or cached ones. A small
    * selection looks its chunks up one by one; a large one walks the whole index once.
@@ -154,7 +167,12 @@ export class ChunkEngine<Mem> {
     if (inRange <= MAX_LOOKUPS) {
       const c = lo.slice();
       for (let k = 0; k < inRange; k++) {
-        if ((await this.o.index.lookup(c)) || this.o.cache.get(c.join(','))) seen.set(c.join(','), c.slice());
+        const coords = c.slice();
+        let stored = false;
+        await this.guard({ coords } as ChunkRequest, async () => {
+          stored = (await this.o.index.lookup(coords)) !== null;
+        });
+        if (stored || this.o.cache.get(coords.join(','))) seen.set(coords.join(','), coords);
         for (let d = c.length - 1; d >= 0; d--) {
           if (++c[d]! < hi[d]!) break;
           c[d] = lo[d]!;
@@ -301,8 +319,8 @@ export class ChunkEngine<Mem> {
     try {
       await fn();
     } catch (e) {
-      if (e instanceof H5Error && e.path === undefined) {
-        throw e.withPath(`${this.o.path} (chunk [${req.coords.join(', ')}])`);
+      if (e instanceof H5Error && (e.path === undefined || e.path === this.o.path)) {
+        throw e.withPath(`${this.o.path} (chunk [${req.coords.join(', ')}])`, true);
       }
       throw e;
     }

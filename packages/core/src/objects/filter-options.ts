@@ -44,10 +44,23 @@ export interface SectionFilterSpecs {
 
 const OPTIONAL = 0x0001;
 
-/** The per-section pipelines of a sparse dataset: the shorthands on every section, then each section's own filters. */
-export function sectionPipelinesFromOptions(o: FilterOptions, path: string): FilterPipeline[] {
+/**
+ * The per-section pipelines of a sparse dataset — the shorthands on every section, then each
+ * section's own filters — and the order in which sections were given filters (the key order of
+ * `filters: { values, selection }`; shorthands first, for all sections), which the pipeline message
+ * records (notes/sparse-format.md §4.1).
+ */
+export function sectionPipelinesFromOptions(o: FilterOptions, path: string): { pipelines: FilterPipeline[]; order: number[] } {
   const perSection = Array.isArray(o.filters) ? { selection: o.filters, values: o.filters } : (o.filters ?? {});
-  return [perSection.selection, perSection.values].map((extra) => pipelineFromOptions({ ...o, filters: extra ?? [] }, path));
+  const pipelines = [perSection.selection, perSection.values].map((extra) => pipelineFromOptions({ ...o, filters: extra ?? [] }, path));
+  const section = { selection: 0, values: 1 } as const;
+  const shorthand = o.shuffle || o.fletcher32 || o.compression !== undefined || Array.isArray(o.filters);
+  const order: number[] = shorthand ? [0, 1] : [];
+  for (const key of Object.keys(perSection) as (keyof typeof section)[]) {
+    const n = section[key];
+    if (n !== undefined && (perSection[key]?.length ?? 0) > 0 && !order.includes(n)) order.push(n);
+  }
+  return { pipelines, order: order.filter((n) => pipelines[n]!.filters.length > 0) };
 }
 
 /** The pipeline the options describe (empty when none). */

@@ -287,7 +287,7 @@ export class Group {
       chunks: opts.chunks,
       fillValue: opts.fillValue,
       dontFilterPartialChunks: opts.dontFilterPartialChunks,
-      pipelines: sectionPipelinesFromOptions(opts, full),
+      ...sectionPipelinesFromOptions(opts, full),
       pipelineMessage: opts.pipelineMessage,
     });
     const model = writer.createHeader(messages);

@@ -40,6 +40,8 @@ export interface SparsePlan {
   dontFilterPartialChunks?: boolean | undefined;
   /** One pipeline per section. */
   pipelines: FilterPipeline[];
+  /** Order in which sections were given filters (recorded in the pipeline message). */
+  order?: number[] | undefined;
   /** 'v3' (filter pipeline message version 3, the default) or 'stc' (message 0x0019). */
   pipelineMessage?: 'v3' | 'stc' | undefined;
 }
@@ -84,7 +86,7 @@ export function sparseDatasetMessages(ctx: FileContext, p: SparsePlan): HeaderMe
     { type: FILL_VALUE, flags: CONSTANT, body: encodeFillValue({ allocTime: 'incremental', fillTime: 'ifset', defined: fill !== null, value: fill }) },
   ];
   if (filtered) {
-    const sections = { sections: pipelines };
+    const sections = { sections: pipelines, ...(p.order && p.order.length ? { order: p.order } : {}) };
     messages.push(
       p.pipelineMessage === 'stc'
         ? { type: STC_FILTER_PIPELINE, flags: CONSTANT, body: encodeStcFilterPipeline(sections) }

@@ -119,7 +119,10 @@ export class ChunkedStorage implements DatasetStorage {
     try {
       index = create ? await indexProvider.create(indexCtx) : await indexProvider.open(indexCtx, layout.address);
     } catch (e) {
-      throw e instanceof H5Error ? e.withPath(path) : e;
+      if (!(e instanceof H5Error)) throw e;
+      // A single-chunk index keeps its one record in the layout message: a bad record is a bad chunk.
+      if (layout.index.type === 'single') throw e.withPath(`${path} (chunk [${layout.chunkDims.map(() => 0).join(', ')}])`, true);
+      throw e.withPath(path);
     }
     const dims = info.dims;
     const format = formatProvider.create({
@@ -230,19 +233,24 @@ export class ChunkedStorage implements DatasetStorage {
     const dims = this.info.dims;
     const shrunk = newDims.some((d, i) => d < oldDims[i]!);
     if (shrunk) {
+      // Chunks wholly outside the new extent go, cached ones included.
+      await this.engine.flush();
       const doomed: number[][] = [];
       for await (const rec of this.index.iterate()) {
         if (rec.coords.some((c, i) => c * chunk[i]! >= newDims[i]!)) doomed.push(rec.coords);
       }
       for (const c of doomed) await this.engine.removeChunk(c);
-      // Reset the elements between the new and the old extent that remain inside kept chunks.
+      // Elements between the new and the old extent inside kept chunks: undefined again (sparse
+      // formats) or back to the fill value (dense), only in chunks that exist.
       const gone = subtract(selectBlocks([{ start: oldDims.map(() => 0), end: [...oldDims] }]), selectBlocks([{ start: newDims.map(() => 0), end: [...newDims] }]));
       const kept = selectBlocks([
         { start: oldDims.map(() => 0), end: oldDims.map((d, i) => Math.min(d, Math.ceil(newDims[i]! / chunk[i]!) * chunk[i]!)) },
       ]);
       const reset = intersect(gone, kept);
-      const n = selectionCount(reset, [...oldDims]);
-      if (n > 0) await this.engine.write(reset, this.fillBytes(n));
+      if (selectionCount(reset, [...oldDims]) > 0) {
+        if (this.engine.tracksDefined) await this.engine.erase(reset);
+        else await this.engine.fillExisting(reset, this.info.fillValue);
+      }
     }
     dims.splice(0, dims.length, ...newDims);
     await this.index.resize(newDims);
@@ -250,8 +258,9 @@ export class ChunkedStorage implements DatasetStorage {
 
   // ---- direct chunk I/O -------------------------------------------------------------------
 
-  /** Stored chunks, in index order. */
+  /** Stored chunks, in index order (cached changes are written first, as HDF5 counts them). */
   async chunks(): Promise<ChunkInfo[]> {
+    if (this.ctx.writer) await this.engine.flush();
     const out: ChunkInfo[] = [];
     for await (const rec of this.index.iterate()) out.push(this.infoOf(rec));
     return out;
@@ -259,6 +268,7 @@ export class ChunkedStorage implements DatasetStorage {
 
   /** The stored chunk whose first element is at `offset` (null when never written). */
   async chunkInfoByCoord(offset: readonly number[]): Promise<ChunkInfo | null> {
+    if (this.ctx.writer) await this.engine.flush();
     const rec = await this.index.lookup(this.scaled(offset));
     return rec ? this.infoOf(rec) : null;
   }
