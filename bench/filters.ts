@@ -33,6 +33,7 @@ import {
   zstdEncode,
 } from '../packages/filters/src/index.js';
 import { availableBackends, bitshuffle, bitunshuffle } from '../packages/bitshuffle-wasm/src/index.js';
+import { xorshift32 } from './xorshift.js';
 
 const H = 2048;
 const W = 2048;
@@ -41,15 +42,7 @@ const REPEAT = Number(process.env.BENCH_FILTER_REPEAT ?? 3);
 /** A detector-like frame: low counts (≈ 0–3 photons, most pixels 0–1) + read noise, a few bright spots. */
 export function detectorFrame(h = H, w = W, seed = 0x2545f491): Uint16Array {
   const a = new Uint16Array(h * w);
-  let s = seed >>> 0;
-  const rnd = (): number => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
+  const rnd = xorshift32(seed);
   for (let i = 0; i < a.length; i++) {
     const r = rnd();
     // pedestal-subtracted counts: mostly 0/1, some 2–3, read noise in the low bits, rare hot pixels

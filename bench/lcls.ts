@@ -40,6 +40,7 @@ import {
   type Selection,
 } from '../packages/core/src/index.js';
 import { registerEverything } from '../packages/cli/src/registrations.js';
+import { xorshift32 } from './xorshift.js';
 
 const FRAMES = Number(process.env.BENCH_LCLS_FRAMES ?? 100);
 const N = Number(process.env.BENCH_LCLS_SIZE ?? 2048);
@@ -72,17 +73,7 @@ interface Workload {
   sumW: number;
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
-}
+const rng = xorshift32;
 
 const weight = (g: number): number => (g % 1021) + 1;
 

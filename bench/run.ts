@@ -24,6 +24,7 @@ import { registerDenseFormats } from '../packages/format-dense/src/index.js';
 import { registerFilters } from '../packages/filters/src/index.js';
 import { runLcls } from './lcls.js';
 import { runFilters } from './filters.js';
+import { xorshift32 } from './xorshift.js';
 
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 100);
 const H = 1024;
@@ -38,15 +39,7 @@ registerFilters();
 /** Detector-like frames: background ≈ 10 counts with Poisson-like noise, ~20 bright Gaussian spots per frame. */
 function frames(): Uint16Array {
   const a = new Uint16Array(FRAMES * H * W);
-  let s = 0x9e3779b9 >>> 0;
-  const rnd = (): number => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
+  const rnd = xorshift32(0x9e3779b9);
   for (let i = 0; i < a.length; i++) {
     const r = rnd();
     // sum of 3 small uniforms ≈ bell-shaped noise around 10; an occasional hot pixel
