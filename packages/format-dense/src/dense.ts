@@ -17,6 +17,9 @@ import {
 } from '@chunkform/core';
 import { copyRunsIn, copyRunsOut, filledBuffer, runsByteRange } from './runs.js';
 
+/** Scratch buffers kept for reuse (the engine has at most this many chunk reads in flight). */
+const MAX_SCRATCH = 8;
+
 /** Partial writes with more runs than this read-modify-write the touched range in one I/O. */
 const MAX_DIRECT_WRITE_RUNS = 8;
 
@@ -83,6 +86,8 @@ abstract class DenseFormat implements ChunkFormat<Uint8Array> {
 export class DenseUnfilteredFormat extends DenseFormat {
   readonly name = 'dense';
   readonly variableSize = false;
+  /** Chunk-sized buffers reused by partial reads (one per read in flight). */
+  private readonly scratch: Uint8Array[] = [];
 
   async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Uint8Array> {
     return this.checkLength(image, rec, 'stored');
@@ -105,10 +110,17 @@ export class DenseUnfilteredFormat extends DenseFormat {
     }
     const [lo, hi] = runsByteRange(req, this.es);
     if (hi > rec.size) this.checkLength(new Uint8Array(rec.size), rec, 'stored');
-    const bytes = await io.read(rec.address + lo, hi - lo);
-    for (let i = 0; i < r.length; i += 3) {
-      const c = r[i]! * this.es - lo;
-      out.set(bytes.subarray(c, c + r[i + 2]! * this.es), r[i + 1]! * this.es);
+    // Many runs: read the touched range once into a pooled scratch buffer, then copy the runs out.
+    const scratch = this.scratch.pop() ?? new Uint8Array(this.chunkBytes);
+    try {
+      const bytes = scratch.subarray(0, hi - lo);
+      await io.readInto(rec.address + lo, bytes);
+      for (let i = 0; i < r.length; i += 3) {
+        const c = r[i]! * this.es - lo;
+        out.set(bytes.subarray(c, c + r[i + 2]! * this.es), r[i + 1]! * this.es);
+      }
+    } finally {
+      if (this.scratch.length < MAX_SCRATCH) this.scratch.push(scratch);
     }
   }
 
