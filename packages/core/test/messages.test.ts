@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -33,16 +33,8 @@ import { decodeSharedMessage, encodeSharedMessage } from '../src/format/messages
 import { decodeSymbolTableMessage, encodeSymbolTableMessage } from '../src/format/messages/symbol-table-message.js';
 import { readObjectHeader, type ObjectHeader, type RawMessage } from '../src/format/object-header.js';
 import { decodeSuperblock } from '../src/format/superblock.js';
+import { PY, hasH5py } from './support/python.js';
 
-const PY = '/usr/bin/python3';
-const hasH5py = existsSync(PY) && (() => {
-  try {
-    execFileSync(PY, ['-c', 'import h5py'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const GEN = String.raw`
 import h5py, numpy as np, sys, os, json, ctypes

@@ -14,6 +14,7 @@ import { decodeChunk } from '@chunkform/core/internal/filter/pipeline';
 import type { FilterContext } from '@chunkform/core/internal/filter/filter';
 import { ALL_FILTERS, bitshuffleDecode, bitshuffleEncode, bitshuffleFilter, bitshuffleSetLocal, createBitshuffleFilter, jsLz4Codec } from '../src/index.js';
 import { referenceBitshuffle } from '../../bitshuffle-wasm/test/reference.js';
+import { loadH5wasmWithPlugins } from './support/h5wasm-plugins-loader.js';
 
 const PY = '/usr/bin/python3';
 const SUPPORT = join(dirname(fileURLToPath(import.meta.url)), 'support');
@@ -168,10 +169,7 @@ describe.runIf(h5wasmAvailable && existsSync(PY))('bitshuffle interop with h5was
   let h5wasm: any;
 
   beforeAll(async () => {
-    h5wasm = await import('h5wasm/node');
-    const plugins = await import('h5wasm-plugins');
-    const Module = await h5wasm.ready;
-    plugins.install_local_plugins(Module);
+    h5wasm = await loadH5wasmWithPlugins();
   });
 
   it('decodes the chunks bshuf_h5filter.c wrote; our chunks equal its chunks byte for byte', async () => {

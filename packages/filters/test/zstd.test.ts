@@ -14,6 +14,7 @@ import { FilterError } from '@chunkform/core/internal/errors';
 import { decodeChunk } from '@chunkform/core/internal/filter/pipeline';
 import type { FilterContext } from '@chunkform/core/internal/filter/filter';
 import { ALL_FILTERS, loadZstdWasm, zstdDecode, zstdEncode, zstdFilter, zstdFrameContentSize, zstdLevel } from '../src/index.js';
+import { loadH5wasmWithPlugins } from './support/h5wasm-plugins-loader.js';
 
 const PY = '/usr/bin/python3';
 const SUPPORT = join(dirname(fileURLToPath(import.meta.url)), 'support');
@@ -193,10 +194,7 @@ describe.runIf(h5wasmAvailable && existsSync(PY))('zstd interop with h5wasm + h5
   let h5wasm: any;
 
   beforeAll(async () => {
-    h5wasm = await import('h5wasm/node');
-    const plugins = await import('h5wasm-plugins');
-    const Module = await h5wasm.ready;
-    plugins.install_local_plugins(Module);
+    h5wasm = await loadH5wasmWithPlugins();
   });
 
   it('decodes the chunks H5Zzstd.c wrote; our frames equal its frames byte for byte', async () => {
