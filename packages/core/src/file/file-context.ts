@@ -15,7 +15,7 @@ import {
   findSuperblockOffsets,
   type Superblock,
 } from '../format/superblock.js';
-import type { ByteSource, ByteStore } from '../io/byte-store.js';
+import type { ByteSource } from '../io/byte-store.js';
 import type { GlobalHeapLookup } from '../values/decode.js';
 import { HeaderModel } from './header-model.js';
 import { SourceMetadataReader } from './metadata-reader.js';
@@ -196,4 +196,3 @@ function isSignature(b: Uint8Array): boolean {
   return b.length >= 8 && sig.every((v, i) => b[i] === v);
 }
 
-export type { ByteStore };
