@@ -10,6 +10,9 @@
  * h5wasm 0.10 cannot combine filters (no shuffle), so its shuffle + deflate write is not measured; its
  * read of chunkform's shuffle + deflate file is.
  *
+ * Every timed write creates a new file (the previous run's output is removed untimed first): re-creating
+ * an existing file pays ext4's truncate-then-rewrite flush on close (2–5× slower here), on both sides.
+ *
  * Environment: BENCH_FRAMES (frames, default 100), BENCH_REPEAT (runs per measurement, best kept; default
  * 3 for contiguous and unfiltered, 1 for filtered), BENCH_ONLY (comma-separated subset: contiguous,chunked,lcls,filters).
  * `lcls`: the LCLS-II sparse-frame workloads of issue #4, see bench/lcls.ts (its own BENCH_LCLS_* variables).
@@ -63,9 +66,11 @@ function frames(): Uint16Array {
   return a;
 }
 
-async function best(repeat: number, fn: () => Promise<void> | void): Promise<number> {
+/** Best time of `repeat` runs of `fn`; `before` runs untimed before each (e.g. removing the previous output). */
+async function best(repeat: number, fn: () => Promise<void> | void, before?: () => void): Promise<number> {
   let t = Infinity;
   for (let r = 0; r < repeat; r++) {
+    before?.();
     const t0 = performance.now();
     await fn();
     t = Math.min(t, performance.now() - t0);
@@ -98,26 +103,37 @@ async function main(): Promise<void> {
   const sink = new Uint16Array(data.length);
   const memcpy = await best(REPEAT ?? 5, () => sink.set(data));
   console.log(`TypedArray.set (memory copy baseline)     ${fmt(mb / memcpy).padStart(7)} MB/s`);
+  // A read that returns a new array pays for first-touching its pages: the ceiling of such reads.
+  const freshCopy = await best(REPEAT ?? 5, () => void new Uint16Array(data.length).set(data));
+  console.log(`new TypedArray + set (fresh memory)       ${fmt(mb / freshCopy).padStart(7)} MB/s   (${fmt(memcpy / freshCopy, 2)}× memcpy)`);
 
   if (ONLY.has('contiguous')) {
     const repeat = REPEAT ?? 3;
     const ours = join(dir, 'ours-contiguous.h5');
     const theirs = join(dir, 'h5wasm-contiguous.h5');
-    const w1 = await best(repeat, async () => {
-      const f = await createFile(ours);
-      await f.createDataset('frames', { dtype: 'uint16', shape: [FRAMES, H, W], data });
-      await f.close();
-    });
+    const w1 = await best(
+      repeat,
+      async () => {
+        const f = await createFile(ours);
+        await f.createDataset('frames', { dtype: 'uint16', shape: [FRAMES, H, W], data });
+        await f.close();
+      },
+      () => rmSync(ours, { force: true }),
+    );
     const r1 = await best(repeat, async () => {
       const f = await openFile(ours);
       check((await ((await f.get('frames')) as Dataset).read()) as Uint16Array, 'chunkform');
       await f.close();
     });
-    const w2 = await best(repeat, () => {
-      const f = new h5wasm.File(theirs, 'w');
-      f.create_dataset({ name: 'frames', data, shape: [FRAMES, H, W], dtype: '<H' });
-      f.close();
-    });
+    const w2 = await best(
+      repeat,
+      () => {
+        const f = new h5wasm.File(theirs, 'w');
+        f.create_dataset({ name: 'frames', data, shape: [FRAMES, H, W], dtype: '<H' });
+        f.close();
+      },
+      () => rmSync(theirs, { force: true }),
+    );
     const r2 = await best(repeat, () => {
       const f = new h5wasm.File(theirs, 'r');
       check((f.get('frames') as InstanceType<typeof h5wasm.Dataset>).value as Uint16Array, 'h5wasm');
@@ -140,26 +156,45 @@ async function main(): Promise<void> {
       const ours = join(dir, 'ours-chunked.h5');
       const theirs = join(dir, 'h5wasm-chunked.h5');
       const opts = c.filter === 'none' ? {} : { compression: 'gzip' as const, compressionOpts: 1, ...(c.filter === 'shuffle+deflate1' ? { shuffle: true } : {}) };
-      const w1 = await best(repeat, async () => {
-        const f = await createFile(ours);
-        await f.createDataset('frames', { dtype: 'uint16', shape: [FRAMES, H, W], chunks: c.chunks, ...opts, data });
-        await f.close();
-      });
+      const w1 = await best(
+        repeat,
+        async () => {
+          const f = await createFile(ours);
+          await f.createDataset('frames', { dtype: 'uint16', shape: [FRAMES, H, W], chunks: c.chunks, ...opts, data });
+          await f.close();
+        },
+        () => rmSync(ours, { force: true }),
+      );
       const r1 = await best(repeat, async () => {
         const f = await openFile(ours);
         check((await ((await f.get('frames')) as Dataset).read()) as Uint16Array, 'chunkform');
         await f.close();
       });
+      // Unfiltered: also read into a buffer reused across reads (no first-touch page faults).
+      let r1into: number | undefined;
+      if (c.filter === 'none') {
+        const into = new Uint16Array(data.length);
+        r1into = await best(repeat, async () => {
+          const f = await openFile(ours);
+          const d = (await f.get('frames')) as Dataset;
+          check(await d.readInto(into), 'chunkform (readInto)');
+          await f.close();
+        });
+      }
       const size = statSync(ours).size;
       // h5wasm: writes its own file (no shuffle available); reads chunkform's file for shuffle + deflate
       let w2: number | undefined;
       let readPath = ours;
       if (c.filter !== 'shuffle+deflate1') {
-        w2 = await best(repeat, () => {
-          const f = new h5wasm.File(theirs, 'w');
-          f.create_dataset({ name: 'frames', data, shape: [FRAMES, H, W], dtype: '<H', chunks: c.chunks, ...(c.filter === 'deflate1' ? { compression: 'gzip' as const, compression_opts: 1 } : {}) });
-          f.close();
-        });
+        w2 = await best(
+          repeat,
+          () => {
+            const f = new h5wasm.File(theirs, 'w');
+            f.create_dataset({ name: 'frames', data, shape: [FRAMES, H, W], dtype: '<H', chunks: c.chunks, ...(c.filter === 'deflate1' ? { compression: 'gzip' as const, compression_opts: 1 } : {}) });
+            f.close();
+          },
+          () => rmSync(theirs, { force: true }),
+        );
         readPath = theirs;
       }
       const r2 = await best(repeat, () => {
@@ -173,10 +208,14 @@ async function main(): Promise<void> {
           `    ${fmt(mb / r1).padStart(9)} ${fmt(mb / r2).padStart(7)} ${fmt(r2 / r1, 2).padStart(5)}×   ${fmt(memcpy / r1, 2).padStart(6)}×  ${fmt(data.byteLength / size, 2).padStart(8)}×` +
           (readPath === ours && c.filter !== 'none' ? '  (h5wasm read: chunkform file)' : ''),
       );
+      if (r1into !== undefined) {
+        console.log(`${''.padEnd(29)} read into a reused buffer ${fmt(mb / r1into).padStart(6)} MB/s = ${fmt(memcpy / r1into, 2)}× memcpy, ${fmt(r2 / r1into, 2)}× h5wasm`);
+      }
       rmSync(ours, { force: true });
       rmSync(theirs, { force: true });
     }
     console.log('\nratios: chunkform / h5wasm throughput; "vs memcpy": chunkform read throughput / TypedArray.set throughput');
+    console.log('"read into a reused buffer": Dataset.readInto(out) into a Uint16Array reused across reads (like h5py read_direct)');
   }
   if (ONLY.has('lcls')) await runLcls(dir);
   if (ONLY.has('filters')) await runFilters(dir); // issue #5: bench/filters.ts

@@ -9,6 +9,10 @@
 // The caller (src/wasm.ts) owns the linear memory: it passes pointers to input, output and a
 // scratch area of at least one block.
 
+import { lz4CompressBlock, lz4DecompressBlock, lz4ErrorAt, lz4ErrorValue, LZ4_TABLE_BYTES } from './lz4';
+// The LZ4 block codec (assembly/lz4.ts) and the fused bitshuffle+LZ4 entries at the end of this file.
+export { lz4CompressBlock, lz4DecompressBlock, lz4ErrorAt, lz4ErrorValue, LZ4_TABLE_BYTES };
+
 /** Transposes the 8×8 bit matrix held in x (byte r, bit c) ↔ (byte c, bit r). */
 // @ts-ignore: decorator
 @inline function transBit8x8(x: u64): u64 {
@@ -94,13 +98,13 @@ function byteUntranspose(src: usize, dst: usize, n: usize, s: usize): void {
 /** Writes the 8 bit rows of 16 bytes v (bit k of byte m → bit m of the 2 bytes at o + k * nb). */
 // @ts-ignore: decorator
 @inline function bitRows16(v: v128, o: usize, nb: usize): void {
-  store<u16>(o + 7 * nb, i8x16.bitmask(v)); v = i8x16.shl(v, 1);
-  store<u16>(o + 6 * nb, i8x16.bitmask(v)); v = i8x16.shl(v, 1);
-  store<u16>(o + 5 * nb, i8x16.bitmask(v)); v = i8x16.shl(v, 1);
-  store<u16>(o + 4 * nb, i8x16.bitmask(v)); v = i8x16.shl(v, 1);
-  store<u16>(o + 3 * nb, i8x16.bitmask(v)); v = i8x16.shl(v, 1);
-  store<u16>(o + 2 * nb, i8x16.bitmask(v)); v = i8x16.shl(v, 1);
-  store<u16>(o + nb, i8x16.bitmask(v)); v = i8x16.shl(v, 1);
+  store<u16>(o + 7 * nb, i8x16.bitmask(v)); v = i8x16.add(v, v);
+  store<u16>(o + 6 * nb, i8x16.bitmask(v)); v = i8x16.add(v, v);
+  store<u16>(o + 5 * nb, i8x16.bitmask(v)); v = i8x16.add(v, v);
+  store<u16>(o + 4 * nb, i8x16.bitmask(v)); v = i8x16.add(v, v);
+  store<u16>(o + 3 * nb, i8x16.bitmask(v)); v = i8x16.add(v, v);
+  store<u16>(o + 2 * nb, i8x16.bitmask(v)); v = i8x16.add(v, v);
+  store<u16>(o + nb, i8x16.bitmask(v)); v = i8x16.add(v, v);
   store<u16>(o, i8x16.bitmask(v));
 }
 
@@ -251,4 +255,114 @@ export function run(src: usize, dst: usize, tmp: usize, size: usize, elemSize: u
 /** First byte of linear memory free for the caller's buffers. */
 export function heapBase(): usize {
   return (__heap_base + 15) & ~(<usize>15);
+}
+
+// ---- LZ4 (assembly/lz4.ts) and bitshuffle+LZ4 fused over a whole chunk -------------------------
+
+/** Error codes of bshufLz4Decompress besides the lz4DecompressBlock codes (-1 .. -9). */
+export const E_BLOCK_SIZE_TRUNCATED: i32 = -20;
+export const E_BLOCK_PAST_INPUT: i32 = -21;
+export const E_LEFTOVER_TRUNCATED: i32 = -22;
+
+let bshufErrorBlock: usize = 0;
+let bshufErrorAt: usize = 0;
+let bshufErrorValue: usize = 0;
+
+/** Block index of the last bshufLz4Decompress error. */
+export function bshufLz4ErrorBlock(): usize {
+  return bshufErrorBlock;
+}
+/** Input offset (from the start of the blocks) of the last bshufLz4Decompress error's block or field. */
+export function bshufLz4ErrorAt(): usize {
+  return bshufErrorAt;
+}
+/** Size involved in the last bshufLz4Decompress error. */
+export function bshufLz4ErrorValue(): usize {
+  return bshufErrorValue;
+}
+
+/** bshuf_compress_lz4_block: transposes n elements into `block`, then a u32 BE size and the LZ4 block at d. */
+// @ts-ignore: decorator
+@inline function packBlock(src: usize, n: usize, s: usize, d: usize, block: usize, tmp: usize, table: usize): usize {
+  transBitElem(src, block, tmp, n, s);
+  const e = lz4CompressBlock(block, n * s, d + 4, table, 1);
+  store<u32>(d, bswap<u32>(<u32>(e - d - 4)));
+  return e;
+}
+
+/**
+ * bshuf_compress_lz4 (kiyo-masui/bitshuffle bitshuffle.c, without the HDF5 header): for each block
+ * of `blockSize` elements (then the last block rounded down to 8 elements) transposes it and writes
+ * a 4-byte big-endian compressed size and its LZ4 block (acceleration 1); the size % 8 leftover
+ * elements follow raw. `block` and `tmp` hold blockSize * elemSize bytes (+ 16), `table`
+ * LZ4_TABLE_BYTES; dst has room for the bound. Returns the bytes written at dst.
+ */
+export function bshufLz4Compress(src: usize, size: usize, elemSize: usize, blockSize: usize, dst: usize, block: usize, tmp: usize, table: usize): usize {
+  const blockBytes = blockSize * elemSize;
+  let off: usize = 0;
+  let d = dst;
+  const full = size / blockSize;
+  for (let b: usize = 0; b < full; b++) {
+    d = packBlock(src + off, blockSize, elemSize, d, block, tmp, table);
+    off += blockBytes;
+  }
+  const last = (size % blockSize) & ~(<usize>7);
+  if (last) {
+    d = packBlock(src + off, last, elemSize, d, block, tmp, table);
+    off += last * elemSize;
+  }
+  const leftover = (size & 7) * elemSize;
+  memory.copy(d, src + off, leftover);
+  return d + leftover - dst;
+}
+
+// @ts-ignore: decorator
+@inline function bshufFail(code: i32, block: usize, at: usize, value: usize): i32 {
+  bshufErrorBlock = block;
+  bshufErrorAt = at;
+  bshufErrorValue = value;
+  return code;
+}
+
+/** One block of bshufLz4Decompress: LZ4 into `block`, untranspose into dst. Returns the next s or a code. */
+// @ts-ignore: decorator
+@inline function unpackBlock(src: usize, sEnd: usize, s: usize, index: usize, n: usize, es: usize, dst: usize, block: usize, tmp: usize): i64 {
+  if (sEnd - s < 4) return bshufFail(E_BLOCK_SIZE_TRUNCATED, index, s - src, 0);
+  const c = <usize>bswap<u32>(load<u32>(s));
+  if (c > sEnd - s - 4) return bshufFail(E_BLOCK_PAST_INPUT, index, s - src, c);
+  const r = lz4DecompressBlock(s + 4, c, block, n * es);
+  if (r < 0) return bshufFail(r, index, s - src, lz4ErrorAt());
+  untransBitElem(block, dst, tmp, n, es);
+  return <i64>(s + 4 + c);
+}
+
+/**
+ * bshuf_decompress_lz4 (without the HDF5 header): the inverse of bshufLz4Compress for `size`
+ * elements from src[0, sLen) into dst. Returns 0 or a negative code (E_* of lz4.ts or above) with
+ * bshufLz4ErrorBlock/At/Value set; lz4ErrorAt()/lz4ErrorValue() hold an LZ4 error's details.
+ */
+export function bshufLz4Decompress(src: usize, sLen: usize, size: usize, elemSize: usize, blockSize: usize, dst: usize, block: usize, tmp: usize): i32 {
+  const sEnd = src + sLen;
+  const blockBytes = blockSize * elemSize;
+  let s = src;
+  let off: usize = 0;
+  const full = size / blockSize;
+  let index: usize = 0;
+  for (; index < full; index++) {
+    const r = unpackBlock(src, sEnd, s, index, blockSize, elemSize, dst + off, block, tmp);
+    if (r < 0) return <i32>r;
+    s = <usize>r;
+    off += blockBytes;
+  }
+  const last = (size % blockSize) & ~(<usize>7);
+  if (last) {
+    const r = unpackBlock(src, sEnd, s, index, last, elemSize, dst + off, block, tmp);
+    if (r < 0) return <i32>r;
+    s = <usize>r;
+    off += last * elemSize;
+  }
+  const leftover = (size & 7) * elemSize;
+  if (sEnd - s < leftover) return bshufFail(E_LEFTOVER_TRUNCATED, index, s - src, leftover);
+  memory.copy(dst + off, s, leftover);
+  return 0;
 }

@@ -5,10 +5,20 @@
  */
 import { SCALAR_WASM, SIMD_WASM } from './binaries.js';
 
-interface Exports {
+/** The functions of assembly/index.ts (and assembly/lz4.ts) seen from JS; pointers are byte offsets. */
+export interface KernelExports {
   memory: WebAssembly.Memory;
   run(src: number, dst: number, tmp: number, size: number, elemSize: number, blockSize: number, reverse: number): number;
   heapBase(): number;
+  lz4CompressBlock(src: number, n: number, dst: number, table: number, acceleration: number): number;
+  lz4DecompressBlock(src: number, sLen: number, dst: number, dLen: number): number;
+  lz4ErrorAt(): number;
+  lz4ErrorValue(): number;
+  bshufLz4Compress(src: number, size: number, elemSize: number, blockSize: number, dst: number, block: number, tmp: number, table: number): number;
+  bshufLz4Decompress(src: number, sLen: number, size: number, elemSize: number, blockSize: number, dst: number, block: number, tmp: number): number;
+  bshufLz4ErrorBlock(): number;
+  bshufLz4ErrorAt(): number;
+  bshufLz4ErrorValue(): number;
 }
 
 /** Largest working set (input + output + scratch) handed to a 32-bit WASM memory. */
@@ -23,13 +33,26 @@ function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
 
 /** One instantiated build with its linear memory. */
 export class WasmKernel {
-  private readonly ex: Exports;
-  private readonly base: number;
+  /** The instance's exports (functions and linear memory). */
+  readonly ex: KernelExports;
+  /** First byte of linear memory free for buffers (16-byte aligned). */
+  readonly base: number;
+
+  /** The compiled module (worker threads instantiate it again). */
+  readonly module: WebAssembly.Module;
 
   constructor(bytes: BufferSource) {
     const module = new WebAssembly.Module(bytes);
-    this.ex = new WebAssembly.Instance(module, {}).exports as unknown as Exports;
+    this.module = module;
+    this.ex = new WebAssembly.Instance(module, {}).exports as unknown as KernelExports;
     this.base = this.ex.heapBase();
+  }
+
+  /** Grows the linear memory so that it holds at least `end` bytes; returns its current buffer. */
+  reserve(end: number): ArrayBuffer {
+    const mem = this.ex.memory;
+    if (end > mem.buffer.byteLength) mem.grow(Math.ceil((end - mem.buffer.byteLength) / 65536));
+    return mem.buffer;
   }
 
   /** Transposes (or untransposes) `src` into `out` or a new array; `src.length` is size * elemSize. */
@@ -40,11 +63,10 @@ export class WasmKernel {
     const outPtr = align(inPtr + len);
     const tmpPtr = align(outPtr + len);
     const end = tmpPtr + Math.min(blockSize, size) * elemSize + 16;
-    const mem = this.ex.memory;
-    if (end > mem.buffer.byteLength) mem.grow(Math.ceil((end - mem.buffer.byteLength) / 65536));
-    new Uint8Array(mem.buffer, inPtr, len).set(src.subarray(0, len));
+    const buf = this.reserve(end);
+    new Uint8Array(buf, inPtr, len).set(src.subarray(0, len));
     this.ex.run(inPtr, outPtr, tmpPtr, size, elemSize, blockSize, reverse ? 1 : 0);
-    const result = new Uint8Array(mem.buffer, outPtr, len);
+    const result = new Uint8Array(buf, outPtr, len);
     if (!out) return result.slice();
     out.set(result);
     return out;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { referenceBitshuffle } from './reference.js';
+import { randomBytes } from './random.js';
 
 type Mod = typeof import('../src/index.js');
 let m: Mod;
@@ -19,18 +20,6 @@ function same(a: Uint8Array, b: Uint8Array, what: string): void {
   if (!Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length))) expect.fail(`${what}: bytes differ`);
 }
 
-/** Deterministic xorshift bytes; `sparse` makes detector-like data (mostly small values). */
-function randomBytes(n: number, seed: number, sparse = false): Uint8Array {
-  const out = new Uint8Array(n);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    out[i] = sparse ? ((s >>> 0) % 7 === 0 ? s & 0x0f : 0) : s & 0xff;
-  }
-  return out;
-}
 
 describe('bitshuffle-wasm', () => {
   it('matches the reference layout on a hand-checked case', () => {

@@ -109,4 +109,4 @@ export { chooseStructuredChunkIndex, type StructuredChunkIndexChoice } from './c
 export type { StructuredIndexContext } from './chunk/chunk-index.js';
 export type { SectionPipelines } from './format/messages/filter-pipeline-v3.js';
 export type { StructuredChunkLayout } from './format/messages/layout-structured.js';
-export type { SectionFilterSpecs } from './objects/filter-options.js';
+export type { SectionFilterSpecs, SelectionFilterPreset } from './objects/filter-options.js';

@@ -15,7 +15,8 @@ import {
   type ChunkRequest,
   type RawIO,
 } from '@chunkform/core';
-import { copyRunsIn, copyRunsOut, filledBuffer, runsByteRange } from './runs.js';
+import { copyRunsIn, copyRunsMerged, copyRunsOut, fillBuffer, filledBuffer, MAX_MERGE, runsByteRange } from './runs.js';
+import { CoalescingReader, type ReadItem } from './coalesce.js';
 
 /** Scratch buffers kept for reuse (the engine has at most this many chunk reads in flight). */
 const MAX_SCRATCH = 8;
@@ -88,6 +89,50 @@ export class DenseUnfilteredFormat extends DenseFormat {
   readonly variableSize = false;
   /** Chunk-sized buffers reused by partial reads (one per read in flight). */
   private readonly scratch: Uint8Array[] = [];
+  /** Stored bytes of every chunk (the engine gathers full chunks and writes neighbours together). */
+  readonly imageSize: number;
+  private readonly batch: CoalescingReader;
+
+  constructor(ctx: ChunkFormatContext) {
+    super(ctx);
+    this.imageSize = this.chunkBytes;
+    this.batch = new CoalescingReader(this.es, this.chunkBytes, (rec) => this.checkLength(new Uint8Array(rec.size), rec, 'stored'));
+  }
+
+  /** Reads many chunks at once, coalescing I/O of chunks adjacent in the file (see {@link CoalescingReader}). */
+  fileReadMany(items: readonly ReadItem[], out: Uint8Array, io: RawIO): Promise<void> {
+    return this.batch.read(items, out, io);
+  }
+
+  /**
+   * The stored images of chunks written in full: views of `src` where it holds a chunk in order,
+   * else built in `scratch(i)`, copying the rows of neighbouring chunks in `src` order.
+   */
+  fullImages(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (i: number) => Uint8Array): Uint8Array[] {
+    const images: Uint8Array[] = [];
+    const runs: Float64Array[] = [];
+    const built: Uint8Array[] = [];
+    const builtReqs: ChunkRequest[] = [];
+    for (let i = 0; i < reqs.length; i++) {
+      const req = reqs[i]!;
+      const r = req.runs;
+      if (r.length === 3 && r[0] === 0 && r[2] === this.chunkElements) {
+        const b = r[1]! * this.es;
+        images.push(src.subarray(b, b + this.chunkBytes));
+        continue;
+      }
+      const image = scratch(i);
+      // An edge chunk keeps fill values outside the dataset; an interior one is fully overwritten.
+      if (req.count !== this.chunkElements) fillBuffer(image, this.ctx.fillValue ?? new Uint8Array(this.es));
+      images.push(image);
+      runs.push(r);
+      built.push(image);
+      builtReqs.push(req);
+    }
+    if (built.length > 1 && built.length <= MAX_MERGE) copyRunsMerged(runs, built, new Array<number>(built.length).fill(0), src, this.es, false);
+    else for (let q = 0; q < built.length; q++) copyRunsIn(built[q]!, builtReqs[q]!, src, this.es);
+    return images;
+  }
 
   async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Uint8Array> {
     return this.checkLength(image, rec, 'stored');

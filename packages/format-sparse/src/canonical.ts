@@ -84,24 +84,82 @@ function eachSlab(
   }
 }
 
+/** Scratch run starts and ends of {@link runsToBoxes} (only read within one call), grown on demand. */
+let runCap = 0;
+let runStarts = new Float64Array(0);
+let runEnds = new Float64Array(0);
+
+/** Scratch group arrays of {@link buildRows} (not reentrant: it never calls itself), grown on demand. */
+let gCap = 0;
+let gLo = new Float64Array(0);
+let gHi = new Float64Array(0);
+let gA = new Int32Array(0);
+let gB = new Int32Array(0);
+let gBase = new Float64Array(0);
+
+function groupScratch(cap: number): void {
+  if (cap <= gCap) return;
+  gCap = Math.max(cap, 2 * gCap, 64);
+  gLo = new Float64Array(gCap);
+  gHi = new Float64Array(gCap);
+  gA = new Int32Array(gCap);
+  gB = new Int32Array(gCap);
+  gBase = new Float64Array(gCap);
+}
+
 /**
  * The last two dimensions (rows of the last one): canonical boxes `[x0, x1, s, e]` of the runs
  * `from…to−1` clipped to the region `[lo, lo + rows·W)`. A row's cross-section is referenced by
- * its run range (no copies); rows in a row with equal cross-sections merge.
+ * its run range (no copies); rows in a row with equal cross-sections merge. The slab walk of
+ * {@link eachSlab} is inlined here (the hot loop of every chunk write). With `lead` > 0 (leading
+ * dimensions of size 1 above the rows) each box starts with `lead` intervals [0, 1).
  */
-function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array {
-  const { dims } = w;
+function buildRows(w: Walk, from: number, to: number, lo: number, lead = 0): Float64Array {
+  const { st, en, dims } = w;
   const r = dims.length;
   const W = dims[r - 1]!;
-  const cap = 3 * (to - from) + 3;
-  const glo = new Float64Array(cap);
-  const ghi = new Float64Array(cap);
-  const ga = new Int32Array(cap); // first run of the row's cross-section, −1 = the full row
-  const gb = new Int32Array(cap); // end of the run range
-  const gbase = new Float64Array(cap); // offset of the row the runs are clipped to
+  groupScratch(3 * (to - from) + 3);
+  const glo = gLo;
+  const ghi = gHi;
+  const ga = gA; // first run of the row's cross-section, −1 = the full row
+  const gb = gB; // end of the run range
+  const gbase = gBase; // offset of the row the runs are clipped to
   let ng = 0;
   let total = 0; // output boxes
-  eachSlab(w, from, to, lo, W, dims[r - 2]!, (x, n, a, b, rowLo) => {
+  const hiAll = lo + dims[r - 2]! * W;
+  let i = from;
+  let pos = i < to ? Math.max(st[i]!, lo) : 0;
+  while (i < to) {
+    const e = Math.min(en[i]!, hiAll);
+    if (pos >= e) {
+      i++;
+      if (i < to) pos = Math.max(st[i]!, lo);
+      continue;
+    }
+    const x = Math.floor((pos - lo) / W);
+    const rowLo = lo + x * W;
+    let n = 1;
+    let a = -1;
+    let b = -1;
+    if (pos === rowLo && e - pos >= W) {
+      // whole rows x … x+n−1
+      n = Math.floor((e - pos) / W);
+      pos += n * W;
+    } else {
+      // a partial row: its cross-section is the runs that start before its end
+      const rowHi = rowLo + W;
+      let k = i + 1;
+      while (k < to && st[k]! < rowHi) k++;
+      a = i;
+      b = k;
+      if (en[k - 1]! > rowHi) {
+        i = k - 1;
+        pos = rowHi;
+      } else {
+        i = k;
+        if (i < to) pos = Math.max(st[i]!, lo);
+      }
+    }
     // merge with the previous group when it ends here and has the same cross-section
     let same = false;
     if (ng > 0 && ghi[ng - 1] === x) {
@@ -110,9 +168,17 @@ function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array 
       if (pa < 0 || a < 0) same = pa < 0 && a < 0;
       else if (pb - pa === b - a) {
         const pbase = gbase[ng - 1]!;
+        const pend = pbase + W;
+        const end = rowLo + W;
         same = true;
         for (let j = 0; j < b - a && same; j++) {
-          same = relStart(w, pa + j, pbase) === relStart(w, a + j, rowLo) && relEnd(w, pa + j, pbase, W) === relEnd(w, a + j, rowLo, W);
+          const ps = st[pa + j]!;
+          const pe = en[pa + j]!;
+          const cs = st[a + j]!;
+          const ce = en[a + j]!;
+          same =
+            (ps > pbase ? ps : pbase) - pbase === (cs > rowLo ? cs : rowLo) - rowLo &&
+            (pe < pend ? pe : pend) - pbase === (ce < end ? ce : end) - rowLo;
         }
       }
     }
@@ -126,12 +192,13 @@ function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array 
       total += a < 0 ? 1 : b - a;
       ng++;
     }
-  });
-  const out = new Float64Array(4 * total);
+  }
+  const out = new Float64Array((4 + 2 * lead) * total);
   let o = 0;
   for (let g = 0; g < ng; g++) {
     const a = ga[g]!;
     if (a < 0) {
+      for (let q = 0; q < lead; q++, o += 2) out[o + 1] = 1;
       out[o++] = glo[g]!;
       out[o++] = ghi[g]!;
       out[o++] = 0;
@@ -140,6 +207,7 @@ function buildRows(w: Walk, from: number, to: number, lo: number): Float64Array 
     }
     const base = gbase[g]!;
     for (let j = a; j < gb[g]!; j++) {
+      for (let q = 0; q < lead; q++, o += 2) out[o + 1] = 1;
       out[o++] = glo[g]!;
       out[o++] = ghi[g]!;
       out[o++] = relStart(w, j, base);
@@ -210,11 +278,22 @@ export function runsToBoxes(runs: Float64Array, stride: number, dims: readonly n
     }
     return out;
   }
-  const st = new Float64Array(n);
-  const en = new Float64Array(n);
+  if (n > runCap) {
+    runCap = Math.max(n, 2 * runCap, 256);
+    runStarts = new Float64Array(runCap);
+    runEnds = new Float64Array(runCap);
+  }
+  const st = runStarts;
+  const en = runEnds;
   for (let i = 0; i < n; i++) {
     st[i] = runs[i * stride]!;
     en[i] = st[i]! + runs[i * stride + 1]!;
+  }
+  let lead = 0;
+  while (lead < r - 2 && dims[lead] === 1) lead++;
+  if (lead === r - 2) {
+    // [1, …, 1, rows, W]: the boxes are the rows' boxes behind [0, 1) intervals
+    return buildRows({ st, en, dims, strides: [], full: [] }, 0, n, 0, lead);
   }
   const strides = new Array<number>(r);
   let acc = 1;

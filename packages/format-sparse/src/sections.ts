@@ -15,7 +15,6 @@ import {
   decodeChunk,
   decodeSelection,
   encodeChunk,
-  encodeSelection,
   lookup3,
   selectionCount,
   selectionRuns,
@@ -29,8 +28,9 @@ import {
 } from '@chunkform/core';
 import type { ChunkWhere, PipelineContext } from '@chunkform/core/internal/filter/pipeline';
 import { pointOffsets } from '@chunkform/core/internal/selection/points';
-import { pairsToDefined } from './runs.js';
-import { runsSelection, type SparseChunk } from './sparse-chunk.js';
+import { encodeSelectionWithTrailer } from '@chunkform/core/internal/selection/serialize/index';
+import { headroomOf, pairsToDefined } from './runs.js';
+import { lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 
 /** Section numbers of a fixed-size sparse chunk (notes §1). */
 export const SECTION_SELECTION = 0;
@@ -138,15 +138,37 @@ async function decodeSection(
 /** Encodes a chunk's selection for section 0 and appends the lookup3 checksum (notes §6.1). */
 // Structured chunk section 0 (seed 001 table 4; notes §6.1, §7.6).
 export function encodeSelectionSection(mem: SparseChunk, ctx: ChunkFormatContext): Uint8Array {
-  const enc = encodeSelection(
+  const out = encodeSelectionWithTrailer(
     mem.selection,
     { dims: ctx.chunkDims, maxDims: extentMaxDims(ctx) },
     { encoding: ctx.selectionEncoding ?? 'smallest' },
+    4,
   );
-  const out = new Uint8Array(enc.length + 4);
-  out.set(enc, 0);
-  new DataView(out.buffer).setUint32(enc.length, lookup3(enc), true);
+  const n = out.length - 4;
+  const sum = lookup3(out.subarray(0, n));
+  out[n] = sum & 0xff;
+  out[n + 1] = (sum >>> 8) & 0xff;
+  out[n + 2] = (sum >>> 16) & 0xff;
+  out[n + 3] = sum >>> 24;
   return out;
+}
+
+/**
+ * Section 0 followed by section 1 as one image. When section 1 has `room` free bytes before it in
+ * its buffer (a value array of `allocValues`) that hold section 0, section 0 goes there and the
+ * image is a view: the values are not copied.
+ */
+function joinSections(s0: Uint8Array, s1: Uint8Array, room: number): Uint8Array {
+  if (s0.length <= room) {
+    const at = s1.byteOffset - s0.length;
+    const image = new Uint8Array(s1.buffer, at, s0.length + s1.length);
+    image.set(s0, 0);
+    return image;
+  }
+  const bytes = new Uint8Array(s0.length + s1.length);
+  bytes.set(s0, 0);
+  bytes.set(s1, s0.length);
+  return bytes;
 }
 
 /** Memory form → stored chunk (seed 004 `mem_to_file`; notes §6.1, §4.5, §5.1). */
@@ -170,9 +192,9 @@ export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContex
     stored.push(e.bytes);
     masks.push(e.filterMask);
   }
-  const bytes = new Uint8Array(stored[0]!.length + stored[1]!.length);
-  bytes.set(stored[0]!, 0);
-  bytes.set(stored[1]!, stored[0]!.length);
+  const bytes = joinSections(stored[0]!, stored[1]!, stored[1] === mem.values ? headroomOf(mem.values) : 0);
+  // The image may be a view of the values until it is written: later in-place writes copy first.
+  if (bytes.buffer === mem.values.buffer) lendValues(mem);
   const sections: StructuredChunkSections = { offsets: [stored[0]!.length] };
   if (anySectionFiltered(ctx)) {
     sections.unfilteredSizes = sizes;

@@ -16,11 +16,14 @@ import {
   type NoneSelection,
   type Selection,
 } from '@chunkform/core';
-import { blocksFromCanonical } from '@chunkform/core/internal/selection/selection';
+import { blocksFromCanonical, trustSelection } from '@chunkform/core/internal/selection/selection';
 import { runsToBoxes } from './canonical.js';
 import {
   DEF,
+  allocValues,
   copyBytes,
+  definedFromPoints,
+  definedFromSorted,
   definedCount,
   findRun,
   seekRun,
@@ -48,6 +51,20 @@ export interface SparseChunk {
 /** Value arrays that are views of a caller's buffer (see {@link chunkFromRequest}): copied before any in-place write. */
 const borrowed = new WeakSet<Uint8Array>();
 
+/**
+ * A second handle on a chunk that shares its arrays: selection and runs are never changed in place,
+ * and the values are marked borrowed, so the first in-place write through either handle copies them.
+ */
+export function shareChunk(mem: SparseChunk): SparseChunk {
+  if (mem.values.length > 0) borrowed.add(mem.values);
+  return { selection: mem.selection, values: mem.values, runs: mem.runs };
+}
+
+/** Marks a chunk's values as shared with something else (e.g. a pending chunk image): copy before writing in place. */
+export function lendValues(mem: SparseChunk): void {
+  if (mem.values.length > 0) borrowed.add(mem.values);
+}
+
 /** A chunk with nothing defined. */
 export function emptyChunk(): SparseChunk {
   return { selection: selectNone(), values: new Uint8Array(0), runs: new Float64Array(0) };
@@ -60,7 +77,9 @@ export function chunkCount(mem: SparseChunk): number {
 
 /** The selection of defined runs (canonical blocks). */
 export function runsSelection(runs: Float64Array, dims: readonly number[]): BlockSelection | NoneSelection {
-  return blocksFromCanonical(runsToBoxes(runs, DEF, dims), dims.length);
+  const sel = blocksFromCanonical(runsToBoxes(runs, DEF, dims), dims.length);
+  trustSelection(sel, dims); // built inside the chunk: encoding it needs no bounds check
+  return sel;
 }
 
 /** Fills elements with the fill value (zeros when none). */
@@ -142,6 +161,23 @@ export function readChunk(mem: SparseChunk, req: ChunkRequest, out: Uint8Array, 
 export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[]): void {
   const r = req.runs;
   if (r.length === 0) return;
+  if (mem.runs.length === 0) {
+    // Nothing defined yet: the written set is the defined set (no union, no value merge).
+    const fresh = definedFromSorted(r, src, es) ?? definedFromPoints(r, src, es);
+    if (fresh) {
+      mem.runs = fresh.runs;
+      mem.values = fresh.values;
+      mem.selection = runsSelection(fresh.runs, dims);
+      return;
+    }
+  }
+  mergeWrite(mem, req, src, es, dims);
+}
+
+/** The general write of {@link writeChunk}: union of run lists and a value merge (any chunk, any request). */
+export function mergeWrite(mem: SparseChunk, req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[]): void {
+  const r = req.runs;
+  if (r.length === 0) return;
   const oldRuns = mem.runs;
   let runs = oldRuns;
   let values = mem.values;
@@ -149,7 +185,7 @@ export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array,
   const merged = oldRuns.length === 0 ? pairsToDefined(written) : unionDefined(oldRuns, written);
   if (definedCount(merged) !== definedCount(oldRuns)) {
     runs = merged;
-    values = new Uint8Array(definedCount(runs) * es);
+    values = allocValues(definedCount(runs) * es);
     if (oldRuns.length > 0) moveValues(oldRuns, mem.values, runs, values, es, false);
   } else if (borrowed.has(values)) {
     values = values.slice(); // never write into the caller's buffer
@@ -211,7 +247,7 @@ export function eraseChunk(mem: SparseChunk, sel: Selection, es: number, dims: r
   const runs = subtractDefined(mem.runs, erased);
   const count = definedCount(runs);
   if (count === definedCount(mem.runs)) return;
-  const values = new Uint8Array(count * es);
+  const values = allocValues(count * es);
   moveValues(mem.runs, mem.values, runs, values, es, true);
   mem.runs = runs;
   mem.values = values;

@@ -22,9 +22,19 @@ import {
   emptyChunk,
   eraseChunk,
   readChunk,
+  shareChunk,
   writeChunk,
   type SparseChunk,
 } from './sparse-chunk.js';
+
+/** Largest stored chunk whose decoded form is kept for the next `fileToMem` of the same bytes. */
+const MEMO_MAX_BYTES = 1 << 16;
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** Sparse structured chunks (layout class 4, structured chunk type 0). */
 export class SparseFormat implements ChunkFormat<SparseChunk> {
@@ -33,6 +43,8 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   readonly variableSize = true;
   private readonly es: number;
   private readonly filler: FillWriter;
+  /** The last decoded stored chunk of at most {@link MEMO_MAX_BYTES} (see `fileToMem`). */
+  private lastDecoded: { address: number; image: Uint8Array; mem: SparseChunk } | null = null;
 
   constructor(private readonly ctx: ChunkFormatContext) {
     if (ctx.chunkDims.length === 0) {
@@ -52,8 +64,15 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
     return mem.runs.length === 0;
   }
 
-  fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<SparseChunk> {
-    return decodeSparseChunk(image, rec, this.ctx);
+  async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<SparseChunk> {
+    // `getDefined` then `read` of the same chunk (readDefined) decode the same stored bytes twice:
+    // the last small decoded chunk is kept and handed out shared (copy-on-write values).
+    const last = this.lastDecoded;
+    if (last && last.address === rec.address && sameBytes(last.image, image)) return shareChunk(last.mem);
+    const mem = await decodeSparseChunk(image, rec, this.ctx);
+    if (image.length > MEMO_MAX_BYTES) return mem;
+    this.lastDecoded = { address: rec.address, image: image.slice(), mem };
+    return shareChunk(mem);
   }
 
   memToFile(mem: SparseChunk, coords: readonly number[]): Promise<ChunkImage> {

@@ -107,6 +107,23 @@ export interface ChunkFormat<Mem = unknown> {
   fileRead?(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array, io: RawIO): Promise<void>;
   /** Partial write straight into the stored chunk, bypassing the cache (seed 004 `file_write`). */
   fileWrite?(rec: ChunkRecord, req: ChunkRequest, src: Uint8Array, io: RawIO): Promise<void>;
+  /**
+   * Batched {@link fileRead} (seed 004 `file_read` over many chunks): reads the requested parts of
+   * many stored chunks into `out` at once, so the format may coalesce chunks adjacent in the file
+   * into one I/O and read straight into `out` where the layouts agree. The chunks fill disjoint
+   * parts of `out`. When it throws, the engine retries the chunks one by one (to name the bad one).
+   */
+  fileReadMany?(items: readonly { rec: ChunkRecord; req: ChunkRequest }[], out: Uint8Array, io: RawIO): Promise<void>;
+  /**
+   * Fixed-size formats: the stored images of chunks each built entirely from a full request — for
+   * request i a view of `src` when it already is the chunk in stored order, otherwise written into
+   * the buffer `scratch(i)` returns ({@link imageSize} bytes, contents undefined). Lets the engine
+   * gather many chunks into one buffer and write chunks adjacent in the file with one I/O (and the
+   * format copy rows of neighbouring chunks in `src` order). Requires {@link imageSize}.
+   */
+  fullImages?(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (i: number) => Uint8Array): Uint8Array[];
+  /** Stored bytes of every chunk, for formats with {@link fullImages} (fixed-size chunks). */
+  readonly imageSize?: number;
 }
 
 /** Creates the chunk format of a dataset; registered by format packages. */

@@ -39,8 +39,18 @@ export interface ChunkEngineOptions<Mem> {
 /** Up to this many chunks in a selection's bounding box are looked up one by one instead of walking the index. */
 const MAX_LOOKUPS = 4096;
 
-/** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once). */
+/** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once)... */
 const CONCURRENCY = 8;
+/** ...or more small chunks, up to about this many bytes in flight (keeps the filter threads fed). */
+const IN_FLIGHT_BYTES = 16 << 20;
+/** Upper bound on chunks in flight. */
+const MAX_CONCURRENCY = 64;
+
+/** Full chunks of a fixed-size format are gathered into buffers of about this size and written together. */
+const GATHER_BYTES = 1 << 20;
+
+/** Gather buffers kept for reuse by all engines (a write holds one while it fills and writes it). */
+const gatherPool: Uint8Array[] = [];
 
 /** Runs `fn` over `items` with at most `limit` promises in flight; rejects with the first failure. */
 async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -54,27 +64,151 @@ async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) =
 /** Moves data between user buffers and the chunks of one dataset. */
 export class ChunkEngine<Mem> {
   private fillMem: Mem | undefined;
+  /** Chunks processed at once (more for small chunks). */
+  private readonly concurrency: number;
 
-  constructor(private readonly o: ChunkEngineOptions<Mem>) {}
+  constructor(private readonly o: ChunkEngineOptions<Mem>) {
+    const chunkBytes = o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
+    this.concurrency = Math.min(MAX_CONCURRENCY, Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
+  }
 
   /** The chunk index (for direct chunk I/O and tools). */
   get index(): ChunkIndex {
     return this.o.index;
   }
 
-  /** Reads the elements of `sel` (in selection order) into a new byte buffer. */
-  async read(sel: Selection, count: number): Promise<Uint8Array> {
-    const out = new Uint8Array(count * this.o.elementSize);
+  /**
+   * Reads the elements of `sel` (in selection order) into a new byte buffer, or into `into`
+   * (`count × elementSize` bytes; every byte is overwritten) when given.
+   */
+  async read(sel: Selection, count: number, into?: Uint8Array): Promise<Uint8Array> {
+    const out = into ?? new Uint8Array(count * this.o.elementSize);
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
+    if (this.o.format.fileReadMany) await this.readBatched(pieces, out);
     // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
-    await inParallel(pieces, CONCURRENCY, (req) => this.guard(req, () => this.readPiece(req, out)));
+    else await inParallel(pieces, this.concurrency, (req) => this.guard(req, () => this.readPiece(req, out)));
     return out;
   }
 
   /** Writes `src` (the elements of `sel` in selection order) into the chunks. */
   async write(sel: Selection, src: Uint8Array): Promise<void> {
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
-    await inParallel(pieces, CONCURRENCY, (req) => this.guard(req, () => this.writePiece(req, src)));
+    const { format } = this.o;
+    if (format.fullImages && format.imageSize && !format.variableSize) await this.writeBatched(pieces, src, format.imageSize);
+    else await inParallel(pieces, this.concurrency, (req) => this.guard(req, () => this.writePiece(req, src)));
+  }
+
+  /**
+   * Reads for formats with `fileReadMany`: cached and never-written chunks are served here, all
+   * stored ones go to the format in one batch (which coalesces I/O of chunks adjacent in the file).
+   */
+  private async readBatched(pieces: readonly ChunkRequest[], out: Uint8Array): Promise<void> {
+    const { format, cache, index, store } = this.o;
+    const stored: { rec: ChunkRecord; req: ChunkRequest }[] = [];
+    for (const req of pieces) {
+      const hit = cache.get(req.coords.join(','));
+      if (hit) {
+        format.memRead(hit.mem, req, out);
+        hit.fullyAccessed = req.full;
+        continue;
+      }
+      let rec: ChunkRecord | null = null;
+      await this.guard(req, async () => {
+        rec = await index.lookup(req.coords);
+      });
+      if (rec) stored.push({ rec, req });
+      else {
+        this.fillMem ??= format.fill(req.coords);
+        format.memRead(this.fillMem, req, out);
+      }
+    }
+    if (stored.length === 0) return;
+    try {
+      await format.fileReadMany!(stored, out, store);
+    } catch (e) {
+      if (!(e instanceof H5Error)) throw e;
+      // Chunk by chunk again, so that the error names the chunk at fault (if every chunk reads
+      // fine one by one, `out` is complete and the read succeeds).
+      for (const { rec, req } of stored) await this.guard(req, () => this.readStored(rec, req, out));
+    }
+  }
+
+  /**
+   * Writes for fixed-size formats with `fullImages`: full chunks not in the cache are gathered in
+   * groups, chunks adjacent in the file (new chunks are allocated together) written with one I/O and
+   * then recorded in the index; partial and cached chunks take the ordinary path.
+   */
+  private async writeBatched(pieces: readonly ChunkRequest[], src: Uint8Array, size: number): Promise<void> {
+    const perGroup = Math.max(1, Math.floor(GATHER_BYTES / size));
+    let group: ChunkRequest[] = [];
+    for (const req of pieces) {
+      if (!req.full || this.o.cache.get(req.coords.join(','))) {
+        await this.guard(req, () => this.writePiece(req, src));
+        continue;
+      }
+      group.push(req);
+      if (group.length === perGroup) {
+        await this.putFull(group, src, size);
+        group = [];
+      }
+    }
+    if (group.length > 0) await this.putFull(group, src, size);
+  }
+
+  /** Stores full chunks of a fixed-size format (see {@link writeBatched}). */
+  private async putFull(group: readonly ChunkRequest[], src: Uint8Array, size: number): Promise<void> {
+    const { format, index, store } = this.o;
+    const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
+    let fresh = 0;
+    for (const req of group) {
+      let old: ChunkRecord | null = null;
+      await this.guard(req, async () => {
+        old = await index.lookup(req.coords);
+      });
+      const o = old as ChunkRecord | null;
+      // Same size: rewritten in place. Otherwise the old space goes and the chunk gets new space.
+      if (o && o.size !== size) store.release(o.address, o.size);
+      if (!o || o.size !== size) fresh++;
+      items.push({ req, old: o, address: o && o.size === size ? o.address : -1, image: src });
+    }
+    if (fresh > 0) {
+      let next = await this.guardValue(group[0]!, () => store.alloc(fresh * size));
+      for (const it of items) if (it.address < 0) (it.address = next), (next += size);
+    }
+    items.sort((a, b) => a.address - b.address);
+    const gather = size * items.length <= GATHER_BYTES ? (gatherPool.pop() ?? new Uint8Array(GATHER_BYTES)) : null;
+    try {
+      const images = format.fullImages!(
+        items.map((it) => it.req),
+        src,
+        (i) => (gather ? gather.subarray(i * size, (i + 1) * size) : new Uint8Array(size)),
+      );
+      items.forEach((it, i) => {
+        it.image = images[i]!;
+        if (it.image?.length !== size) throw new ValueError(`chunk format "${format.name}" built a ${it.image?.length}-byte image, ${size} expected`);
+      });
+      // One write per run of chunks adjacent both in the file and in memory.
+      for (let i = 0; i < items.length; ) {
+        const first = items[i]!;
+        let j = i + 1;
+        while (
+          j < items.length &&
+          items[j]!.address === items[j - 1]!.address + size &&
+          items[j]!.image.buffer === first.image.buffer &&
+          items[j]!.image.byteOffset === items[j - 1]!.image.byteOffset + size
+        ) j++;
+        const bytes = new Uint8Array(first.image.buffer, first.image.byteOffset, (j - i) * size);
+        await this.guard(first.req, () => store.write(first.address, bytes));
+        i = j;
+      }
+    } finally {
+      if (gather && gatherPool.length < 2) gatherPool.push(gather);
+    }
+    for (const it of items) {
+      const o = it.old;
+      if (o && o.address === it.address && o.filterMask === 0 && !o.sections) continue;
+      await this.guard(it.req, () => index.insert({ coords: [...it.req.coords], address: it.address, size, filterMask: 0 }));
+    }
   }
 
   /** Writes every dirty cached chunk (seed 004 §6.3 "flush without evict"). */
@@ -213,7 +347,7 @@ export class ChunkEngine<Mem> {
   }
 
   private async readPiece(req: ChunkRequest, out: Uint8Array): Promise<void> {
-    const { format, cache, index, store } = this.o;
+    const { format, cache, index } = this.o;
     const key = req.coords.join(',');
     const hit = cache.get(key);
     if (hit) {
@@ -227,6 +361,12 @@ export class ChunkEngine<Mem> {
       format.memRead(this.fillMem, req, out);
       return;
     }
+    await this.readStored(rec, req, out);
+  }
+
+  /** Reads a stored chunk's part of a request (straight from the file when the format can). */
+  private async readStored(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array): Promise<void> {
+    const { format, store } = this.o;
     if (format.fileRead) {
       // Straight from the file: no decode, no cache (seed 004 §6.3, "read skipping the cache").
       await format.fileRead(rec, req, out, store);
@@ -235,7 +375,7 @@ export class ChunkEngine<Mem> {
     const mem = await format.fileToMem(await store.read(rec.address, rec.size), rec);
     format.memRead(mem, req, out);
     // A chunk read in full is not expected again soon: only partially read chunks are cached.
-    if (!req.full) await this.admit({ key, coords: req.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });
+    if (!req.full) await this.admit({ key: req.coords.join(','), coords: req.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });
   }
 
   private async writePiece(req: ChunkRequest, src: Uint8Array): Promise<void> {
@@ -312,6 +452,15 @@ export class ChunkEngine<Mem> {
       filterMask: image.filterMask,
       ...(image.sections ? { sections: image.sections } : {}),
     });
+  }
+
+  /** {@link guard} for a synchronous step with a result. */
+  private async guardValue<T>(req: ChunkRequest, fn: () => T): Promise<T> {
+    let v!: T;
+    await this.guard(req, async () => {
+      v = fn();
+    });
+    return v;
   }
 
   /** Adds the dataset path and chunk coordinates to errors that lack them. */

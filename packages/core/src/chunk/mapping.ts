@@ -62,7 +62,8 @@ class TripleBuilder {
     this.n = n + 3;
   }
   result(): Float64Array {
-    return this.n === this.buf.length ? this.buf : this.buf.slice(0, this.n);
+    // A view, not a copy: pieces live for one read or write.
+    return this.n === this.buf.length ? this.buf : this.buf.subarray(0, this.n);
   }
 }
 
@@ -387,27 +388,59 @@ function mapBlocks(sel: BlockSelection, g: Grid): ChunkPiece[] {
   return finish(map, g, false);
 }
 
+/** Scratch of {@link mapPoints}: chunk key and in-chunk offset per point, grown on demand. */
+let pointCap = 0;
+let pointKeys = new Float64Array(0);
+let pointOffs = new Float64Array(0);
+
 function mapPoints(sel: PointSelection, g: Grid): ChunkPiece[] {
   const r = g.r;
   const c = sel.coords;
-  const map = new Map<number, TripleBuilder>();
-  let lastKey = -1;
-  let last: TripleBuilder | undefined;
-  for (let i = 0; i < sel.pointCount; i++) {
+  const n = sel.pointCount;
+  // Pass 1: chunk key and in-chunk offset of every point (scratch arrays: no allocation per call).
+  if (n > pointCap) {
+    pointCap = Math.max(n, 2 * pointCap, 1024);
+    pointKeys = new Float64Array(pointCap);
+    pointOffs = new Float64Array(pointCap);
+  }
+  const keys = pointKeys;
+  const offs = pointOffs;
+  const chunk = Float64Array.from(g.chunk);
+  const gStride = Float64Array.from(g.gStride);
+  const cStride = Float64Array.from(g.cStride);
+  let oneChunk = true;
+  for (let i = 0, p = 0; i < n; i++) {
     let key = 0;
     let off = 0;
-    for (let d = 0; d < r; d++) {
-      const x = c[i * r + d]!;
-      const q = Math.floor(x / g.chunk[d]!);
-      key += q * g.gStride[d]!;
-      off += (x - q * g.chunk[d]!) * g.cStride[d]!;
+    for (let d = 0; d < r; d++, p++) {
+      const x = c[p]!;
+      const cd = chunk[d]!;
+      const q = Math.floor(x / cd);
+      key += q * gStride[d]!;
+      off += (x - q * cd) * cStride[d]!;
     }
+    keys[i] = key;
+    offs[i] = off;
+    if (key !== keys[0]) oneChunk = false;
+  }
+  const map = new Map<number, TripleBuilder>();
+  if (oneChunk) {
+    // Every point in one chunk (e.g. a frame of a frame-per-chunk dataset): one exact-size builder.
+    const b = new TripleBuilder(n);
+    for (let i = 0; i < n; i++) b.push(offs[i]!, i, 1);
+    map.set(keys[0]!, b);
+    return finish(map, g, true);
+  }
+  let lastKey = -1;
+  let last: TripleBuilder | undefined;
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!;
     if (key !== lastKey) {
       last = map.get(key);
       if (!last) map.set(key, (last = new TripleBuilder(4)));
       lastKey = key;
     }
-    last!.push(off, i, 1);
+    last!.push(offs[i]!, i, 1);
   }
   return finish(map, g, true);
 }

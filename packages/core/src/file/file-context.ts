@@ -85,7 +85,13 @@ export class FileContext {
       });
     }
     const pos = this.superblock.baseAddress + address;
-    const got = this.source.readInto ? await this.source.readInto(pos, target) : (target.set(await this.source.read(pos, length)), length);
+    let got: number;
+    if (this.source.readInto) got = await this.source.readInto(pos, target);
+    else {
+      const b = await this.source.read(pos, length);
+      target.set(b.subarray(0, length));
+      got = Math.min(b.length, length);
+    }
     if (got !== length) throw new TruncatedError(`only ${got} of ${length} bytes could be read`, { structure, address });
   }
 

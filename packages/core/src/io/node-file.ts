@@ -63,7 +63,11 @@ export class NodeFileStore implements ByteStore {
     while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, offset + done);
   }
   async truncate(size: number): Promise<void> {
-    ftruncateSync(this.handle(), size);
+    const fd = this.handle();
+    // Setting the size a file already has changes nothing, but on ext4 a truncate to 0 (even of an
+    // empty file) makes close() flush every block written since (auto_da_alloc): 45–60 ms per 200 MB.
+    if (fstatSync(fd).size === size) return;
+    ftruncateSync(fd, size);
   }
   async flush(): Promise<void> {
     const fd = this.handle();

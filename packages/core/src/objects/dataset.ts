@@ -20,7 +20,7 @@ import {
   STC_FILTER_PIPELINE,
 } from '../format/messages/message-types.js';
 import { decodeStcFilterPipeline } from '../format/messages/stc-filter-pipeline.js';
-import type { Values } from '../values/types.js';
+import type { NumericArray, Values } from '../values/types.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
@@ -195,6 +195,36 @@ export class Dataset {
       const count = this.countOf(sel);
       const { bytes, owned } = await (await this.storage()).read(sel, count);
       return await bytesToValues(this.ctx, bytes, this.dtype, count, owned);
+    } catch (e) {
+      throw e instanceof H5Error ? e.withPath(this.path) : e;
+    }
+  }
+
+  /**
+   * Reads numbers into `out` (like h5py's `read_direct`), e.g. a frame buffer reused across reads:
+   * no result array is allocated, and with a native-order dtype and an `out` of the stored element
+   * size the file bytes land straight in `out`. `out` holds one element per selected element
+   * (flat, selection order). Integer and float datasets only.
+   * @throws ValueError for another datatype class or an `out` of the wrong length.
+   */
+  async readInto<T extends NumericArray>(out: T, selection?: Selection): Promise<T> {
+    try {
+      const sel = selection ?? selectAll();
+      const count = this.countOf(sel);
+      if (this.dtype.class !== 'integer' && this.dtype.class !== 'float') {
+        throw new ValueError(`readInto needs an integer or float dataset, not ${this.dtype.class}`);
+      }
+      if (out.length !== count) throw new ValueError(`readInto: the selection has ${count} elements but out holds ${out.length}`);
+      if (out.byteLength !== count * this.elementSize) {
+        out.set((await this.read(sel)) as NumericArray as never);
+        return out;
+      }
+      const into = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      const { bytes } = await (await this.storage()).read(sel, count, into);
+      const v = await bytesToValues(this.ctx, bytes, this.dtype, count, bytes.byteLength === bytes.buffer.byteLength);
+      const tv = v as NumericArray;
+      if (tv.buffer !== out.buffer || tv.byteOffset !== out.byteOffset || tv.constructor !== out.constructor) out.set(tv as never);
+      return out;
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(this.path) : e;
     }

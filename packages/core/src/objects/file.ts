@@ -133,7 +133,8 @@ export async function createFile(dst: string | ByteStore, opts: CreateOptions = 
   const version = opts.superblockVersion ?? 2;
   if (version !== 2 && version !== 3) throw new ValueError(`superblockVersion must be 2 or 3, got ${String(version)}`);
   const store = typeof dst === 'string' ? await nodeStore(dst, 'w') : dst;
-  await store.truncate(0);
+  // Truncating an already empty file is not free: ext4 then flushes the whole file on close.
+  if ((await store.size()) > 0) await store.truncate(0);
   const superblockSize = encodeSuperblock({ version, sizes: DEFAULT_SIZES, eofAddress: 0, rootObjectHeaderAddress: 0 }).length;
   const ctx = new FileContext(
     store,

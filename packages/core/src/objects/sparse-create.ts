@@ -24,8 +24,12 @@ import { checkShape } from './dataset.js';
 import { encodeFill } from './dataset-create.js';
 import { hasVlen } from './values-io.js';
 import { completePipeline } from './chunked-create.js';
+import { blockRecordSize } from '../selection/serialize/hyperslab.js';
+import { widthFor } from '../selection/serialize/uint.js';
 
 const CONSTANT = 0x01;
+/** Filter id of shuffle. */
+const SHUFFLE = 2;
 /** Sections of a fixed-size sparse chunk: 0 = encoded selection, 1 = values. */
 const SECTIONS = 2;
 
@@ -44,6 +48,22 @@ export interface SparsePlan {
   order?: number[] | undefined;
   /** 'v3' (filter pipeline message version 3, the default) or 'stc' (message 0x0019). */
   pipelineMessage?: 'v3' | 'stc' | undefined;
+  /**
+   * Index in the selection pipeline of a shuffle whose element size is one block record of the
+   * chunk's encoded selection rather than the datatype size (selection filter presets).
+   */
+  selectionRecordShuffle?: number | undefined;
+}
+
+/**
+ * Element size for a shuffle of the selection section: one block of a hyperslab v3 block list
+ * (start and end corner) at the coordinate width of the chunk's dims (what `smallest` encodes
+ * with, unless a chunk has more than 65,535 blocks).
+ */
+export function selectionRecordSize(chunkDims: readonly number[]): number {
+  let high = 0;
+  for (const c of chunkDims) if (c - 1 > high) high = c - 1;
+  return blockRecordSize(chunkDims.length, widthFor(high));
 }
 
 /** The messages of a new sparse dataset's object header. */
@@ -60,6 +80,13 @@ export function sparseDatasetMessages(ctx: FileContext, p: SparsePlan): HeaderMe
   }
   const fill = encodeFill(ctx, dtype, p.fillValue, path);
   const pipelines = p.pipelines.map((pl) => completePipeline(ctx, pl, dtype, es, chunkDims, fill, path));
+  const at = p.selectionRecordShuffle;
+  if (at !== undefined) {
+    const f = pipelines[0]?.filters[at];
+    if (!f || f.id !== SHUFFLE) throw new ValueError(`internal error: no shuffle at position ${at} of the selection pipeline`, { path });
+    // Shuffle stores its element size as client data 0 and every reader uses the stored value.
+    pipelines[0] = { ...pipelines[0]!, filters: pipelines[0]!.filters.map((g, i) => (i === at ? { ...g, clientData: [selectionRecordSize(chunkDims)] } : g)) };
+  }
   const filtered = pipelines.some((pl) => pl.filters.length > 0);
   const index = chooseStructuredChunkIndex({ dims: shape, maxDims, chunkDims, sections: SECTIONS, filtered });
   const layout: StructuredChunkLayout = {

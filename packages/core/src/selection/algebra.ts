@@ -110,6 +110,18 @@ function intersectLists(a: Float64Array, b: Float64Array): Float64Array {
   return Float64Array.from(out);
 }
 
+/** True when the product `lists` is one box (one interval per dimension) containing every box of `boxes`. */
+function boxContains(lists: readonly Float64Array[], boxes: Float64Array, rank: number): boolean {
+  for (let d = 0; d < rank; d++) if (lists[d]!.length !== 2) return false;
+  const w = 2 * rank;
+  for (let d = 0; d < rank; d++) {
+    const lo = lists[d]![0]!;
+    const hi = lists[d]![1]!;
+    for (let i = 2 * d; i < boxes.length; i += w) if (boxes[i]! < lo || boxes[i + 1]! > hi) return false;
+  }
+  return true;
+}
+
 /** Elements in both `a` and `b`. `dims` is needed only to materialise `all`. */
 export function intersect(a: Selection, b: Selection, dims?: readonly number[]): Selection {
   const rank = commonRank(a, b, 'intersect', dims);
@@ -121,6 +133,9 @@ export function intersect(a: Selection, b: Selection, dims?: readonly number[]):
     const pa = a.kind === 'all' ? null : productIntervals(a, []);
     const pb = b.kind === 'all' ? null : productIntervals(b, []);
     if (pa && pb) return blocksFromCanonical(productToBoxes(pa.map((l, d) => intersectLists(l, pb[d]!))), rank);
+    // blocks inside one box (e.g. a chunk's defined elements ∩ the whole chunk): the blocks
+    if (a.kind === 'blocks' && pb && boxContains(pb, a.boxes, rank)) return a;
+    if (b.kind === 'blocks' && pa && boxContains(pa, b.boxes, rank)) return b;
   }
   return binary('intersect', a, b, dims);
 }

@@ -205,10 +205,50 @@ export function checkDims(dims: readonly number[], what = 'dataspace'): void {
 }
 
 /**
+ * Point and block selections already checked, with the dataspace shape they were checked in: a
+ * write validates its selection several times (count, chunk mapping), each a pass over every
+ * coordinate. Selections are values: their coordinate arrays are not to be changed after use.
+ */
+const validatedIn = new WeakMap<PointSelection | BlockSelection, readonly number[]>();
+
+/** Fewer coordinates than this are checked again rather than looked up. */
+const MEMO_MIN = 64;
+
+/** True when a selection valid in `was` is valid in `dims` (same rank, no dimension smaller). */
+function fitsWithin(was: readonly number[], dims: readonly number[]): boolean {
+  if (was.length !== dims.length) return false;
+  for (let d = 0; d < dims.length; d++) if (dims[d]! < was[d]!) return false;
+  return true;
+}
+
+/**
  * Throws a {@link SelectionError} naming the problem when `sel` does not fit a dataspace of
  * shape `dims` (rank mismatch, element out of range, malformed hyperslab parameters).
  */
 export function validateSelection(sel: Selection, dims: readonly number[]): void {
+  if (sel.kind === 'points' || sel.kind === 'blocks') {
+    const was = validatedIn.get(sel);
+    if (was && fitsWithin(was, dims)) {
+      checkDims(dims);
+      return;
+    }
+    checkSelection(sel, dims);
+    if ((sel.kind === 'points' ? sel.coords : sel.boxes).length >= MEMO_MIN) validatedIn.set(sel, dims.slice());
+    return;
+  }
+  checkSelection(sel, dims);
+}
+
+/**
+ * Records that `sel` is valid in a dataspace of shape `dims` without checking it — for selections
+ * a caller built inside that dataspace itself (e.g. a sparse chunk's defined elements from its
+ * runs), so later validations of them cost nothing.
+ */
+export function trustSelection(sel: Selection, dims: readonly number[]): void {
+  if (sel.kind === 'points' || sel.kind === 'blocks') validatedIn.set(sel, dims.slice());
+}
+
+function checkSelection(sel: Selection, dims: readonly number[]): void {
   checkDims(dims);
   if (sel.kind === 'all' || sel.kind === 'none') return;
   const r = dims.length;

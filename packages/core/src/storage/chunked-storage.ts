@@ -21,7 +21,7 @@ import { ChunkEngine, type ChunkStore } from '../chunk/engine.js';
 import type { Selection } from '../selection/selection.js';
 import { selectAll, selectBlocks } from '../selection/selection.js';
 import { intersect, selectionCount, subtract } from '../selection/algebra.js';
-import { filledBytes } from './flat-runs.js';
+import { checkInto, filledBytes } from './flat-runs.js';
 import type { DatasetStorage, StorageRead } from './dataset-storage.js';
 
 /** One stored chunk, as direct chunk I/O reports it (h5py's `get_chunk_info`). */
@@ -161,8 +161,9 @@ export class ChunkedStorage implements DatasetStorage {
     return storage;
   }
 
-  async read(sel: Selection, count: number): Promise<StorageRead> {
-    return { bytes: await this.engine.read(sel, count), owned: true };
+  async read(sel: Selection, count: number, into?: Uint8Array): Promise<StorageRead> {
+    if (into) checkInto(into, count, this.info.elementSize, this.info.path);
+    return { bytes: await this.engine.read(sel, count, into), owned: !into };
   }
 
   async write(sel: Selection, bytes: Uint8Array): Promise<void> {

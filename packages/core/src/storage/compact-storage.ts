@@ -10,7 +10,7 @@ import type { HeaderModel } from '../file/header-model.js';
 import { selectionRuns } from '../selection/runs.js';
 import type { Selection } from '../selection/selection.js';
 import type { DatasetStorage, StorageRead } from './dataset-storage.js';
-import { copyRunsFromFlat, copyRunsToFlat, isAll } from './flat-runs.js';
+import { checkInto, copyRunsFromFlat, copyRunsToFlat, isAll } from './flat-runs.js';
 
 /** A compact dataset's storage. */
 export class CompactStorage implements DatasetStorage {
@@ -34,12 +34,17 @@ export class CompactStorage implements DatasetStorage {
     return this.layout.data.subarray(0, need);
   }
 
-  async read(sel: Selection, count: number): Promise<StorageRead> {
+  async read(sel: Selection, count: number, into?: Uint8Array): Promise<StorageRead> {
     const data = this.data();
-    if (isAll(sel)) return { bytes: data, owned: false };
-    const out = new Uint8Array(count * this.elementSize);
+    if (into) checkInto(into, count, this.elementSize, this.path);
+    if (isAll(sel)) {
+      if (!into) return { bytes: data, owned: false };
+      into.set(data);
+      return { bytes: into, owned: false };
+    }
+    const out = into ?? new Uint8Array(count * this.elementSize);
     copyRunsFromFlat(data, 0, selectionRuns(sel, [...this.dims]), out, this.elementSize);
-    return { bytes: out, owned: true };
+    return { bytes: out, owned: !into };
   }
 
   async write(sel: Selection, bytes: Uint8Array): Promise<void> {

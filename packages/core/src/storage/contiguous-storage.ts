@@ -12,7 +12,7 @@ import type { HeaderModel } from '../file/header-model.js';
 import { selectionRuns } from '../selection/runs.js';
 import type { Selection } from '../selection/selection.js';
 import type { DatasetStorage, StorageRead } from './dataset-storage.js';
-import { copyRunsFromFlat, copyRunsToFlat, filledBytes, isAll, runsExtent } from './flat-runs.js';
+import { checkInto, copyRunsFromFlat, copyRunsToFlat, filledBytes, isAll, runsExtent } from './flat-runs.js';
 
 /** A contiguous dataset's storage. */
 export class ContiguousStorage implements DatasetStorage {
@@ -26,10 +26,16 @@ export class ContiguousStorage implements DatasetStorage {
     private readonly fill: Uint8Array | null,
   ) {}
 
-  async read(sel: Selection, count: number): Promise<StorageRead> {
+  async read(sel: Selection, count: number, into?: Uint8Array): Promise<StorageRead> {
     const es = this.elementSize;
     const total = this.dims.reduce((a, b) => a * b, 1);
-    if (!isDefinedAddress(this.layout.address) || count === 0) return { bytes: filledBytes(count, es, this.fill), owned: true };
+    if (into) checkInto(into, count, es, this.path);
+    if (!isDefinedAddress(this.layout.address) || count === 0) {
+      const fill = filledBytes(count, es, this.fill);
+      if (!into) return { bytes: fill, owned: true };
+      into.set(fill);
+      return { bytes: into, owned: false };
+    }
     if (this.layout.size < total * es) {
       throw new FormatError(`contiguous storage holds ${this.layout.size} bytes, ${total * es} expected`, {
         path: this.path,
@@ -37,15 +43,19 @@ export class ContiguousStorage implements DatasetStorage {
       });
     }
     if (isAll(sel)) {
+      if (into) {
+        await this.ctx.readRawInto(this.layout.address, into, 'contiguous dataset storage');
+        return { bytes: into, owned: false };
+      }
       const bytes = await this.ctx.readRaw(this.layout.address, total * es, 'contiguous dataset storage');
       return { bytes, owned: this.ctx.freshReads };
     }
     const runs = selectionRuns(sel, [...this.dims]);
     const [lo, hi] = runsExtent(runs);
     const span = await this.ctx.readRaw(this.layout.address + lo * es, (hi - lo) * es, 'contiguous dataset storage');
-    const out = new Uint8Array(count * es);
+    const out = into ?? new Uint8Array(count * es);
     copyRunsFromFlat(span, lo, runs, out, es);
-    return { bytes: out, owned: true };
+    return { bytes: out, owned: !into };
   }
 
   async write(sel: Selection, bytes: Uint8Array): Promise<void> {

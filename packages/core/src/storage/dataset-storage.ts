@@ -16,8 +16,11 @@ export interface StorageRead {
 
 /** Where a dataset's element bytes live. */
 export interface DatasetStorage {
-  /** Reads the `count` elements of `sel`. */
-  read(sel: Selection, count: number): Promise<StorageRead>;
+  /**
+   * Reads the `count` elements of `sel`. With `into` (`count × elementSize` bytes, e.g. a buffer the
+   * caller reuses across reads) the bytes are stored there and `into` is returned as `bytes`.
+   */
+  read(sel: Selection, count: number, into?: Uint8Array): Promise<StorageRead>;
   /** Writes the elements of `sel` from `bytes` (selection order). */
   write(sel: Selection, bytes: Uint8Array): Promise<void>;
   /** Writes pending state (cached chunks, index structures, layout message updates). */

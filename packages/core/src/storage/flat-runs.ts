@@ -3,7 +3,15 @@
  * inner loop of compact and contiguous storage.
  * @module
  */
+import { ValueError } from '../errors.js';
 import type { Selection } from '../selection/selection.js';
+
+/** Checks that a caller's output buffer holds exactly `count` elements of `es` bytes. */
+export function checkInto(into: Uint8Array, count: number, es: number, path: string): void {
+  if (into.length !== count * es) {
+    throw new ValueError(`output buffer has ${into.length} bytes, the selection needs ${count * es} (${count} elements of ${es} bytes)`, { path });
+  }
+}
 
 /** True for the "everything" selection. */
 export function isAll(sel: Selection): boolean {

@@ -36,6 +36,14 @@ function why(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** Writes bshuf_h5filter.c's 12-byte header (uncompressed bytes u64 BE, block bytes u32 BE) at out[0]. */
+export function writeHeader(out: Uint8Array, totalBytes: number, blockBytes: number): void {
+  const view = new DataView(out.buffer, out.byteOffset, 12);
+  view.setUint32(0, Math.floor(totalBytes / 0x100000000));
+  view.setUint32(4, totalBytes >>> 0);
+  view.setUint32(8, blockBytes >>> 0);
+}
+
 /**
  * bshuf_h5filter.c (forward, compressed): the 12-byte header (uncompressed bytes u64 BE, block
  * bytes u32 BE) and the blocks of `shuffled` (already bitshuffled with the same block size).
@@ -55,9 +63,7 @@ export function encodeFramed(shuffled: Uint8Array, elemSize: number, blockSize: 
     for (const b of blocks) total += 4 + b.length;
     const out = new Uint8Array(total);
     const view = new DataView(out.buffer);
-    view.setUint32(0, Math.floor(shuffled.length / 0x100000000));
-    view.setUint32(4, shuffled.length >>> 0);
-    view.setUint32(8, (blockSize * elemSize) >>> 0);
+    writeHeader(out, shuffled.length, blockSize * elemSize);
     let p = 12;
     for (const b of blocks) {
       view.setUint32(p, b.length);

@@ -13,9 +13,9 @@ import { bitshuffle, bitunshuffle, defaultBlockSize } from '@chunkform/bitshuffl
 import { FilterError, UnsupportedError } from '@chunkform/core/internal/errors';
 import type { Filter, FilterContext } from '@chunkform/core/internal/filter/filter';
 import { decodeLimit } from '../deflate/index.js';
-import { jsLz4Codec, lz4CompressBound, type Lz4BlockCodec } from '../lz4/index.js';
+import { defaultLz4Codec, lz4CompressBound, type Lz4BlockCodec } from '../lz4/index.js';
 import { defaultZstdCodec, ZSTD_DEFAULT_LEVEL, type ZstdCodec } from '../zstd/index.js';
-import { decodeFramed, encodeFramed, readHeader, type BlockCompressor } from './frame.js';
+import { blockLengths, decodeFramed, encodeFramed, readHeader, writeHeader, type BlockCompressor } from './frame.js';
 
 const ID = 32008;
 const NAME = 'bitshuffle';
@@ -43,8 +43,12 @@ export interface BitshuffleParams {
   zstdLevel: number;
 }
 
-/** The built-in codecs: TypeScript LZ4 (../lz4) and the default zstd codec (../zstd). */
-export const DEFAULT_BITSHUFFLE_CODECS: Readonly<BitshuffleCodecs> = { lz4: jsLz4Codec, zstd: defaultZstdCodec };
+/**
+ * The built-in codecs: the default LZ4 codec (../lz4: WebAssembly when available — then bitshuffle
+ * and LZ4 run fused over the whole chunk in one WebAssembly call — else TypeScript) and the default
+ * zstd codec (../zstd).
+ */
+export const DEFAULT_BITSHUFFLE_CODECS: Readonly<BitshuffleCodecs> = { lz4: defaultLz4Codec, zstd: defaultZstdCodec };
 
 function fail(message: string): FilterError {
   return new FilterError(`bitshuffle: ${message}`, INFO);
@@ -110,6 +114,16 @@ function wholeElements(data: Uint8Array, elemSize: number): void {
 export function bitshuffleEncode(data: Uint8Array, clientData: readonly number[], codecs: BitshuffleCodecs = DEFAULT_BITSHUFFLE_CODECS): Uint8Array | Promise<Uint8Array> {
   const p = bitshuffleParams(clientData);
   wholeElements(data, p.elemSize);
+  if (p.compression === BSHUF_COMPRESS_LZ4 && codecs.lz4?.bitshuffleCompress) {
+    // fused bitshuffle + LZ4 over the whole chunk (bitshuffle.c bshuf_compress_lz4) in one call
+    const out = codecs.lz4.bitshuffleCompress(data, p.elemSize, p.blockSize, 12);
+    const header = (o: Uint8Array): Uint8Array => {
+      writeHeader(o, data.length, p.blockSize * p.elemSize);
+      return o;
+    };
+    if (out instanceof Promise) return out.then(header);
+    if (out) return header(out);
+  }
   const c = compressor(p, codecs);
   const shuffled = bitshuffle(data, p.elemSize, p.blockSize);
   return c ? encodeFramed(shuffled, p.elemSize, p.blockSize, c) : shuffled;
@@ -129,6 +143,17 @@ export function bitshuffleDecode(data: Uint8Array, clientData: readonly number[]
   const h = readHeader(data, p.elemSize, limit);
   const block = h.blockElements === 0 ? defaultBlockSize(p.elemSize) : h.blockElements;
   if (block % 8 !== 0) throw fail(`header block size of ${h.blockElements} elements is not a multiple of 8`);
+  if (p.compression === BSHUF_COMPRESS_LZ4 && codecs.lz4?.bitshuffleDecompress) {
+    const n = blockLengths(h.total / p.elemSize, p.elemSize, block).length;
+    if (n * 4 > data.length - 12) throw fail(`${n} blocks do not fit in a chunk of ${data.length} bytes`);
+    let out: Uint8Array | null;
+    try {
+      out = codecs.lz4.bitshuffleDecompress(data, 12, h.total, p.elemSize, block);
+    } catch (e) {
+      throw new FilterError(`bitshuffle: ${e instanceof Error ? e.message : String(e)}`, { ...INFO, cause: e });
+    }
+    if (out) return out;
+  }
   const raw = decodeFramed(data, h.total, p.elemSize, block, c);
   if (raw instanceof Promise) return raw.then((r) => bitunshuffle(r, p.elemSize, block));
   return bitunshuffle(raw, p.elemSize, block);

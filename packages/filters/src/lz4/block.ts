@@ -21,8 +21,10 @@ export function lz4CompressBound(n: number): number {
   return n + Math.floor(n / 255) + 16;
 }
 
-/** Why {@link lz4DecompressBlock} rejected a block. */
-export class Lz4BlockError extends Error {}
+import { Lz4BlockError } from '@chunkform/bitshuffle-wasm/lz4';
+
+/** Why {@link lz4DecompressBlock} (or the WebAssembly codec) rejected a block — one class for both codecs. */
+export { Lz4BlockError };
 
 /** Reusable compressor state (liblz4's two hash-table layouts, LZ4_MEMORY_USAGE = 14). */
 export interface Lz4Scratch {

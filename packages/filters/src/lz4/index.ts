@@ -5,9 +5,12 @@
  * when compression did not shrink the block (compressed size = block size). Client data:
  * `[blockSize]` in bytes (0 or absent: 1 GiB, i.e. one block per chunk) and optionally an encoder
  * parameter (negative: fast mode with acceleration 1 − p; HC levels are written in fast mode, which
- * every reader decodes alike). The block codec is pluggable ({@link createLz4Filter}).
+ * every reader decodes alike). The block codec is pluggable ({@link createLz4Filter}): the default
+ * is the WebAssembly codec of `@chunkform/bitshuffle-wasm/lz4` when the runtime has WebAssembly, else
+ * the TypeScript codec {@link jsLz4Codec}; both write the same bytes.
  * @module
  */
+import { LZ4_WASM_MAX_INPUT, wasmLz4Codec } from '@chunkform/bitshuffle-wasm/lz4';
 import { FilterError } from '@chunkform/core/internal/errors';
 import type { Filter, FilterContext } from '@chunkform/core/internal/filter/filter';
 import { decodeLimit } from '../deflate/index.js';
@@ -39,6 +42,14 @@ export interface Lz4BlockCodec {
   compress(src: Uint8Array, start: number, end: number, dst: Uint8Array, dPos: number, acceleration: number): number;
   /** Decompresses `src[sPos, sEnd)` into exactly `dst[dPos, dEnd)`; throws on malformed input. */
   decompress(src: Uint8Array, sPos: number, sEnd: number, dst: Uint8Array, dPos: number, dEnd: number): void;
+  /**
+   * Optional fused bitshuffle+LZ4 over a whole chunk (bitshuffle.c `bshuf_compress_lz4`): the framed
+   * blocks after `headerBytes` bytes left for the caller (possibly computed in part on another
+   * thread: then a Promise), or null to use the per-block path.
+   */
+  bitshuffleCompress?(data: Uint8Array, elemSize: number, blockSize: number, headerBytes: number): Uint8Array | Promise<Uint8Array> | null;
+  /** Optional inverse of {@link bitshuffleCompress} (blocks start at `data[offset]`), or null to use the per-block path. */
+  bitshuffleDecompress?(data: Uint8Array, offset: number, total: number, elemSize: number, blockSize: number): Uint8Array | null;
 }
 
 let scratch: Lz4Scratch | undefined;
@@ -48,6 +59,47 @@ export const jsLz4Codec: Lz4BlockCodec = {
   name: 'chunkform-js',
   compress: (src, start, end, dst, dPos, acceleration) => lz4CompressBlock(src, start, end, dst, dPos, (scratch ??= lz4Scratch()), acceleration),
   decompress: lz4DecompressBlock,
+};
+
+/** The WebAssembly LZ4 codec (`@chunkform/bitshuffle-wasm/lz4`), or null when WebAssembly is unavailable. */
+export function wasmLz4BlockCodec(): Lz4BlockCodec | null {
+  return wasmLz4Codec();
+}
+
+let resolved: Lz4BlockCodec | undefined;
+function pick(): Lz4BlockCodec {
+  if (resolved === undefined) {
+    try {
+      resolved = wasmLz4Codec() ?? jsLz4Codec;
+    } catch {
+      resolved = jsLz4Codec;
+    }
+  }
+  return resolved;
+}
+
+/**
+ * The default LZ4 block codec: the WebAssembly codec when available (chosen on first use), else
+ * {@link jsLz4Codec}. Blocks too large for the WebAssembly memory go to the TypeScript codec.
+ */
+export const defaultLz4Codec: Lz4BlockCodec = {
+  get name() {
+    return pick().name;
+  },
+  compress(src, start, end, dst, dPos, acceleration) {
+    const c = end - start > LZ4_WASM_MAX_INPUT ? jsLz4Codec : pick();
+    return c.compress(src, start, end, dst, dPos, acceleration);
+  },
+  decompress(src, sPos, sEnd, dst, dPos, dEnd) {
+    const c = dEnd - dPos > LZ4_WASM_MAX_INPUT || sEnd - sPos > LZ4_WASM_MAX_INPUT ? jsLz4Codec : pick();
+    c.decompress(src, sPos, sEnd, dst, dPos, dEnd);
+  },
+  bitshuffleCompress(data, elemSize, blockSize, headerBytes) {
+    return pick().bitshuffleCompress?.(data, elemSize, blockSize, headerBytes) ?? null;
+  },
+  bitshuffleDecompress(data, offset, total, elemSize, blockSize) {
+    return pick().bitshuffleDecompress?.(data, offset, total, elemSize, blockSize) ?? null;
+  },
 };
 
 function fail(message: string, cause?: unknown): FilterError {
@@ -64,13 +116,13 @@ export interface Lz4EncodeOptions {
   blockSize?: number;
   /** H5Zlz4.c's encoder parameter (< 0: acceleration 1 − p; otherwise the default fast mode). */
   encoderParam?: number;
-  /** Block codec (default {@link jsLz4Codec}). */
+  /** Block codec (default {@link defaultLz4Codec}). */
   codec?: Lz4BlockCodec;
 }
 
 /** Spec IV.A.2.l, filter 32004 (H5Zlz4.c, forward): frames `data` as header + blocks. */
 export function lz4Encode(data: Uint8Array, options: Lz4EncodeOptions = {}): Uint8Array {
-  const codec = options.codec ?? jsLz4Codec;
+  const codec = options.codec ?? defaultLz4Codec;
   const nbytes = data.length;
   if (nbytes > MAX_INPUT) throw fail(`a chunk of ${nbytes} bytes exceeds the 2 GiB the LZ4 filter can compress`);
   let blockSize = options.blockSize !== undefined && options.blockSize > 0 ? options.blockSize : LZ4_DEFAULT_BLOCK_SIZE;
@@ -105,7 +157,7 @@ export function lz4Encode(data: Uint8Array, options: Lz4EncodeOptions = {}): Uin
  * caps the original size the header may claim.
  * @throws FilterError truncated or inconsistent framing, a malformed block, an oversized claim.
  */
-export function lz4Decode(data: Uint8Array, limit = 0, codec: Lz4BlockCodec = jsLz4Codec): Uint8Array {
+export function lz4Decode(data: Uint8Array, limit = 0, codec: Lz4BlockCodec = defaultLz4Codec): Uint8Array {
   const len = data.length;
   if (len < LZ4_HEADER_SIZE) throw fail(`chunk of ${len} bytes is shorter than the 12-byte LZ4 header`);
   const view = new DataView(data.buffer, data.byteOffset, len);
@@ -150,7 +202,7 @@ function encodeOptions(ctx: Pick<FilterContext, 'clientData'>, codec: Lz4BlockCo
 }
 
 /** An LZ4 filter (id 32004) using `codec` for the blocks. */
-export function createLz4Filter(codec: Lz4BlockCodec = jsLz4Codec): Filter {
+export function createLz4Filter(codec: Lz4BlockCodec = defaultLz4Codec): Filter {
   return {
     id: ID,
     name: NAME,
@@ -167,7 +219,7 @@ export function createLz4Filter(codec: Lz4BlockCodec = jsLz4Codec): Filter {
   };
 }
 
-/** The LZ4 filter (id 32004) with the built-in codec. */
+/** The LZ4 filter (id 32004) with {@link defaultLz4Codec} (WebAssembly when available, else TypeScript). */
 export const lz4Filter: Filter = createLz4Filter();
 
 export { lz4CompressBound };

@@ -185,9 +185,61 @@ function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank:
 export function canonicalBoxes(boxes: Float64Array, rank: number): Float64Array {
   const n = boxes.length / (2 * rank);
   if (n <= 1) return boxes;
+  // What our encoder writes (and HDF5 for a union of blocks) is usually canonical already.
+  if (isCanonicalBoxes(boxes, rank)) return boxes;
   const idx = new Int32Array(n);
   for (let i = 0; i < n; i++) idx[i] = i;
   const out = new Flat(boxes.length);
   level(boxes, idx, n, 0, rank, out, { left: CANONICAL_WORK_LIMIT });
   return out.buf.slice(0, out.n);
+}
+
+/** True when boxes `[af, at)` and `[bf, bt)` agree in every number from offset `off` of a box on. */
+function sameTails(b: Float64Array, af: number, at: number, bf: number, bt: number, off: number, w: number): boolean {
+  if (at - af !== bt - bf) return false;
+  for (let i = 0; i < at - af; i++) {
+    const x = (af + i) * w;
+    const y = (bf + i) * w;
+    for (let k = off; k < w; k++) if (b[x + k] !== b[y + k]) return false;
+  }
+  return true;
+}
+
+/** Canonical-form check of boxes `[from, to)` in dimensions d… (see {@link isCanonicalBoxes}). */
+function canonicalLevel(b: Float64Array, from: number, to: number, d: number, rank: number, w: number): boolean {
+  const off = 2 * d;
+  let prevE = -Infinity;
+  let prevFrom = -1;
+  let prevTo = -1;
+  let i = from;
+  while (i < to) {
+    const s = b[i * w + off]!;
+    const e = b[i * w + off + 1]!;
+    if (!(e > s) || s < prevE) return false; // empty, unsorted or overlapping
+    let j = i + 1;
+    while (j < to && b[j * w + off] === s && b[j * w + off + 1] === e) j++;
+    if (d === rank - 1) {
+      // last dimension: one interval per group, touching intervals would have been merged
+      if (j - i !== 1 || s === prevE) return false;
+    } else {
+      if (!canonicalLevel(b, i, j, d + 1, rank, w)) return false;
+      // touching groups with equal cross-sections would have been merged
+      if (s === prevE && sameTails(b, prevFrom, prevTo, i, j, off + 2, w)) return false;
+    }
+    prevE = e;
+    prevFrom = i;
+    prevTo = j;
+    i = j;
+  }
+  return true;
+}
+
+/**
+ * True when `boxes` (flat, rank ≥ 1) are already canonical (see `BlockSelection`): along each
+ * dimension, groups of equal intervals are sorted, disjoint and hold canonical cross-sections, and
+ * touching groups differ — so normalising would return them unchanged. Linear in the boxes.
+ */
+export function isCanonicalBoxes(boxes: Float64Array, rank: number): boolean {
+  const w = 2 * rank;
+  return canonicalLevel(boxes, 0, boxes.length / w, 0, rank, w);
 }

@@ -5,7 +5,8 @@
  *   (points → v2, regular hyperslab → v2, irregular → v3), with HDF5's width rule (notes §7.4).
  * - `smallest`: the smallest encoding HDF5 (≥ 1.12) decodes to the same elements in the same
  *   order, chosen arithmetically among `all`, points v2, hyperslab v3 regular and hyperslab v3
- *   block list (over a reduced block cover), each with its narrowest width.
+ *   block list (over the smaller of two reduced block covers: vertical merging, or column runs
+ *   for small groups — see component-cover.ts), each with its narrowest width.
  * @module
  */
 import { boxesCount } from '../boxes.js';
@@ -14,6 +15,7 @@ import { pointsToBoxes } from '../points.js';
 import { selectionRuns } from '../runs.js';
 import type { HyperslabSelection, Selection } from '../selection.js';
 import { canonicalBoxes } from './canonical.js';
+import { componentCover } from './component-cover.js';
 import {
   boxesMaxHigh,
   elementCoords,
@@ -149,7 +151,9 @@ export function smallestBody(sel: Selection, dims: readonly number[]): Selection
     count = sel.kind === 'points' ? sel.pointCount : boxesCount(canonical, rank);
     high = boxesMaxHigh(canonical, rank);
     regular = regularFromBoxes(canonical, rank);
-    const cover = verticalCover(canonical, rank);
+    const vertical = verticalCover(canonical, rank);
+    const grouped = componentCover(canonical, rank);
+    const cover = grouped && grouped.length < vertical.length ? grouped : vertical;
     nboxes = cover.length / (2 * rank);
     boxes = () => cover;
   }

@@ -121,6 +121,8 @@ export function verticalCover(boxes: Float64Array, rank: number): Float64Array {
   const w = 2 * rank;
   const n = boxes.length / w;
   if (rank < 2 || n < 2) return boxes;
+  // One band of dimension 0 (e.g. every chunk of shape 1×…): nothing to extend.
+  if (boxes[0] === boxes[(n - 1) * w] && boxes[1] === boxes[(n - 1) * w + 1]) return boxes;
   const out = new Float64Array(boxes.length);
   let nOut = 0;
   // Open boxes of the previous band (input index, output index) and of the current band.

@@ -33,6 +33,14 @@ export function blockListSize(version: 1 | 3, rank: number, nblocks: number, wid
   return version === 1 ? 24 + 8 * rank * nblocks : 14 + width + 2 * width * rank * nblocks;
 }
 
+/**
+ * Bytes of one block of a block-list hyperslab selection: its start and end corners, `rank`
+ * coordinates each of `width` bytes (version 1: width 4).
+ */
+export function blockRecordSize(rank: number, width: UintWidth): number {
+  return 2 * rank * width;
+}
+
 /** Size in bytes of a regular hyperslab selection (version 2, or 3 with `width`). */
 export function regularSize(version: 2 | 3, rank: number, width: UintWidth = 8): number {
   return version === 2 ? 17 + 32 * rank : 14 + 4 * width * rank;

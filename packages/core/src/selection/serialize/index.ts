@@ -180,8 +180,21 @@ function plan(sel: Selection, extent: ExtentSpec, opts: EncodeSelectionOptions):
  */
 // H5Sencode buffer: notes §7.1–7.6; HDF5 H5S.c H5S_encode, H5Spoint.c, H5Shyper.c (spec IV.A.2.b dataspace message + the selection encoding of region references).
 export function encodeSelection(sel: Selection, extent: ExtentSpec, opts: EncodeSelectionOptions = {}): Uint8Array {
-  const p = plan(sel, extent, opts);
-  const w = new ByteWriter(DEFAULT_SIZES, p.size);
+  return encodePlanned(plan(sel, extent, opts), 0);
+}
+
+/**
+ * {@link encodeSelection} followed by `trailer` zero bytes in the same buffer (room for a checksum
+ * without copying the encoding again); returns the encoding and the trailer.
+ */
+export function encodeSelectionWithTrailer(sel: Selection, extent: ExtentSpec, opts: EncodeSelectionOptions, trailer: number): Uint8Array {
+  const enc = encodePlanned(plan(sel, extent, opts), trailer);
+  return new Uint8Array(enc.buffer, enc.byteOffset, enc.length + trailer);
+}
+
+/** Writes a planned encoding into a buffer with `trailer` spare bytes after it; returns the encoding. */
+function encodePlanned(p: Plan, trailer: number): Uint8Array {
+  const w = new ByteWriter(DEFAULT_SIZES, p.size + trailer);
   encodeExtent(w, p.dims, p.maxDims, p.style);
   const b = p.body;
   switch (b.kind) {

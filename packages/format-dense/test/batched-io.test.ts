@@ -1,0 +1,392 @@
+/**
+ * The batched fast paths of unfiltered dense chunks: coalesced reads (`fileReadMany`,
+ * CoalescingReader) and gathered full-chunk writes (`fullImages` + the engine's group writes) give
+ * the same values, and where chunk sizes keep the allocator's alignment the same file bytes, as the
+ * chunk-by-chunk path; files written by h5py read back equal; bad input gives typed errors.
+ */
+import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createContainer,
+  createFile,
+  FormatError,
+  H5Error,
+  MemoryStore,
+  openFile,
+  registerChunkFormat,
+  type ChunkRecord,
+  type ChunkRequest,
+  type Container,
+  type Dataset,
+  type RawIO,
+} from '@chunkform/core';
+import { selectAll, selectHyperslab, selectPoints } from '@chunkform/core/internal/selection/index';
+import { registerIndexes } from '@chunkform/indexes';
+import { registerFilters } from '@chunkform/filters';
+import { DenseUnfilteredFormat, registerDenseFormats } from '../src/index.js';
+import { CoalescingReader } from '../src/coalesce.js';
+import { copyRunsIn, copyRunsMerged, copyRunsOut } from '../src/runs.js';
+
+/** A container with the dense formats; `plain`: the unfiltered format without its batched paths. */
+function container(plain = false): Container {
+  const c = createContainer();
+  registerIndexes(c);
+  registerDenseFormats(c);
+  registerFilters(c);
+  if (plain) {
+    registerChunkFormat(
+      {
+        name: 'dense-plain',
+        matches: (layout, pipeline) => layout.class === 'chunked' && pipeline.filters.length === 0,
+        create: (ctx) => {
+          const f = new DenseUnfilteredFormat(ctx);
+          for (const k of ['fileReadMany', 'fullImages', 'imageSize']) Object.defineProperty(f, k, { value: undefined });
+          return f;
+        },
+      },
+      c,
+    );
+  }
+  return c;
+}
+
+/** Deterministic pseudo-random integers. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return s >>> 0;
+  };
+}
+
+/** A RawIO over bytes that records every read. */
+function recordingIO(bytes: Uint8Array): RawIO & { reads: { address: number; target: Uint8Array }[] } {
+  const reads: { address: number; target: Uint8Array }[] = [];
+  return {
+    reads,
+    async read(address, length) {
+      return bytes.slice(address, address + length);
+    },
+    async readInto(address, target) {
+      reads.push({ address, target });
+      target.set(bytes.subarray(address, address + target.length));
+    },
+    async write() {
+      throw new Error('read-only');
+    },
+  };
+}
+
+function rec(coords: number[], address: number, size: number): ChunkRecord {
+  return { coords, address, size, filterMask: 0 };
+}
+
+function req(coords: number[], runs: number[], count: number, full = true): ChunkRequest {
+  return { coords, runs: Float64Array.from(runs), count, full };
+}
+
+describe('copyRunsMerged', () => {
+  it('copies the runs of several chunks, in buffer order, like chunk-by-chunk copies (both directions)', () => {
+    const next = rng(11);
+    for (let trial = 0; trial < 20; trial++) {
+      const es = 1 + (next() % 4);
+      const k = 1 + (next() % 6);
+      const chunkElems = 4 + (next() % 40);
+      // Buffer stretches handed to random chunks in turn, so the chunks' runs interleave in the buffer.
+      const total = k * chunkElems;
+      const runs: number[][] = Array.from({ length: k }, () => []);
+      const done = new Array<number>(k).fill(0);
+      let at = 0;
+      while (at < total) {
+        const open = done.map((d, q) => (d < chunkElems ? q : -1)).filter((q) => q >= 0);
+        const q = open[next() % open.length]!;
+        const n = Math.min(chunkElems - done[q]!, 1 + (next() % 5));
+        runs[q]!.push(done[q]!, at, n);
+        done[q]! += n;
+        at += n;
+      }
+      const base = Uint8Array.from({ length: total * es }, (_, i) => (i * 31 + trial) & 255);
+      const r64 = runs.map((r) => Float64Array.from(r));
+      const offsets = r64.map((_, q) => q * 3);
+      const chunks = r64.map(() => new Uint8Array(chunkElems * es + 3 * k));
+      copyRunsMerged(r64, chunks, offsets, base, es, false);
+      const want = r64.map(() => new Uint8Array(chunkElems * es + 3 * k));
+      r64.forEach((r, q) => copyRunsIn(want[q]!.subarray(offsets[q]!), { runs: r } as ChunkRequest, base, es));
+      expect(chunks).toEqual(want);
+      const back = new Uint8Array(total * es);
+      copyRunsMerged(r64, chunks, offsets, back, es, true);
+      const backWant = new Uint8Array(total * es);
+      r64.forEach((r, q) => copyRunsOut(chunks[q]!.subarray(offsets[q]!), { runs: r } as ChunkRequest, backWant, es));
+      expect(back).toEqual(backWant);
+      expect(back).toEqual(base);
+    }
+  });
+});
+
+describe('CoalescingReader', () => {
+  const file = Uint8Array.from({ length: 1 << 16 }, (_, i) => (i * 7 + (i >> 8)) & 255);
+  const check = (r: ChunkRecord): void => {
+    throw new FormatError(`stored chunk [${r.coords.join(', ')}] too small`, { address: r.address });
+  };
+
+  it('reads whole chunks adjacent in the file and in the buffer with one read straight into the buffer', async () => {
+    const io = recordingIO(file);
+    const reader = new CoalescingReader(2, 64, check);
+    const out = new Uint8Array(4 * 64);
+    // Four 32-element chunks stored back to back at 1000, in buffer order.
+    const items = [0, 1, 2, 3].map((k) => ({ rec: rec([k], 1000 + 64 * k, 64), req: req([k], [0, 32 * k, 32], 32) }));
+    await reader.read(items, out, io);
+    expect(io.reads).toHaveLength(1);
+    expect(io.reads[0]!.target.buffer).toBe(out.buffer);
+    expect(Array.from(out)).toEqual(Array.from(file.subarray(1000, 1256)));
+  });
+
+  it('reads chunks far apart separately, and chunks given out of file order', async () => {
+    const io = recordingIO(file);
+    const reader = new CoalescingReader(1, 100, check);
+    const out = new Uint8Array(300);
+    const items = [
+      { rec: rec([2], 40000, 100), req: req([2], [0, 200, 100], 100) },
+      { rec: rec([0], 100, 100), req: req([0], [0, 0, 100], 100) },
+      { rec: rec([1], 20000, 100), req: req([1], [0, 100, 100], 100) },
+    ];
+    await reader.read(items, out, io);
+    expect(io.reads).toHaveLength(3);
+    expect(Array.from(out)).toEqual([...file.subarray(100, 200), ...file.subarray(20000, 20100), ...file.subarray(40000, 40100)]);
+  });
+
+  it('scatters rows of chunks adjacent in the file from one read (2-D chunks of a wider array)', async () => {
+    const io = recordingIO(file);
+    // A 4×8 array of 1-byte elements in two 4×4 chunks stored back to back (chunk 1 first on disk).
+    const reader = new CoalescingReader(1, 16, check);
+    const out = new Uint8Array(32);
+    const rows = (col: number): number[] => [0, 1, 2, 3].flatMap((r) => [r * 4, r * 8 + col, 4]);
+    const items = [
+      { rec: rec([0, 0], 516, 16), req: req([0, 0], rows(0), 16) },
+      { rec: rec([0, 1], 500, 16), req: req([0, 1], rows(4), 16) },
+    ];
+    await reader.read(items, out, io);
+    expect(io.reads).toHaveLength(1);
+    const expected: number[] = [];
+    for (let r = 0; r < 4; r++) expected.push(...file.subarray(516 + 4 * r, 520 + 4 * r), ...file.subarray(500 + 4 * r, 504 + 4 * r));
+    expect(Array.from(out)).toEqual(expected);
+  });
+
+  it('reads partial chunks: only the touched range, small gaps bridged', async () => {
+    const io = recordingIO(file);
+    const reader = new CoalescingReader(1, 1000, check);
+    const out = new Uint8Array(20);
+    const items = [
+      { rec: rec([0], 0, 1000), req: req([0], [900, 0, 10], 10, false) },
+      { rec: rec([1], 1000, 1000), req: req([1], [5, 10, 10], 10, false) },
+    ];
+    await reader.read(items, out, io);
+    expect(io.reads).toHaveLength(1);
+    expect(io.reads[0]!.address).toBe(900);
+    expect(io.reads[0]!.target.length).toBe(115);
+    expect(Array.from(out)).toEqual([...file.subarray(900, 910), ...file.subarray(1005, 1015)]);
+  });
+
+  it('reports a stored chunk too small for the request through the format check', async () => {
+    const reader = new CoalescingReader(2, 64, check);
+    const items = [{ rec: rec([3], 100, 10), req: req([3], [0, 0, 32], 32) }];
+    await expect(reader.read(items, new Uint8Array(64), recordingIO(file))).rejects.toThrow(FormatError);
+  });
+});
+
+interface Case {
+  name: string;
+  dtype: 'uint8' | 'int32' | 'uint16';
+  shape: number[];
+  chunks: number[];
+  maxShape?: (number | null)[];
+  fillValue?: number;
+}
+
+const CASES: Case[] = [
+  { name: 'frames (whole-chunk runs)', dtype: 'uint16', shape: [6, 16, 16], chunks: [1, 16, 16] },
+  { name: '2-D tiles with edge chunks and a fill value', dtype: 'int32', shape: [37, 29], chunks: [8, 6], fillValue: -7 },
+  { name: 'odd chunk byte size (no 8-byte alignment)', dtype: 'uint8', shape: [20, 23], chunks: [3, 5], fillValue: 9 },
+  { name: '3-D tiles, extensible array', dtype: 'uint16', shape: [5, 33, 40], chunks: [2, 8, 16], maxShape: [null, 33, 40] },
+  { name: '1-D, v2 B-tree', dtype: 'int32', shape: [1000], chunks: [64], maxShape: [null] },
+];
+
+type Arr = Uint8Array | Int32Array | Uint16Array;
+const make = (dtype: Case['dtype'], n: number): Arr => (dtype === 'uint8' ? new Uint8Array(n) : dtype === 'int32' ? new Int32Array(n) : new Uint16Array(n));
+
+/** Runs the same writes through `c` and returns the file bytes plus reads of several selections. */
+async function scenario(c: Container, k: Case, seed: number): Promise<{ bytes: Uint8Array; reads: number[][] }> {
+  const next = rng(seed);
+  const n = k.shape.reduce((a, b) => a * b, 1);
+  const store = new MemoryStore();
+  const f = await createFile(store, { container: c });
+  const d = await f.createDataset('x', {
+    dtype: k.dtype,
+    shape: k.shape,
+    chunks: k.chunks,
+    ...(k.maxShape ? { maxShape: k.maxShape } : {}),
+    ...(k.fillValue !== undefined ? { fillValue: k.fillValue } : {}),
+  });
+  const full = make(k.dtype, n);
+  for (let i = 0; i < n; i++) full[i] = next() % 200;
+  // Blocks written in an order that leaves chunks out of order on disk, some chunks never written.
+  const rank = k.shape.length;
+  for (let b = 0; b < 4; b++) {
+    const start = k.shape.map((s) => next() % s);
+    const count = k.shape.map((s, i) => 1 + (next() % (s - start[i]!)));
+    const sel = selectHyperslab({ start, count, stride: count.map(() => 1), block: count.map(() => 1) });
+    const m = count.reduce((a, x) => a * x, 1);
+    const v = make(k.dtype, m);
+    for (let i = 0; i < m; i++) v[i] = next() % 250;
+    await d.write(v, sel);
+  }
+  // A whole-chunk-aligned block (full chunks through the gathered path), last chunks first.
+  const alignedStart = k.chunks.map((ch, i) => (k.shape[i]! >= 2 * ch ? ch : 0));
+  const alignedCount = k.chunks.map((ch, i) => Math.min(k.shape[i]! - alignedStart[i]!, ch * 2));
+  const sel = selectHyperslab({ start: alignedStart, count: alignedCount, stride: alignedCount.map(() => 1), block: alignedCount.map(() => 1) });
+  const m = alignedCount.reduce((a, x) => a * x, 1);
+  const v = make(k.dtype, m);
+  for (let i = 0; i < m; i++) v[i] = next() % 250;
+  await d.write(v, sel);
+  await d.write([1, 2, 3], selectPoints([k.shape.map((s) => s - 1), k.shape.map(() => 0), k.shape.map((s) => s >> 1)]));
+  await f.close();
+  const bytes = store.toBytes();
+
+  const g = await openFile(bytes, { container: c });
+  const e = (await g.get('x')) as Dataset;
+  const reads: number[][] = [];
+  reads.push(Array.from((await e.read()) as Arr));
+  const strided = selectHyperslab({
+    start: k.shape.map(() => 1),
+    stride: k.shape.map(() => 2),
+    count: k.shape.map((s) => Math.max(1, (s - 2) >> 1)),
+    block: k.shape.map(() => 1),
+  });
+  reads.push(Array.from((await e.read(strided)) as Arr));
+  reads.push(Array.from((await e.read(selectPoints([k.shape.map(() => 0), k.shape.map((s) => s - 1)]))) as Arr));
+  // Reading into a reused, dirty buffer overwrites every byte (fill chunks included).
+  const storage = await e.storage();
+  const es = k.dtype === 'uint8' ? 1 : k.dtype === 'int32' ? 4 : 2;
+  const into = new Uint8Array(n * es).fill(0xab);
+  const got = await storage.read(selectAll(), n, into);
+  expect(got.bytes).toBe(into);
+  const view = k.dtype === 'uint8' ? into : k.dtype === 'int32' ? new Int32Array(into.buffer) : new Uint16Array(into.buffer);
+  expect(Array.from(view)).toEqual(reads[0]);
+  expect(rank).toBe(k.chunks.length);
+  await g.close();
+  return { bytes, reads };
+}
+
+describe('batched dense I/O agrees with chunk-by-chunk I/O', () => {
+  for (const k of CASES) {
+    it(k.name, async () => {
+      for (const seed of [1, 2, 3]) {
+        const fast = await scenario(container(), k, seed);
+        const plain = await scenario(container(true), k, seed);
+        expect(fast.reads).toEqual(plain.reads);
+        // The same space is used (chunk order on disk may differ: the plain path interleaves chunks).
+        const chunkBytes = k.chunks.reduce((a, b) => a * b, 1) * (k.dtype === 'uint8' ? 1 : k.dtype === 'int32' ? 4 : 2);
+        if (chunkBytes % 8 === 0) expect(fast.bytes.length).toBe(plain.bytes.length);
+        // Each path reads the other's file the same.
+        const cross = await openFile(plain.bytes, { container: container() });
+        expect(Array.from((await ((await cross.get('x')) as Dataset).read()) as Arr)).toEqual(plain.reads[0]);
+        await cross.close();
+      }
+    });
+  }
+
+  it('our files read in h5py with equal values (odd chunk sizes)', async () => {
+    const k = CASES[2]!;
+    const { bytes, reads } = await scenario(container(), k, 7);
+    const dir = mkdtempSync(join(tmpdir(), 'cf-batched-'));
+    const path = join(dir, 'x.h5');
+    writeFileSync(path, bytes);
+    const out = execFileSync('/usr/bin/python3', ['-c', `import h5py, json\nprint(json.dumps(h5py.File(${JSON.stringify(path)}, 'r')['x'][...].ravel().tolist()))`], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out)).toEqual(reads[0]);
+  });
+});
+
+describe('files written by h5py', () => {
+  it('reads frames and tiles written out of order, with unwritten chunks and edge chunks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-batched-h5py-'));
+    const path = join(dir, 'h.h5');
+    execFileSync('/usr/bin/python3', [
+      '-c',
+      `import h5py, numpy as np
+f = h5py.File(${JSON.stringify(path)}, 'w', libver='latest')
+a = (np.arange(7*50*45, dtype=np.uint32) * 2654435761 % 65521).astype(np.uint16).reshape(7, 50, 45)
+d = f.create_dataset('tiles', shape=a.shape, dtype='<u2', chunks=(1, 16, 16), fillvalue=77)
+for i in [6, 4, 2, 0, 5]: d[i] = a[i]
+d[3, 10:20, 5:40] = a[3, 10:20, 5:40]
+e = f.create_dataset('frames', shape=a.shape, dtype='<u2', chunks=(1, 50, 45), maxshape=(None, 50, 45))
+for i in reversed(range(7)): e[i] = a[i]
+old = f.create_dataset('old', data=a, chunks=(2, 16, 45))
+f.close()
+g = h5py.File(${JSON.stringify(path.replace('.h5', '-v1.h5'))}, 'w')
+g.create_dataset('v1', data=a, chunks=(3, 20, 20), fillvalue=5)
+g.close()
+`,
+    ]);
+    const expectOf = (file: string, name: string): number[] =>
+      JSON.parse(
+        execFileSync('/usr/bin/python3', ['-c', `import h5py, json\nprint(json.dumps(h5py.File(${JSON.stringify(file)}, 'r')[${JSON.stringify(name)}][...].ravel().tolist()))`], {
+          encoding: 'utf8',
+        }),
+      ) as number[];
+    const c = container();
+    // From the file on disk (NodeFileStore: synchronous reads straight into the result).
+    const f = await openFile(path, { container: c });
+    for (const name of ['tiles', 'frames', 'old']) {
+      const d = (await f.get(name)) as Dataset;
+      expect(Array.from((await d.read()) as Uint16Array), name).toEqual(expectOf(path, name));
+      const sel = selectHyperslab({ start: [1, 3, 2], stride: [2, 5, 3], count: [3, 9, 14], block: [1, 2, 1] });
+      const plain = await openFile(readFileSync(path), { container: container(true) });
+      const p = (await plain.get(name)) as Dataset;
+      expect(Array.from((await d.read(sel)) as Uint16Array)).toEqual(Array.from((await p.read(sel)) as Uint16Array));
+      await plain.close();
+    }
+    await f.close();
+    const v1path = path.replace('.h5', '-v1.h5');
+    const g = await openFile(readFileSync(v1path), { container: c });
+    expect(Array.from((await ((await g.get('v1')) as Dataset).read()) as Uint16Array)).toEqual(expectOf(v1path, 'v1'));
+    await g.close();
+  });
+});
+
+describe('bad input', () => {
+  it('a chunk cut off by the end of the file fails with a typed error naming the chunk', async () => {
+    const c = container();
+    const store = new MemoryStore();
+    const f = await createFile(store, { container: c });
+    const data = Uint16Array.from({ length: 4 * 32 * 32 }, (_, i) => i);
+    await f.createDataset('x', { dtype: 'uint16', shape: [4, 32, 32], chunks: [1, 16, 16], data });
+    await f.close();
+    const bytes = store.toBytes();
+    const g = await openFile(bytes, { container: c });
+    const d = (await g.get('x')) as Dataset;
+    const infos: { offset: number[]; address: number; size: number }[] = [];
+    await d.iterateChunks((i) => void infos.push(i));
+    const last = infos.reduce((a, b) => (b.address > a.address ? b : a));
+    // A source that cannot deliver the bytes past the middle of the last chunk (a short read).
+    const cut = last.address + 100;
+    class ShortStore extends MemoryStore {
+      override async readInto(offset: number, target: Uint8Array): Promise<number> {
+        if (offset < cut && offset + target.length > cut) return super.readInto(offset, target.subarray(0, cut - offset));
+        return super.readInto(offset, target);
+      }
+    }
+    const h = await openFile(new ShortStore(bytes.slice()), { container: c });
+    const ds = (await h.get('x')) as Dataset;
+    const err = await ds.read().catch((e: unknown) => e);
+    await g.close();
+    expect(err).toBeInstanceOf(H5Error);
+    expect(String((err as H5Error).message)).toContain(`chunk [${last.offset.map((o, i) => o / [1, 16, 16][i]!).join(', ')}]`);
+  });
+});
