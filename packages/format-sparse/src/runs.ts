@@ -352,12 +352,19 @@ function bucketSort(keys: Uint32Array, vals: Uint32Array, tk: Uint32Array, tv: U
   return true;
 }
 
+/** Scratch of {@link definedFromPoints}: runs and values built before their exact-size copies. */
+let outCap = 0;
+let runScratch = new Float64Array(0);
+let valScratch = new Uint8Array(0);
+let valScratch16 = new Uint16Array(0);
+
 /**
  * The defined runs and values of an empty chunk written by a point-like request — short runs in
  * any order, overlaps and duplicates allowed (a point selection's request): the elements sorted
  * into C order, where the later of two request runs writing one element wins (as in a general
- * write). A stable bucket or radix sort of the element offsets (ties keep request order), then
- * one pass.
+ * write). When chunk offset and request position fit 32 bits together (e.g. a 2048² chunk and up
+ * to 1,024 elements), one native sort of packed keys `offset · 2^b + position`; otherwise a stable
+ * bucket or radix sort of the offsets (ties keep request order). Then one pass.
  * Null when the request writes more than 8 elements per run on average (long runs are better
  * merged than expanded) or the chunk has more than 2^32 elements.
  */
@@ -365,69 +372,110 @@ export function definedFromPoints(req: Float64Array, src: Uint8Array, es: number
   const nReq = req.length / 3;
   let E = 0;
   let maxEnd = 0;
+  let maxPos = 0;
   for (let i = 0; i < req.length; i += 3) {
-    const e = req[i]! + req[i + 2]!;
-    E += req[i + 2]!;
+    const len = req[i + 2]!;
+    const e = req[i]! + len;
+    const p = req[i + 1]! + len;
+    E += len;
     if (e > maxEnd) maxEnd = e;
+    if (p > maxPos) maxPos = p;
   }
-  if (E === 0 || E > 8 * nReq || maxEnd > 0xffffffff) return null;
+  if (E === 0 || E > 8 * nReq || maxEnd > 0xffffffff || maxPos > 0xffffffff) return null;
   if (E > sortCap) {
     sortCap = Math.max(E, 2 * sortCap, 1024);
     sortScratch = [new Uint32Array(sortCap), new Uint32Array(sortCap), new Uint32Array(sortCap), new Uint32Array(sortCap)];
   }
-  const [keys, pos, tk, tv] = sortScratch; // pos: buffer element of each written element (request order)
-  let seq = 0;
-  let maxPos = 0;
-  for (let i = 0; i < req.length; i += 3) {
-    const c = req[i]!;
-    const b = req[i + 1]!;
-    const len = req[i + 2]!;
-    if (b + len > maxPos) maxPos = b + len;
-    for (let u = 0; u < len; u++, seq++) {
-      keys[seq] = c + u;
-      pos[seq] = b + u;
-    }
+  const [keys, pos, tk, tv] = sortScratch as [Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+  // pos: buffer element of each written element, in request order
+  if (3 * E > outCap) {
+    outCap = Math.max(3 * E, 2 * outCap, 3072);
+    runScratch = new Float64Array(outCap);
+    valScratch = new Uint8Array(outCap * 8);
+    valScratch16 = new Uint16Array(valScratch.buffer);
   }
-  if (maxPos > 0xffffffff) return null;
-  const [off, from] = bucketSort(keys, pos, tk, tv, E, maxEnd - 1) ? [tk, tv] : radixSort(keys, pos, tk, tv, E, maxEnd - 1);
-  // distinct offsets and runs
-  let distinct = 0;
-  let nRuns = 0;
-  let prev = -2;
-  for (let j = 0; j < E; j++) {
-    const o = off[j]!;
-    if (o === prev) continue;
-    distinct++;
-    if (o !== prev + 1) nRuns++;
-    prev = o;
-  }
-  const runs = new Float64Array(DEF * nRuns);
-  // Room for section 0 of scattered elements: at most 16 bytes per run as blocks or 8 per element
-  // as points (rank ≤ 4, 2-byte coordinates).
-  const values = allocValues(distinct * es, HEADROOM + Math.min(8 * distinct, 16 * nRuns, 1 << 16));
+  const runs = runScratch;
+  const vals = es * E <= valScratch.length ? valScratch : new Uint8Array(es * E);
+  const src16 = es === 2 && (src.byteOffset & 1) === 0 && vals === valScratch ? new Uint16Array(src.buffer, src.byteOffset, src.length >> 1) : null;
+  // One pass over the sorted elements: distinct offsets into runs, the values of each (the last
+  // write of an element wins).
   let k = -DEF;
   let m = 0;
-  prev = -2;
-  for (let j = 0; j < E; j++) {
-    const o = off[j]!;
-    // equal offsets: only the last written (the stable sort kept request order) is kept
-    if (j + 1 < E && off[j + 1] === o) continue;
-    const bi = from[j]! * es;
-    if (es === 2) {
-      values[2 * m] = src[bi]!;
-      values[2 * m + 1] = src[bi + 1]!;
-    } else for (let q = 0; q < es; q++) values[m * es + q] = src[bi + q]!;
-    if (o === prev + 1) runs[k + 1] = runs[k + 1]! + 1;
-    else {
-      k += DEF;
-      runs[k] = o;
-      runs[k + 1] = 1;
-      runs[k + 2] = m;
+  let prev = -2;
+  const seqBits = 32 - Math.clz32(E - 1);
+  const offBits = 32 - Math.clz32(maxEnd - 1);
+  if (seqBits + offBits <= 32 && seqBits < 32) {
+    // Packed keys: the position in request order breaks ties, so the native (unstable) sort
+    // still leaves the last write of an element last.
+    const scale = 2 ** seqBits;
+    const mask = scale - 1;
+    let seq = 0;
+    for (let i = 0; i < req.length; i += 3) {
+      const c = req[i]!;
+      const b = req[i + 1]!;
+      const len = req[i + 2]!;
+      for (let u = 0; u < len; u++, seq++) {
+        keys[seq] = (c + u) * scale + seq;
+        pos[seq] = b + u;
+      }
     }
-    prev = o;
-    m++;
+    keys.subarray(0, E).sort();
+    let next = keys[0]! >>> seqBits;
+    for (let j = 0; j < E; j++) {
+      const key = keys[j]!;
+      const o = next;
+      next = j + 1 < E ? keys[j + 1]! >>> seqBits : -1;
+      if (next === o) continue;
+      const f = pos[key & mask]!;
+      if (src16) valScratch16[m] = src16[f]!;
+      else for (let q = 0, bi = f * es; q < es; q++) vals[m * es + q] = src[bi + q]!;
+      if (o === prev + 1) runs[k + 1] = runs[k + 1]! + 1;
+      else {
+        k += DEF;
+        runs[k] = o;
+        runs[k + 1] = 1;
+        runs[k + 2] = m;
+      }
+      prev = o;
+      m++;
+    }
+  } else {
+    let seq = 0;
+    for (let i = 0; i < req.length; i += 3) {
+      const c = req[i]!;
+      const b = req[i + 1]!;
+      const len = req[i + 2]!;
+      for (let u = 0; u < len; u++, seq++) {
+        keys[seq] = c + u;
+        pos[seq] = b + u;
+      }
+    }
+    let off = tk;
+    let from = tv;
+    if (!bucketSort(keys, pos, tk, tv, E, maxEnd - 1)) [off, from] = radixSort(keys, pos, tk, tv, E, maxEnd - 1);
+    for (let j = 0; j < E; j++) {
+      const o = off[j]!;
+      if (j + 1 < E && off[j + 1] === o) continue;
+      const f = from[j]!;
+      if (src16) valScratch16[m] = src16[f]!;
+      else for (let q = 0, bi = f * es; q < es; q++) vals[m * es + q] = src[bi + q]!;
+      if (o === prev + 1) runs[k + 1] = runs[k + 1]! + 1;
+      else {
+        k += DEF;
+        runs[k] = o;
+        runs[k + 1] = 1;
+        runs[k + 2] = m;
+      }
+      prev = o;
+      m++;
+    }
   }
-  return { runs, values };
+  const nRuns = (k + DEF) / DEF;
+  // Room for section 0 of scattered elements: at most 16 bytes per run as blocks or 8 per element
+  // as points (rank ≤ 4, 2-byte coordinates).
+  const values = allocValues(m * es, HEADROOM + Math.min(8 * m, 16 * nRuns, 1 << 16));
+  values.set(vals.subarray(0, m * es));
+  return { runs: runs.slice(0, DEF * nRuns), values };
 }
 
 /**

@@ -49,11 +49,24 @@ const MAX_CONCURRENCY = 64;
 /** Full chunks of a fixed-size format are gathered into buffers of about this size and written together. */
 const GATHER_BYTES = 1 << 20;
 
+/** Dirty chunk images up to this size are written together with their neighbours in the file by `flush`. */
+const GATHER_IMAGE_MAX = 64 << 10;
+
+/** A chunk image `flush` has placed in the file but not written yet. */
+interface Placed<Mem> {
+  entry: CacheEntry<Mem>;
+  image: ChunkImage;
+  address: number;
+  old: ChunkRecord | null;
+}
+
 /** Gather buffers kept for reuse by all engines (a write holds one while it fills and writes it). */
 const gatherPool: Uint8Array[] = [];
 
 /** Runs `fn` over `items` with at most `limit` promises in flight; rejects with the first failure. */
 async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  // one item (e.g. a frame written into its own chunk): no worker promises
+  if (items.length === 1) return fn(items[0]!);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await fn(items[next++]!);
@@ -211,11 +224,60 @@ export class ChunkEngine<Mem> {
     }
   }
 
-  /** Writes every dirty cached chunk (seed 004 §6.3 "flush without evict"). */
+  /**
+   * Writes every dirty cached chunk (seed 004 §6.3 "flush without evict"). Small images (e.g. the
+   * sparse chunks of point hits, a few KB each) get their space first and are then written in
+   * runs of adjacent addresses, one I/O per run, before they are recorded in the index.
+   */
   async flush(): Promise<void> {
+    const { format } = this.o;
+    let batch: Placed<Mem>[] = [];
+    let batchBytes = 0;
     for (const e of this.o.cache.dirty()) {
-      await this.guard({ coords: e.coords } as ChunkRequest, () => this.storeMem(e.coords, e.mem));
-      e.dirty = false;
+      await this.guard({ coords: e.coords } as ChunkRequest, async () => {
+        if (format.isEmpty?.(e.mem)) {
+          await this.storeMem(e.coords, e.mem);
+          e.dirty = false;
+          return;
+        }
+        const image = await format.memToFile(e.mem, e.coords);
+        if (image.bytes.length > GATHER_IMAGE_MAX) {
+          await this.put(e.coords, image);
+          e.dirty = false;
+          return;
+        }
+        const { address, old } = await this.place(e.coords, image.bytes.length);
+        batch.push({ entry: e, image, address, old });
+        batchBytes += image.bytes.length;
+      });
+      if (batchBytes >= GATHER_BYTES) {
+        await this.writePlaced(batch);
+        batch = [];
+        batchBytes = 0;
+      }
+    }
+    await this.writePlaced(batch);
+  }
+
+  /** Writes placed chunk images (one I/O per run of adjacent addresses), then records them in the index. */
+  private async writePlaced(batch: readonly Placed<Mem>[]): Promise<void> {
+    const { store } = this.o;
+    for (let i = 0; i < batch.length; ) {
+      const first = batch[i]!;
+      let end = first.address + first.image.bytes.length;
+      let j = i + 1;
+      while (j < batch.length && batch[j]!.address === end) end += batch[j++]!.image.bytes.length;
+      let bytes = first.image.bytes;
+      if (j > i + 1) {
+        bytes = new Uint8Array(end - first.address);
+        for (let k = i; k < j; k++) bytes.set(batch[k]!.image.bytes, batch[k]!.address - first.address);
+      }
+      await this.guard({ coords: first.entry.coords } as ChunkRequest, () => store.write(first.address, bytes));
+      i = j;
+    }
+    for (const p of batch) {
+      await this.guard({ coords: p.entry.coords } as ChunkRequest, () => this.record(p.entry.coords, p.address, p.image, p.old));
+      p.entry.dirty = false;
     }
   }
 
@@ -434,15 +496,21 @@ export class ChunkEngine<Mem> {
 
   /** Writes a chunk image (to its old space when the size is unchanged) and records it in the index. */
   private async put(coords: readonly number[], image: ChunkImage): Promise<void> {
-    const old = await this.o.index.lookup(coords);
-    let address: number;
-    if (old && old.size === image.bytes.length) address = old.address;
-    else {
-      if (old) this.o.store.release(old.address, old.size);
-      address = this.o.store.alloc(image.bytes.length);
-    }
+    const { address, old } = await this.place(coords, image.bytes.length);
     await this.o.store.write(address, image.bytes);
-    // Rewritten in place with the same record: the index needs no change.
+    await this.record(coords, address, image, old);
+  }
+
+  /** File space for a chunk image of `size` bytes: its old space when the size is unchanged, else new space (the old released). */
+  private async place(coords: readonly number[], size: number): Promise<{ address: number; old: ChunkRecord | null }> {
+    const old = await this.o.index.lookup(coords);
+    if (old && old.size === size) return { address: old.address, old };
+    if (old) this.o.store.release(old.address, old.size);
+    return { address: this.o.store.alloc(size), old };
+  }
+
+  /** Records a written chunk image in the index (nothing to do when rewritten in place with the same record). */
+  private async record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void> {
     const same = old && old.address === address && old.size === image.bytes.length && old.filterMask === image.filterMask;
     if (same && !image.sections && !old.sections) return;
     await this.o.index.insert({

@@ -284,6 +284,17 @@ export class ByteWriter {
     this.advance(b.length);
     return this;
   }
+  /**
+   * The next `n` bytes as a view to fill directly (bulk writers), then moves past them. The view
+   * is valid until the next write (which may grow the buffer); its bytes start as zeros unless
+   * `pos` was moved back over written bytes.
+   */
+  reserve(n: number): Uint8Array {
+    this.ensure(n);
+    const at = this.pos;
+    this.advance(n);
+    return this.buf.subarray(at, at + n);
+  }
   /** `n` zero bytes. */
   zeros(n: number): this {
     this.ensure(n);

@@ -68,6 +68,8 @@ export class Dataset {
   private space: Dataspace;
   private storageP: Promise<DatasetStorage> | undefined;
   private access: DatasetAccessOptions = {};
+  /** The layout class (fixed for the dataset's lifetime), once looked up. */
+  private layoutClass: DataLayout['class'] | undefined;
 
   /** @internal use {@link Dataset.open} */
   constructor(
@@ -299,7 +301,9 @@ export class Dataset {
     const writer = this.ctx.requireWriter(`resize dataset "${this.path}"`);
     const old = this.shape;
     const max = this.space.maxDims;
-    if (this.layout.class !== 'chunked' && this.layout.class !== 'structured') {
+    // The layout class never changes (and decoding the layout after every resize's header touch costs)
+    this.layoutClass ??= this.layout.class;
+    if (this.layoutClass !== 'chunked' && this.layoutClass !== 'structured') {
       throw new ValueError('only chunked and sparse datasets can be resized', { path: this.path });
     }
     if (shape.length !== old.length) throw new ValueError(`new shape has rank ${shape.length}, the dataset rank ${old.length}`, { path: this.path });

@@ -9,7 +9,6 @@
  *   for small groups — see component-cover.ts), each with its narrowest width.
  * @module
  */
-import { boxesCount } from '../boxes.js';
 import { hyperslabIntervals, productToBoxes } from '../hyperslab.js';
 import { pointsToBoxes } from '../points.js';
 import { selectionRuns } from '../runs.js';
@@ -148,8 +147,20 @@ export function smallestBody(sel: Selection, dims: readonly number[]): Selection
     boxes = () => regularBoxes(p);
   } else {
     const canonical = sel.kind === 'blocks' ? sel.boxes : canonicalBoxes(pointsToBoxes(sel.coords, rank), rank);
-    count = sel.kind === 'points' ? sel.pointCount : boxesCount(canonical, rank);
-    high = boxesMaxHigh(canonical, rank);
+    // element count and largest coordinate in one pass
+    count = 0;
+    high = 0;
+    const w = 2 * rank;
+    for (let i = 0; i < canonical.length; i += w) {
+      let v = 1;
+      for (let k = i; k < i + w; k += 2) {
+        const e = canonical[k + 1]!;
+        v *= e - canonical[k]!;
+        if (e - 1 > high) high = e - 1;
+      }
+      count += v;
+    }
+    if (sel.kind === 'points') count = sel.pointCount;
     regular = regularFromBoxes(canonical, rank);
     const vertical = verticalCover(canonical, rank);
     const grouped = componentCover(canonical, rank);

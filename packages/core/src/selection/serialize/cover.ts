@@ -61,6 +61,10 @@ export function regularFromBoxes(boxes: Float64Array, rank: number): RegularPara
   const w = 2 * rank;
   const n = boxes.length / w;
   if (n === 0) return null;
+  // Every block of a regular pattern has the same extents: most irregular lists fail here at once.
+  for (let i = w; i < boxes.length; i += w) {
+    for (let d = 0; d < w; d += 2) if (boxes[i + d + 1]! - boxes[i + d]! !== boxes[d + 1]! - boxes[d]!) return null;
+  }
   const count = new Array<number>(rank);
   const stride = new Array<number>(rank);
   const start = new Array<number>(rank);

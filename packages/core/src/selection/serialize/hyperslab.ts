@@ -203,16 +203,28 @@ export function encodeBlockList(w: ByteWriter, boxes: Float64Array, rank: number
     writeUint(w, n, width);
   }
   const wd = version === 1 ? 4 : width;
-  for (let i = 0; i < boxes.length; i += w2) {
-    if (wd === 2) {
-      for (let d = 0; d < rank; d++) w.u16(boxes[i + 2 * d]!);
-      for (let d = 0; d < rank; d++) w.u16(boxes[i + 2 * d + 1]! - 1);
-    } else if (wd === 4) {
-      for (let d = 0; d < rank; d++) w.u32(boxes[i + 2 * d]!);
-      for (let d = 0; d < rank; d++) w.u32(boxes[i + 2 * d + 1]! - 1);
-    } else {
+  if (wd === 8) {
+    for (let i = 0; i < boxes.length; i += w2) {
       for (let d = 0; d < rank; d++) writeUint(w, boxes[i + 2 * d]!, 8);
       for (let d = 0; d < rank; d++) writeUint(w, boxes[i + 2 * d + 1]! - 1, 8);
+    }
+    return;
+  }
+  // 2- and 4-byte fields: straight into the output (the hot path of sparse chunk section 0).
+  const out = w.reserve(boxes.length * wd);
+  let p = 0;
+  for (let i = 0; i < boxes.length; i += w2) {
+    for (let h = 0; h < 2; h++) {
+      for (let d = 0; d < rank; d++) {
+        const v = boxes[i + 2 * d + h]! - h;
+        out[p] = v & 0xff;
+        out[p + 1] = (v >>> 8) & 0xff;
+        if (wd === 4) {
+          out[p + 2] = (v >>> 16) & 0xff;
+          out[p + 3] = v >>> 24;
+        }
+        p += wd;
+      }
     }
   }
 }
