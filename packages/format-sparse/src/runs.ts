@@ -397,78 +397,54 @@ export function definedFromPoints(req: Float64Array, src: Uint8Array, es: number
   const runs = runScratch;
   const vals = es * E <= valScratch.length ? valScratch : new Uint8Array(es * E);
   const src16 = es === 2 && (src.byteOffset & 1) === 0 && vals === valScratch ? new Uint16Array(src.buffer, src.byteOffset, src.length >> 1) : null;
-  // One pass over the sorted elements: distinct offsets into runs, the values of each (the last
-  // write of an element wins).
+  const seqBits = 32 - Math.clz32(E - 1);
+  const offBits = 32 - Math.clz32(maxEnd - 1);
+  const packed = seqBits + offBits <= 32 && seqBits < 32;
+  // Packed keys `offset · 2^seqBits + position in request order`: the position breaks ties, so the
+  // native (unstable) sort still leaves the last write of an element last. Plain keys: offsets.
+  const scale = packed ? 2 ** seqBits : 1;
+  const tie = packed ? 1 : 0;
+  let seq = 0;
+  for (let i = 0; i < req.length; i += 3) {
+    const c = req[i]!;
+    const b = req[i + 1]!;
+    const len = req[i + 2]!;
+    for (let u = 0; u < len; u++, seq++) {
+      keys[seq] = (c + u) * scale + seq * tie;
+      pos[seq] = b + u;
+    }
+  }
+  // off[j], from[j]: chunk offset and buffer element of the j-th element in C order (stable).
+  let off = tk;
+  let from = tv;
+  if (packed) {
+    keys.subarray(0, E).sort();
+    const mask = scale - 1;
+    for (let j = 0; j < E; j++) {
+      const key = keys[j]!;
+      off[j] = key >>> seqBits;
+      from[j] = pos[key & mask]!;
+    }
+  } else if (!bucketSort(keys, pos, tk, tv, E, maxEnd - 1)) [off, from] = radixSort(keys, pos, tk, tv, E, maxEnd - 1);
+  // One pass: distinct offsets into runs, the values of each (the last write of an element wins).
   let k = -DEF;
   let m = 0;
   let prev = -2;
-  const seqBits = 32 - Math.clz32(E - 1);
-  const offBits = 32 - Math.clz32(maxEnd - 1);
-  if (seqBits + offBits <= 32 && seqBits < 32) {
-    // Packed keys: the position in request order breaks ties, so the native (unstable) sort
-    // still leaves the last write of an element last.
-    const scale = 2 ** seqBits;
-    const mask = scale - 1;
-    let seq = 0;
-    for (let i = 0; i < req.length; i += 3) {
-      const c = req[i]!;
-      const b = req[i + 1]!;
-      const len = req[i + 2]!;
-      for (let u = 0; u < len; u++, seq++) {
-        keys[seq] = (c + u) * scale + seq;
-        pos[seq] = b + u;
-      }
+  for (let j = 0; j < E; j++) {
+    const o = off[j]!;
+    if (j + 1 < E && off[j + 1] === o) continue;
+    const f = from[j]!;
+    if (src16) valScratch16[m] = src16[f]!;
+    else for (let q = 0, bi = f * es; q < es; q++) vals[m * es + q] = src[bi + q]!;
+    if (o === prev + 1) runs[k + 1] = runs[k + 1]! + 1;
+    else {
+      k += DEF;
+      runs[k] = o;
+      runs[k + 1] = 1;
+      runs[k + 2] = m;
     }
-    keys.subarray(0, E).sort();
-    let next = keys[0]! >>> seqBits;
-    for (let j = 0; j < E; j++) {
-      const key = keys[j]!;
-      const o = next;
-      next = j + 1 < E ? keys[j + 1]! >>> seqBits : -1;
-      if (next === o) continue;
-      const f = pos[key & mask]!;
-      if (src16) valScratch16[m] = src16[f]!;
-      else for (let q = 0, bi = f * es; q < es; q++) vals[m * es + q] = src[bi + q]!;
-      if (o === prev + 1) runs[k + 1] = runs[k + 1]! + 1;
-      else {
-        k += DEF;
-        runs[k] = o;
-        runs[k + 1] = 1;
-        runs[k + 2] = m;
-      }
-      prev = o;
-      m++;
-    }
-  } else {
-    let seq = 0;
-    for (let i = 0; i < req.length; i += 3) {
-      const c = req[i]!;
-      const b = req[i + 1]!;
-      const len = req[i + 2]!;
-      for (let u = 0; u < len; u++, seq++) {
-        keys[seq] = c + u;
-        pos[seq] = b + u;
-      }
-    }
-    let off = tk;
-    let from = tv;
-    if (!bucketSort(keys, pos, tk, tv, E, maxEnd - 1)) [off, from] = radixSort(keys, pos, tk, tv, E, maxEnd - 1);
-    for (let j = 0; j < E; j++) {
-      const o = off[j]!;
-      if (j + 1 < E && off[j + 1] === o) continue;
-      const f = from[j]!;
-      if (src16) valScratch16[m] = src16[f]!;
-      else for (let q = 0, bi = f * es; q < es; q++) vals[m * es + q] = src[bi + q]!;
-      if (o === prev + 1) runs[k + 1] = runs[k + 1]! + 1;
-      else {
-        k += DEF;
-        runs[k] = o;
-        runs[k + 1] = 1;
-        runs[k + 2] = m;
-      }
-      prev = o;
-      m++;
-    }
+    prev = o;
+    m++;
   }
   const nRuns = (k + DEF) / DEF;
   // Room for section 0 of scattered elements: at most 16 bytes per run as blocks or 8 per element
