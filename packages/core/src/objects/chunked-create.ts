@@ -40,13 +40,20 @@ export interface ChunkedPlan {
   pipeline: FilterPipeline;
 }
 
-/** The messages of a new chunked dataset's object header. */
-export function chunkedDatasetMessages(ctx: FileContext, p: ChunkedPlan): HeaderMessage[] {
-  const { path, dtype, shape } = p;
-  checkShape(shape, p.maxShape, path);
-  const es = datatypeSize(dtype, ctx.sizes);
-  const maxDims = p.maxShape ? p.maxShape.map((m) => (m === null ? UNDEFINED_ADDRESS : m)) : shape.slice();
-  const chunkDims = p.chunks === undefined || p.chunks === true ? guessChunks(shape, es) : p.chunks.slice();
+/**
+ * Maximum dimensions (unlimited = `UNDEFINED_ADDRESS`) and validated chunk dimensions of a new
+ * chunked or structured-chunk dataset (`chunks` absent or `true`: guessed as h5py does).
+ * @throws ValueError for a chunk rank, dimension or byte size HDF5 refuses.
+ */
+export function chunkGeometry(
+  shape: readonly number[],
+  maxShape: readonly (number | null)[] | undefined,
+  chunks: readonly number[] | true | undefined,
+  es: number,
+  path: string,
+): { maxDims: number[]; chunkDims: number[] } {
+  const maxDims = maxShape ? maxShape.map((m) => (m === null ? UNDEFINED_ADDRESS : m)) : shape.slice();
+  const chunkDims = chunks === undefined || chunks === true ? guessChunks(shape as number[], es) : chunks.slice();
   if (chunkDims.length !== shape.length) {
     throw new ValueError(`chunks have rank ${chunkDims.length}, the dataset rank ${shape.length}`, { path });
   }
@@ -59,6 +66,15 @@ export function chunkedDatasetMessages(ctx: FileContext, p: ChunkedPlan): Header
   if (chunkDims.reduce((a, b) => a * b, es) > MAX_CHUNK_BYTES) {
     throw new ValueError(`chunks of [${chunkDims.join(', ')}] × ${es} bytes exceed HDF5's 4 GiB chunk limit`, { path });
   }
+  return { maxDims, chunkDims };
+}
+
+/** The messages of a new chunked dataset's object header. */
+export function chunkedDatasetMessages(ctx: FileContext, p: ChunkedPlan): HeaderMessage[] {
+  const { path, dtype, shape } = p;
+  checkShape(shape, p.maxShape, path);
+  const es = datatypeSize(dtype, ctx.sizes);
+  const { maxDims, chunkDims } = chunkGeometry(shape, p.maxShape, p.chunks, es, path);
   const allocTime = p.allocTime ?? 'incremental';
   const fill = encodeFill(ctx, dtype, p.fillValue, path);
   const pipeline = completePipeline(ctx, p.pipeline, dtype, es, chunkDims, fill, path);

@@ -17,13 +17,12 @@ import { encodeLayout, LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS, LAYOUT_FLAG_SINGL
 import { STRUCTURED_CHUNK_SPARSE, type StructuredChunkLayout } from '../format/messages/layout-structured.js';
 import { DATASPACE, DATATYPE, FILL_VALUE, FILTER_PIPELINE, LAYOUT, STC_FILTER_PIPELINE } from '../format/messages/message-types.js';
 import { chooseStructuredChunkIndex } from '../chunk/choose-index.js';
-import { guessChunks } from '../chunk/guess-chunks.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderMessage } from '../file/header-model.js';
 import { checkShape } from './dataset.js';
 import { encodeFill } from './dataset-create.js';
 import { hasVlen } from './values-io.js';
-import { completePipeline } from './chunked-create.js';
+import { chunkGeometry, completePipeline } from './chunked-create.js';
 import { blockRecordSize } from '../selection/serialize/hyperslab.js';
 import { widthFor } from '../selection/serialize/uint.js';
 
@@ -73,11 +72,7 @@ export function sparseDatasetMessages(ctx: FileContext, p: SparsePlan): HeaderMe
   if (shape.length === 0) throw new ValueError('sparse datasets need at least one dimension', { path });
   checkShape(shape, p.maxShape, path);
   const es = datatypeSize(dtype, ctx.sizes);
-  const maxDims = p.maxShape ? p.maxShape.map((m) => (m === null ? UNDEFINED_ADDRESS : m)) : shape.slice();
-  const chunkDims = p.chunks === undefined || p.chunks === true ? guessChunks(shape, es) : p.chunks.slice();
-  if (chunkDims.length !== shape.length || chunkDims.some((c, i) => !Number.isSafeInteger(c) || c <= 0 || (maxDims[i] !== -1 && c > maxDims[i]!))) {
-    throw new ValueError(`invalid chunk shape [${chunkDims.join(', ')}] for a dataset of shape [${shape.join(', ')}]`, { path });
-  }
+  const { maxDims, chunkDims } = chunkGeometry(shape, p.maxShape, p.chunks, es, path);
   const fill = encodeFill(ctx, dtype, p.fillValue, path);
   const pipelines = p.pipelines.map((pl) => completePipeline(ctx, pl, dtype, es, chunkDims, fill, path));
   const at = p.selectionRecordShuffle;
