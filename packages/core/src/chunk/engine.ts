@@ -125,10 +125,7 @@ export class ChunkEngine<Mem> {
         hit.fullyAccessed = req.full;
         continue;
       }
-      let rec: ChunkRecord | null = null;
-      await this.guard(req, async () => {
-        rec = await index.lookup(req.coords);
-      });
+      const rec = await this.guardValue(req, () => index.lookup(req.coords));
       if (rec) stored.push({ rec, req });
       else {
         this.fillMem ??= format.fill(req.coords);
@@ -174,11 +171,7 @@ export class ChunkEngine<Mem> {
     const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
     let fresh = 0;
     for (const req of group) {
-      let old: ChunkRecord | null = null;
-      await this.guard(req, async () => {
-        old = await index.lookup(req.coords);
-      });
-      const o = old as ChunkRecord | null;
+      const o = await this.guardValue(req, () => index.lookup(req.coords));
       // Same size: rewritten in place. Otherwise the old space goes and the chunk gets new space.
       if (o && o.size !== size) store.release(o.address, o.size);
       if (!o || o.size !== size) fresh++;
@@ -217,11 +210,7 @@ export class ChunkEngine<Mem> {
     } finally {
       if (gather && gatherPool.length < 2) gatherPool.push(gather);
     }
-    for (const it of items) {
-      const o = it.old;
-      if (o && o.address === it.address && o.filterMask === 0 && !o.sections) continue;
-      await this.guard(it.req, () => index.insert({ coords: [...it.req.coords], address: it.address, size, filterMask: 0 }));
-    }
+    for (const it of items) await this.guard(it.req, () => this.record(it.req.coords, it.address, { bytes: it.image, filterMask: 0 }, it.old));
   }
 
   /**
@@ -522,11 +511,11 @@ export class ChunkEngine<Mem> {
     });
   }
 
-  /** {@link guard} for a synchronous step with a result. */
-  private async guardValue<T>(req: ChunkRequest, fn: () => T): Promise<T> {
+  /** {@link guard} for a step with a result. */
+  private async guardValue<T>(req: ChunkRequest, fn: () => T | Promise<T>): Promise<T> {
     let v!: T;
     await this.guard(req, async () => {
-      v = fn();
+      v = await fn();
     });
     return v;
   }
