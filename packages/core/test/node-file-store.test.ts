@@ -1,14 +1,16 @@
 /**
  * `NodeFileStore` (the local-file ByteStore): reads, writes, truncation — including that setting
  * the size a file already has is a no-op (on ext4 a truncate to 0 makes close() flush everything
- * written since), and that `createFile` on an existing path starts from an empty file.
+ * written since), that `createFile` on an existing path starts from an empty file, and the
+ * thread-pool reads: large reads in parallel pieces and scatter reads (`readv`), both stopping at
+ * the end of the file.
  */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFile, openFile, type Dataset } from '@chunkform/core';
-import { NodeFileStore } from '../src/io/node-file.js';
+import { NodeFileStore, PARALLEL_READ_BYTES } from '../src/io/node-file.js';
 
 describe('NodeFileStore', () => {
   it('writes, reads, and truncates (same size: unchanged; smaller; larger with zeros)', async () => {
@@ -41,5 +43,49 @@ describe('NodeFileStore', () => {
     const g = await openFile(path);
     expect(Array.from((await ((await g.get('x')) as Dataset).read()) as Uint16Array)).toEqual([1, 2, 3, 4]);
     await g.close();
+  });
+
+  it('reads large ranges in parallel pieces, the same bytes as a plain read, and stops at the end of the file', async () => {
+    const n = 3 * PARALLEL_READ_BYTES + 12345;
+    const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 131 + (i >>> 13)) & 255);
+    const path = join(mkdtempSync(join(tmpdir(), 'cf-nfs-')), 'big.bin');
+    writeFileSync(path, bytes);
+    const s = await NodeFileStore.open(path, 'r');
+    const all = new Uint8Array(n - 7);
+    expect(await s.readInto(7, all)).toBe(n - 7);
+    expect(Buffer.compare(all, bytes.subarray(7))).toBe(0);
+    // Past the end: the bytes up to the end, no more.
+    const over = new Uint8Array(PARALLEL_READ_BYTES * 2).fill(0xee);
+    const from = n - PARALLEL_READ_BYTES - 100;
+    expect(await s.readInto(from, over)).toBe(PARALLEL_READ_BYTES + 100);
+    expect(Buffer.compare(over.subarray(0, PARALLEL_READ_BYTES + 100), bytes.subarray(from))).toBe(0);
+    expect(over[PARALLEL_READ_BYTES + 100]).toBe(0xee);
+    await s.close();
+  });
+
+  it('scatter-reads into many targets (more than one preadv takes) and stops at the end of the file', async () => {
+    const bytes = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7 + (i >>> 9)) & 255);
+    const path = join(mkdtempSync(join(tmpdir(), 'cf-nfs-')), 'v.bin');
+    writeFileSync(path, bytes);
+    const s = await NodeFileStore.open(path, 'r');
+    // 3000 targets of 1–40 bytes (some empty) spread over one buffer out of order.
+    const out = new Uint8Array(120_000).fill(0xee);
+    const targets: Uint8Array[] = [];
+    let used = 0;
+    for (let k = 0; k < 3000; k++) {
+      const len = (k * 37) % 41;
+      const at = ((k * 7919) % 3000) * 40; // a permutation of the 3000 slots
+      targets.push(out.subarray(at, at + len));
+      used += len;
+    }
+    expect(await s.readv(11, targets)).toBe(used);
+    let pos = 11;
+    for (const t of targets) {
+      expect(t).toEqual(bytes.subarray(pos, pos + t.length));
+      pos += t.length;
+    }
+    // The same targets from near the end: filled up to the end of the file.
+    expect(await s.readv(100_000 - 500, targets)).toBe(500);
+    await s.close();
   });
 });

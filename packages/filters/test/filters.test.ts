@@ -187,6 +187,16 @@ describe('deflate', () => {
     expect(same(await nodeZlib.zlibDecompress(await pending, copy.length, 2 * copy.length), copy)).toBe(true);
   });
 
+  it('node: many thread-pool calls in flight at once, over reused input copies, each give their own result', async () => {
+    // Sizes within a factor 2 of each other share pooled copies; three rounds reuse them.
+    for (let round = 0; round < 3; round++) {
+      const inputs = Array.from({ length: 12 }, (_, k) => Uint8Array.from({ length: 100_000 + k * 7000 }, (_, i) => (i * (k + 3) + round) % 253));
+      const packed = await Promise.all(inputs.map((x) => nodeZlib.zlibCompress(x, 1)));
+      const back = await Promise.all(packed.map((z, k) => nodeZlib.zlibDecompress(z, inputs[k]!.length, 2 * inputs[k]!.length)));
+      back.forEach((b, k) => expect(same(b, inputs[k]!), `round ${round}, input ${k}`).toBe(true));
+    }
+  });
+
   for (const [name, z] of Object.entries(backends)) {
     for (const size of [5000, 200_000]) {
       it(`${name}: corrupt and truncated streams give a FilterError (${size} bytes)`, async () => {

@@ -2,9 +2,13 @@
  * Batched reads of unfiltered dense chunks (seed 004 `file_read` over many chunks): the parts of
  * the chunks that a request needs are sorted by file address, parts adjacent in the file are read
  * with one I/O, straight into the caller's buffer when the file bytes and the buffer agree
- * (e.g. whole chunks of frames that follow each other in both), otherwise into a pooled scratch
- * buffer (L2-sized) from which the runs are copied with whole-subarray copies. (A scatter read,
- * `preadv` into the runs' places, measured slower than read + copy for 512-byte runs.)
+ * (e.g. whole chunks of frames that follow each other in both). Otherwise, where the file source
+ * does scatter reads (`RawIO.readScatter`, `preadv` under Node) and the runs are long, each run is
+ * read straight into its place in the buffer; else the group is read into a pooled scratch buffer
+ * from which the runs are copied with whole-subarray copies (browsers, memory stores, short runs).
+ * Up to {@link READS_IN_FLIGHT} reads run at once, so a source on a thread pool (Node) reads, and
+ * touches a new result array's pages, on several threads: for 256×256 tiles of 1024×1024 uint16
+ * frames this took a read into a new array from 1.25 to 1.9 GB/s.
  * @module
  */
 import type { ChunkRecord, ChunkRequest, RawIO } from '@chunkform/core';
@@ -31,6 +35,21 @@ const SMALL_INT = 0x3fffffff;
 /** Scratch buffers kept for reuse. */
 const MAX_POOLED = 4;
 
+/** Reads of one batch in flight at once (Node's thread pool has 4 threads). */
+export const READS_IN_FLIGHT = 4;
+
+/** Most targets of one scatter read (Linux IOV_MAX); longer lists become several reads. */
+const SCATTER_MAX_TARGETS = 1024;
+
+/** Scatter reads are used when the runs average at least this many bytes... */
+const SCATTER_MIN_RUN_BYTES = 256;
+
+/** ...and a hole between runs of at most this many bytes is read into a discarded buffer (a larger one starts a new read). */
+const SCATTER_MAX_HOLE = 64 << 10;
+
+/** Discarded bytes of scatter reads (shared: nobody reads them). */
+let holeBuffer: Uint8Array | null = null;
+
 /** A part to read: absolute file byte range [lo, hi) of one chunk's item. */
 interface Span {
   item: ReadItem;
@@ -56,8 +75,15 @@ export class CoalescingReader {
     this.scratchBytes = Math.max(SCATTER_BYTES, chunkBytes);
   }
 
-  /** Reads the requested runs of every item into `out` (chunks fill disjoint parts of it). */
-  async read(items: readonly ReadItem[], out: Uint8Array, io: RawIO): Promise<void> {
+  /**
+   * Reads the requested runs of every item into `out` (chunks fill disjoint parts of it).
+   * `freshOutput`: `out` is newly allocated (its pages not yet touched): runs are then read
+   * straight into it with scatter reads where the source has them, so that the pages are first
+   * touched on the source's threads. Into memory already touched, reading into an L2-sized scratch
+   * buffer and copying the runs measured faster (the per-target cost of a scatter read is higher
+   * than a subarray copy).
+   */
+  async read(items: readonly ReadItem[], out: Uint8Array, io: RawIO, freshOutput = false): Promise<void> {
     const es = this.es;
     const spans: Span[] = new Array(items.length);
     let sorted = true;
@@ -76,6 +102,22 @@ export class CoalescingReader {
       spans[k] = s;
     }
     if (!sorted) spans.sort((a, b) => a.lo - b.lo);
+    const tasks = this.tasks(spans, out, io, freshOutput);
+    if (!freshOutput || !io.readScatter) {
+      // One read at a time: scratch copies share the L2 cache, sources without scatter reads
+      // (browsers, memory) gain nothing from reads in flight, and the source splits large direct
+      // reads itself.
+      for (const t of tasks) await t();
+      return;
+    }
+    const worker = async (): Promise<void> => {
+      for (let t = tasks.next(); !t.done; t = tasks.next()) await t.value();
+    };
+    await Promise.all(Array.from({ length: READS_IN_FLIGHT }, worker));
+  }
+
+  /** The reads of sorted `spans`, made one at a time as they are taken (scatter lists hold many views). */
+  private *tasks(spans: readonly Span[], out: Uint8Array, io: RawIO, scatter: boolean): Generator<() => Promise<void>> {
     for (let i = 0; i < spans.length; ) {
       // A group: spans that follow each other in the file with small gaps.
       let j = i + 1;
@@ -86,9 +128,77 @@ export class CoalescingReader {
       }
       const delta = this.directDelta(spans, i, j, hi);
       const lo = spans[i]!.lo;
-      if (delta !== null) await io.readInto(lo, out.subarray(lo + delta, hi + delta));
-      else await this.scatter(spans, i, j, out, io);
+      const [a, b] = [i, j];
+      if (delta !== null) yield () => io.readInto(lo, out.subarray(lo + delta, hi + delta));
+      else if (scatter && io.readScatter && this.scatterable(spans, a, b)) yield* this.scatterLists(spans, a, b, out, io.readScatter);
+      else yield () => this.scatter(spans, a, b, out, io);
       i = j;
+    }
+  }
+
+  /** True when the runs of spans [i, j) are long enough for scatter reads and in file order without overlap. */
+  private scatterable(spans: readonly Span[], i: number, j: number): boolean {
+    const es = this.es;
+    let runs = 0;
+    let bytes = 0;
+    let end = -1;
+    for (let k = i; k < j; k++) {
+      const { item } = spans[k]!;
+      const r = item.req.runs;
+      const base = item.rec.address;
+      runs += r.length / 3;
+      for (let t = 0; t < r.length; t += 3) {
+        const at = base + r[t]! * es;
+        if (at < end) return false;
+        end = at + r[t + 2]! * es;
+        bytes += r[t + 2]! * es;
+      }
+    }
+    return bytes >= runs * SCATTER_MIN_RUN_BYTES;
+  }
+
+  /**
+   * Scatter reads of spans [i, j) straight into `out`: one read per list of at most
+   * {@link SCATTER_MAX_TARGETS} targets (views of `out` for the runs, of a discarded buffer for
+   * holes between them).
+   */
+  private *scatterLists(
+    spans: readonly Span[],
+    i: number,
+    j: number,
+    out: Uint8Array,
+    readScatter: NonNullable<RawIO['readScatter']>,
+  ): Generator<() => Promise<void>> {
+    const es = this.es;
+    const buffer = out.buffer;
+    const base0 = out.byteOffset;
+    let targets: Uint8Array[] = [];
+    let start = 0;
+    let end = -1; // file position after the last target of `targets`
+    for (let k = i; k < j; k++) {
+      const { item } = spans[k]!;
+      const r = item.req.runs;
+      const base = item.rec.address;
+      for (let t = 0; t < r.length; t += 3) {
+        const at = base + r[t]! * es;
+        const len = r[t + 2]! * es;
+        if (targets.length > 0 && (at - end > SCATTER_MAX_HOLE || targets.length >= SCATTER_MAX_TARGETS - 1)) {
+          const [list, from] = [targets, start];
+          yield () => readScatter(from, list);
+          targets = [];
+        }
+        if (targets.length === 0) start = at;
+        else if (at > end) {
+          holeBuffer ??= new Uint8Array(SCATTER_MAX_HOLE);
+          targets.push(holeBuffer.subarray(0, at - end));
+        }
+        targets.push(new Uint8Array(buffer, base0 + r[t + 1]! * es, len));
+        end = at + len;
+      }
+    }
+    if (targets.length > 0) {
+      const [list, from] = [targets, start];
+      yield () => readScatter(from, list);
     }
   }
 

@@ -100,8 +100,8 @@ export class DenseUnfilteredFormat extends DenseFormat {
   }
 
   /** Reads many chunks at once, coalescing I/O of chunks adjacent in the file (see {@link CoalescingReader}). */
-  fileReadMany(items: readonly ReadItem[], out: Uint8Array, io: RawIO): Promise<void> {
-    return this.batch.read(items, out, io);
+  fileReadMany(items: readonly ReadItem[], out: Uint8Array, io: RawIO, hints?: { freshOutput?: boolean }): Promise<void> {
+    return this.batch.read(items, out, io, hints?.freshOutput === true);
   }
 
   /**

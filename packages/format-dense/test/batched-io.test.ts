@@ -82,6 +82,23 @@ function recordingIO(bytes: Uint8Array): RawIO & { reads: { address: number; tar
   };
 }
 
+/** A recording RawIO that also does scatter reads (like a Node file), recording each list. */
+function scatterIO(bytes: Uint8Array): ReturnType<typeof recordingIO> & { scatters: { address: number; targets: readonly Uint8Array[] }[] } {
+  const io = recordingIO(bytes);
+  const scatters: { address: number; targets: readonly Uint8Array[] }[] = [];
+  return Object.assign(io, {
+    scatters,
+    async readScatter(address: number, targets: readonly Uint8Array[]) {
+      scatters.push({ address, targets });
+      let at = address;
+      for (const t of targets) {
+        t.set(bytes.subarray(at, at + t.length));
+        at += t.length;
+      }
+    },
+  });
+}
+
 function rec(coords: number[], address: number, size: number): ChunkRecord {
   return { coords, address, size, filterMask: 0 };
 }
@@ -190,6 +207,65 @@ describe('CoalescingReader', () => {
     expect(io.reads[0]!.address).toBe(900);
     expect(io.reads[0]!.target.length).toBe(115);
     expect(Array.from(out)).toEqual([...file.subarray(900, 910), ...file.subarray(1005, 1015)]);
+  });
+
+  it('into a new buffer, scatter-reads long runs straight into place, bridging holes (same values as read + copy)', async () => {
+    // 8 rows × 2 chunks of 300 one-byte elements each, rows interleaved in the buffer; chunk 1
+    // is stored 100 bytes after chunk 0 (a gap); only elements 20–299 of each row are asked for.
+    const rows = (col: number): number[] => Array.from({ length: 8 }, (_, r) => [r * 300 + 20, r * 560 + col, 280]).flat();
+    const items = [
+      { rec: rec([0, 0], 2000, 2400), req: req([0, 0], rows(0), 8 * 280, false) },
+      { rec: rec([0, 1], 4500, 2400), req: req([0, 1], rows(280), 8 * 280, false) },
+    ];
+    const copy = new Uint8Array(8 * 560);
+    await new CoalescingReader(1, 2400, check).read(items, copy, recordingIO(file));
+    const io = scatterIO(file);
+    const out = new Uint8Array(8 * 560);
+    await new CoalescingReader(1, 2400, check).read(items, out, io, true);
+    expect(io.reads).toHaveLength(0);
+    expect(io.scatters).toHaveLength(1);
+    // 16 runs and 15 holes (20 bytes inside a chunk, 120 between the chunks)
+    expect(io.scatters[0]!.targets).toHaveLength(31);
+    expect(io.scatters[0]!.address).toBe(2020);
+    expect(out).toEqual(copy);
+    for (let r = 0; r < 8; r++) {
+      expect(Array.from(out.subarray(r * 560, r * 560 + 280))).toEqual(Array.from(file.subarray(2000 + r * 300 + 20, 2000 + r * 300 + 300)));
+    }
+  });
+
+  it('into a reused buffer, or with short or unordered runs, reads into scratch and copies instead', async () => {
+    const long = [{ rec: rec([0], 100, 4096), req: req([0], [2048, 0, 1024, 0, 1024, 1024], 2048) }];
+    const short = [{ rec: rec([0], 100, 4096), req: req([0], Array.from({ length: 64 }, (_, i) => [i * 64, i * 16, 16]).flat(), 1024, false) }];
+    for (const [items, fresh] of [
+      [long, true],
+      [short, true],
+      [[{ rec: rec([0], 100, 4096), req: req([0], [0, 0, 2048], 2048) }], false],
+    ] as const) {
+      const io = scatterIO(file);
+      const out = new Uint8Array(2048);
+      await new CoalescingReader(1, 4096, check).read(items, out, io, fresh);
+      expect(io.scatters).toHaveLength(0);
+      expect(io.reads.length).toBeGreaterThan(0);
+      const want = new Uint8Array(2048);
+      await new CoalescingReader(1, 4096, check).read(items, want, recordingIO(file));
+      expect(out).toEqual(want);
+    }
+  });
+
+  it('splits scatter lists at 1024 targets and at large holes', async () => {
+    // 1500 runs of 256 bytes, every 300 bytes, then one run 100 KB further on.
+    const big = Uint8Array.from({ length: 1 << 20 }, (_, i) => (i * 13 + (i >> 10)) & 255);
+    const runs: number[] = [];
+    for (let k = 0; k < 1500; k++) runs.push(k * 300, k * 256, 256);
+    runs.push(1500 * 300 + 100_000, 1500 * 256, 256);
+    const items = [{ rec: rec([0], 0, 1 << 20), req: req([0], runs, 1501 * 256, false) }];
+    const io = scatterIO(big);
+    const out = new Uint8Array(1501 * 256);
+    await new CoalescingReader(1, 1 << 20, check).read(items, out, io, true);
+    // 1500 runs and 1499 holes; a new list starts with a run (no hole): 1023 + 1023 + 951, then the far run
+    expect(io.scatters.map((x) => x.targets.length)).toEqual([1023, 1023, 951, 1]);
+    for (let k = 0; k < 1500; k++) expect(out[k * 256 + 7]).toBe(big[k * 300 + 7]);
+    expect(Array.from(out.subarray(1500 * 256))).toEqual(Array.from(big.subarray(1500 * 300 + 100_000, 1500 * 300 + 100_256)));
   });
 
   it('reports a stored chunk too small for the request through the format check', async () => {
@@ -323,6 +399,10 @@ describe('files written by h5py', () => {
 f = h5py.File(${JSON.stringify(path)}, 'w', libver='latest')
 a = (np.arange(7*50*45, dtype=np.uint32) * 2654435761 % 65521).astype(np.uint16).reshape(7, 50, 45)
 d = f.create_dataset('tiles', shape=a.shape, dtype='<u2', chunks=(1, 16, 16), fillvalue=77)
+b = (np.arange(3*300*700, dtype=np.uint32) * 2654435761 % 65521).astype(np.uint16).reshape(3, 300, 700)
+w = f.create_dataset('wide', shape=b.shape, dtype='<u2', chunks=(1, 64, 256), fillvalue=3)
+for i in [2, 0]: w[i] = b[i]
+w[1, 7:200, 100:650] = b[1, 7:200, 100:650]
 for i in [6, 4, 2, 0, 5]: d[i] = a[i]
 d[3, 10:20, 5:40] = a[3, 10:20, 5:40]
 e = f.create_dataset('frames', shape=a.shape, dtype='<u2', chunks=(1, 50, 45), maxshape=(None, 50, 45))
@@ -338,18 +418,31 @@ g.close()
       JSON.parse(
         execFileSync('/usr/bin/python3', ['-c', `import h5py, json\nprint(json.dumps(h5py.File(${JSON.stringify(file)}, 'r')[${JSON.stringify(name)}][...].ravel().tolist()))`], {
           encoding: 'utf8',
+          maxBuffer: 64 << 20,
         }),
       ) as number[];
     const c = container();
-    // From the file on disk (NodeFileStore: synchronous reads straight into the result).
+    // From the file on disk (NodeFileStore: reads straight into the result, scatter reads for long rows).
     const f = await openFile(path, { container: c });
-    for (const name of ['tiles', 'frames', 'old']) {
+    // 'wide': rows of 512 bytes in chunks, read with scatter reads into new arrays (NodeFileStore.readv).
+    for (const name of ['tiles', 'frames', 'old', 'wide']) {
       const d = (await f.get(name)) as Dataset;
       expect(Array.from((await d.read()) as Uint16Array), name).toEqual(expectOf(path, name));
-      const sel = selectHyperslab({ start: [1, 3, 2], stride: [2, 5, 3], count: [3, 9, 14], block: [1, 2, 1] });
+      const sel =
+        name === 'wide'
+          ? selectHyperslab({ start: [0, 3, 2], stride: [2, 5, 3], count: [2, 50, 200], block: [1, 2, 1] })
+          : selectHyperslab({ start: [1, 3, 2], stride: [2, 5, 3], count: [3, 9, 14], block: [1, 2, 1] });
       const plain = await openFile(readFileSync(path), { container: container(true) });
       const p = (await plain.get(name)) as Dataset;
       expect(Array.from((await d.read(sel)) as Uint16Array)).toEqual(Array.from((await p.read(sel)) as Uint16Array));
+      // A box inside: partial chunks at every edge.
+      const [n0, n1, n2] = d.shape as [number, number, number];
+      const box = selectHyperslab({ start: [0, 1, 1], count: [n0, n1 - 2, n2 - 2] });
+      const want = Array.from((await p.read(box)) as Uint16Array);
+      const into = new Uint16Array(n0 * (n1 - 2) * (n2 - 2));
+      await d.readInto(into, box);
+      expect(Array.from((await d.read(box)) as Uint16Array)).toEqual(want);
+      expect(Array.from(into)).toEqual(want);
       await plain.close();
     }
     await f.close();

@@ -97,7 +97,7 @@ export class ChunkEngine<Mem> {
   async read(sel: Selection, count: number, into?: Uint8Array): Promise<Uint8Array> {
     const out = into ?? new Uint8Array(count * this.o.elementSize);
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
-    if (this.o.format.fileReadMany) await this.readBatched(pieces, out);
+    if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
     // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
     else await inParallel(pieces, this.concurrency, (req) => this.guard(req, () => this.readPiece(req, out)));
     return out;
@@ -114,8 +114,9 @@ export class ChunkEngine<Mem> {
   /**
    * Reads for formats with `fileReadMany`: cached and never-written chunks are served here, all
    * stored ones go to the format in one batch (which coalesces I/O of chunks adjacent in the file).
+   * `freshOutput`: `out` was allocated by this read.
    */
-  private async readBatched(pieces: readonly ChunkRequest[], out: Uint8Array): Promise<void> {
+  private async readBatched(pieces: readonly ChunkRequest[], out: Uint8Array, freshOutput: boolean): Promise<void> {
     const { format, cache, index, store } = this.o;
     const stored: { rec: ChunkRecord; req: ChunkRequest }[] = [];
     for (const req of pieces) {
@@ -134,7 +135,7 @@ export class ChunkEngine<Mem> {
     }
     if (stored.length === 0) return;
     try {
-      await format.fileReadMany!(stored, out, store);
+      await format.fileReadMany!(stored, out, store, { freshOutput });
     } catch (e) {
       if (!(e instanceof H5Error)) throw e;
       // Chunk by chunk again, so that the error names the chunk at fault (if every chunk reads

@@ -95,6 +95,40 @@ export class FileContext {
     if (got !== length) throw new TruncatedError(`only ${got} of ${length} bytes could be read`, { structure, address });
   }
 
+  /** True when the source reads scatter lists itself ({@link readRawScatter} is then one system call per list). */
+  get canScatter(): boolean {
+    return typeof this.source.readv === 'function';
+  }
+
+  /**
+   * Scatter read: fills `targets` one after the other from the raw bytes at `address`, bounded by
+   * the end of the file (sources without `readv` read into one buffer and copy).
+   */
+  async readRawScatter(address: number, targets: readonly Uint8Array[], structure: string): Promise<void> {
+    this.ensureOpen();
+    let length = 0;
+    for (const t of targets) length += t.length;
+    if (length === 0) return;
+    if (!isDefinedAddress(address) || address < 0 || address + length > this.reader.eof) {
+      throw new TruncatedError(`${length} bytes at address ${address} extend past the end of the file (${this.reader.eof} bytes)`, {
+        structure,
+        address,
+      });
+    }
+    if (!this.source.readv) {
+      const all = new Uint8Array(length);
+      await this.readRawInto(address, all, structure);
+      let at = 0;
+      for (const t of targets) {
+        t.set(all.subarray(at, at + t.length));
+        at += t.length;
+      }
+      return;
+    }
+    const got = await this.source.readv(this.superblock.baseAddress + address, targets);
+    if (got !== length) throw new TruncatedError(`only ${got} of ${length} bytes could be read`, { structure, address });
+  }
+
   /** True when {@link readRaw} results are private buffers the caller may keep. */
   get freshReads(): boolean {
     return this.source.freshReads === true;

@@ -22,6 +22,12 @@ export interface ByteSource {
    */
   readInto?(offset: number, target: Uint8Array): Promise<number>;
   /**
+   * Scatter read: fills `targets` one after the other from the bytes at `offset` (`preadv`); returns
+   * the number of bytes read (fewer only when the range passes the end). Optional: callers read
+   * into a buffer and copy instead.
+   */
+  readv?(offset: number, targets: readonly Uint8Array[]): Promise<number>;
+  /**
    * True when every `read` returns a new buffer that nobody else references, so callers may keep
    * it (and reuse its memory for results) without copying.
    */

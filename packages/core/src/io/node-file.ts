@@ -2,14 +2,35 @@
  * A {@link ByteStore} over a local file (Node only; reached through the `#node-file` import or
  * `@chunkform/core/node`).
  *
- * Reads and writes are synchronous system calls behind the async interface, like h5py's: chunk I/O
- * issues many small requests, and a round trip through libuv's thread pool costs more than copying
- * a chunk from the page cache. The event loop is blocked only for the duration of each call.
+ * Small reads and all writes are synchronous system calls behind the async interface, like h5py's:
+ * chunk I/O issues many small requests, and a round trip through libuv's thread pool costs more than
+ * copying a chunk from the page cache. Large reads and scatter reads run on the thread pool, in
+ * parallel pieces: copying from the page cache into memory touched for the first time (a new result
+ * array) is bound by page faults, and those scale with threads (measured 1.5 → 3.0 GB/s on 2 cores).
  * @module
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, read, readSync, readv, writeSync } from 'node:fs';
 import type { ByteStore } from './byte-store.js';
 import { InvalidStateError } from '../errors.js';
+
+/** Reads of at least this many bytes go to the thread pool, split into pieces read in parallel. */
+export const PARALLEL_READ_BYTES = 4 << 20;
+/** Size of one piece of a parallel read. */
+const PIECE_BYTES = 4 << 20;
+/** Pieces of one read in flight (libuv's default pool has 4 threads). */
+const PIECES_IN_FLIGHT = 4;
+/** Most buffers one `preadv` takes (Linux IOV_MAX); longer lists are read in several calls. */
+const IOV_MAX = 1024;
+
+/** `pread` on the thread pool. */
+function preadAsync(fd: number, target: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, target, offset, length, position, (e, n) => (e ? reject(e) : resolve(n))));
+}
+
+/** `preadv` on the thread pool. */
+function preadvAsync(fd: number, targets: Uint8Array[], position: number): Promise<number> {
+  return new Promise((resolve, reject) => readv(fd, targets, position, (e, n) => (e ? reject(e) : resolve(n))));
+}
 
 /** A local file opened for reading or reading and writing. */
 export class NodeFileStore implements ByteStore {
@@ -49,6 +70,7 @@ export class NodeFileStore implements ByteStore {
   }
   async readInto(offset: number, target: Uint8Array): Promise<number> {
     const fd = this.handle();
+    if (target.length >= PARALLEL_READ_BYTES) return this.readParallel(fd, offset, target);
     let got = 0;
     while (got < target.length) {
       const n = readSync(fd, target, got, target.length - got, offset + got);
@@ -56,6 +78,64 @@ export class NodeFileStore implements ByteStore {
       got += n;
     }
     return got;
+  }
+
+  /** Reads `target` in pieces on the thread pool, several at once; returns the bytes read before the end of the file. */
+  private async readParallel(fd: number, offset: number, target: Uint8Array): Promise<number> {
+    const pieces = Math.ceil(target.length / PIECE_BYTES);
+    const got = new Float64Array(pieces);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < pieces) {
+        const k = next++;
+        const lo = k * PIECE_BYTES;
+        const len = Math.min(PIECE_BYTES, target.length - lo);
+        let n = 0;
+        while (n < len) {
+          const r = await preadAsync(fd, target, lo + n, len - n, offset + lo + n);
+          if (r === 0) break;
+          n += r;
+        }
+        got[k] = n;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PIECES_IN_FLIGHT, pieces) }, worker));
+    let total = 0;
+    for (let k = 0; k < pieces; k++) {
+      total += got[k]!;
+      if (got[k]! < Math.min(PIECE_BYTES, target.length - k * PIECE_BYTES)) break;
+    }
+    return total;
+  }
+
+  /**
+   * Scatter read (`preadv`, on the thread pool): fills `targets` in order from the bytes at
+   * `offset`; returns the bytes read (fewer only at the end of the file).
+   */
+  async readv(offset: number, targets: readonly Uint8Array[]): Promise<number> {
+    const fd = this.handle();
+    let total = 0;
+    let i = 0;
+    // A target partly filled by a short read continues as the rest of it.
+    let head: Uint8Array | null = null;
+    while (i < targets.length) {
+      const batch: Uint8Array[] = [head ?? targets[i]!];
+      for (let k = i + 1; k < targets.length && batch.length < IOV_MAX; k++) batch.push(targets[k]!);
+      let n = await preadvAsync(fd, batch, offset + total);
+      if (n === 0) break;
+      total += n;
+      head = null;
+      for (const b of batch) {
+        if (n >= b.length) {
+          n -= b.length;
+          i++;
+        } else {
+          head = b.subarray(n);
+          break;
+        }
+      }
+    }
+    return total;
   }
   async write(offset: number, bytes: Uint8Array): Promise<void> {
     const fd = this.handle();

@@ -142,6 +142,7 @@ export class ChunkedStorage implements DatasetStorage {
     const store: ChunkStore = {
       read: (address, length) => ctx.readRaw(address, length, 'chunk'),
       readInto: (address, target) => ctx.readRawInto(address, target, 'chunk'),
+      ...(ctx.canScatter ? { readScatter: (address: number, targets: readonly Uint8Array[]) => ctx.readRawScatter(address, targets, 'chunk') } : {}),
       write: (address, bytes) => ctx.requireWriter(`write dataset "${path}"`).writeRaw(address, bytes),
       alloc: (size) => ctx.requireWriter(`write dataset "${path}"`).allocator.alloc(size),
       release: (address, size) => ctx.writer?.allocator.release(address, size),

@@ -23,6 +23,36 @@ const MAX_CHUNK = 64 * 1024 * 1024;
  */
 export const ASYNC_MIN_BYTES = 64 * 1024;
 
+/** Private input copies of thread-pool calls are made in reused buffers: new ones cost page faults and garbage collections. */
+const inputPool: Uint8Array[] = [];
+/** Most buffers kept, and most bytes in one kept buffer. */
+const POOL_BUFFERS = 8;
+const POOL_MAX_BYTES = 16 << 20;
+
+/** A private copy of `data` for a thread-pool call, in a reused buffer when one fits (give it back with {@link release}). */
+function privateCopy(data: Uint8Array): Uint8Array {
+  const n = data.length;
+  for (let i = inputPool.length - 1; i >= 0; i--) {
+    const b = inputPool[i]!;
+    if (b.length >= n && b.length <= 2 * n) {
+      inputPool.splice(i, 1);
+      const c = b.subarray(0, n);
+      c.set(data);
+      return c;
+    }
+  }
+  // (not `data.slice()`: on a Node Buffer that is a view, not a copy)
+  return new Uint8Array(data);
+}
+
+/** Returns a copy made by {@link privateCopy} once the thread pool is done with it. */
+function release(copy: Uint8Array): void {
+  const whole = new Uint8Array(copy.buffer, 0, copy.buffer.byteLength);
+  if (whole.length > POOL_MAX_BYTES) return;
+  if (inputPool.length >= POOL_BUFFERS) inputPool.shift();
+  inputPool.push(whole);
+}
+
 function view(b: Buffer): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
@@ -48,8 +78,14 @@ function decompressError(e: unknown, limit: number): FilterError {
 export function zlibCompress(data: Uint8Array, level: number): Uint8Array | Promise<Uint8Array> {
   const opts: ZlibOptions = { level, chunkSize: Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, data.length + (data.length >>> 8) + 64)) };
   if (data.length >= ASYNC_MIN_BYTES) {
-    const input = data.slice();
-    return new Promise((resolve, reject) => deflate(input, opts, (e, out) => (e ? reject(compressError(e)) : resolve(view(out)))));
+    const input = privateCopy(data);
+    return new Promise((resolve, reject) =>
+      deflate(input, opts, (e, out) => {
+        release(input);
+        if (e) reject(compressError(e));
+        else resolve(view(out));
+      }),
+    );
   }
   try {
     return view(deflateSync(data, opts));
@@ -66,8 +102,14 @@ export function zlibDecompress(data: Uint8Array, expected: number, limit: number
   const chunkSize = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, expected + 1));
   const opts: ZlibOptions = { chunkSize, finishFlush: constants.Z_FINISH, ...(limit > 0 ? { maxOutputLength: limit } : {}) };
   if (Math.max(expected, data.length) >= ASYNC_MIN_BYTES) {
-    const input = data.slice();
-    return new Promise((resolve, reject) => inflate(input, opts, (e, out) => (e ? reject(decompressError(e, limit)) : resolve(view(out)))));
+    const input = privateCopy(data);
+    return new Promise((resolve, reject) =>
+      inflate(input, opts, (e, out) => {
+        release(input);
+        if (e) reject(decompressError(e, limit));
+        else resolve(view(out));
+      }),
+    );
   }
   try {
     return view(inflateSync(data, opts));
