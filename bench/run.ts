@@ -28,6 +28,7 @@ import { registerFilters } from '../packages/filters/src/index.js';
 import { runLcls } from './lcls.js';
 import { runFilters } from './filters.js';
 import { xorshift32 } from './xorshift.js';
+import { zlibCeiling } from './zlib-ceiling.js';
 
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 100);
 const H = 1024;
@@ -211,11 +212,21 @@ async function main(): Promise<void> {
       if (r1into !== undefined) {
         console.log(`${''.padEnd(29)} read into a reused buffer ${fmt(mb / r1into).padStart(6)} MB/s = ${fmt(memcpy / r1into, 2)}× memcpy, ${fmt(r2 / r1into, 2)}× h5wasm`);
       }
+      if (c.filter === 'deflate1' && w2 !== undefined) {
+        // What native zlib alone does with these bytes on this machine's cores (bench/zlib-ceiling.ts).
+        const chunkBytes = c.chunks.reduce((a, b) => a * b, 1) * 2;
+        const z = await zlibCeiling(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), chunkBytes, repeat + 1);
+        console.log(
+          `${''.padEnd(29)} zlib alone (no HDF5, no file): deflate ${fmt(mb / z.deflate).padStart(4)} MB/s = ${fmt(w2 / z.deflate, 2)}× h5wasm write;` +
+            ` inflate into a new array ${fmt(mb / z.inflate).padStart(4)} MB/s = ${fmt(r2 / z.inflate, 2)}× h5wasm read`,
+        );
+      }
       rmSync(ours, { force: true });
       rmSync(theirs, { force: true });
     }
     console.log('\nratios: chunkform / h5wasm throughput; "vs memcpy": chunkform read throughput / TypedArray.set throughput');
     console.log('"read into a reused buffer": Dataset.readInto(out) into a Uint16Array reused across reads (like h5py read_direct)');
+    console.log('"zlib alone": Node\'s zlib level 1 on the same bytes in chunk-sized pieces, 8 calls in flight on the thread pool: the ceiling of a deflate dataset write/read here');
   }
   if (ONLY.has('lcls')) await runLcls(dir);
   if (ONLY.has('filters')) await runFilters(dir); // issue #5: bench/filters.ts
