@@ -44,6 +44,14 @@ export interface RawIO {
   write(address: number, bytes: Uint8Array): Promise<void>;
 }
 
+/** File services the chunk engine needs: raw I/O and file space. */
+export interface ChunkStore extends RawIO {
+  /** Allocates file space for a chunk (throws when the file is read-only). */
+  alloc(size: number): number;
+  /** Releases the space of a chunk that was replaced or removed. */
+  release(address: number, size: number): void;
+}
+
 /** What a chunk format knows about its dataset. */
 export interface ChunkFormatContext {
   /** Dataset path, for error messages. */

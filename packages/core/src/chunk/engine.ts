@@ -9,19 +9,14 @@ import { H5Error, ValueError } from '../errors.js';
 import { mapToChunks } from './mapping.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
-import type { ChunkFormat, ChunkImage, ChunkRequest, RawIO } from './chunk-format.js';
+import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-format.js';
+import { GATHER_BYTES, GATHER_IMAGE_MAX, putFullChunks, writePlaced, type Placed, type WriteSteps } from './gather.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
 import { chunkParts, unionAll } from './defined.js';
 import { filledBytes } from '../storage/flat-runs.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
 
-/** File services the engine needs. */
-export interface ChunkStore extends RawIO {
-  /** Allocates file space for a chunk (throws when the file is read-only). */
-  alloc(size: number): number;
-  /** Releases the space of a chunk that was replaced or removed. */
-  release(address: number, size: number): void;
-}
+export type { ChunkStore } from './chunk-format.js';
 
 /** Everything one dataset's engine works with. */
 export interface ChunkEngineOptions<Mem> {
@@ -46,23 +41,6 @@ const IN_FLIGHT_BYTES = 16 << 20;
 /** Upper bound on chunks in flight. */
 const MAX_CONCURRENCY = 64;
 
-/** Full chunks of a fixed-size format are gathered into buffers of about this size and written together. */
-const GATHER_BYTES = 1 << 20;
-
-/** Dirty chunk images up to this size are written together with their neighbours in the file by `flush`. */
-const GATHER_IMAGE_MAX = 64 << 10;
-
-/** A chunk image `flush` has placed in the file but not written yet. */
-interface Placed<Mem> {
-  entry: CacheEntry<Mem>;
-  image: ChunkImage;
-  address: number;
-  old: ChunkRecord | null;
-}
-
-/** Gather buffers kept for reuse by all engines (a write holds one while it fills and writes it). */
-const gatherPool: Uint8Array[] = [];
-
 /** Runs `fn` over `items` with at most `limit` promises in flight; rejects with the first failure. */
 async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   // one item (e.g. a frame written into its own chunk): no worker promises
@@ -79,6 +57,13 @@ export class ChunkEngine<Mem> {
   private fillMem: Mem | undefined;
   /** Chunks processed at once (more for small chunks). */
   private readonly concurrency: number;
+
+  /** The engine's own steps, for the batched writes of gather.ts. */
+  private readonly steps: WriteSteps = {
+    guard: (coords, fn) => this.guard(coords, fn),
+    guardValue: (coords, fn) => this.guardValue(coords, fn),
+    record: (coords, address, image, old) => this.record(coords, address, image, old),
+  };
 
   constructor(private readonly o: ChunkEngineOptions<Mem>) {
     const chunkBytes = o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
@@ -99,7 +84,7 @@ export class ChunkEngine<Mem> {
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
     // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
-    else await inParallel(pieces, this.concurrency, (req) => this.guard(req, () => this.readPiece(req, out)));
+    else await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.readPiece(req, out)));
     return out;
   }
 
@@ -108,7 +93,7 @@ export class ChunkEngine<Mem> {
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     const { format } = this.o;
     if (format.fullImages && format.imageSize && !format.variableSize) await this.writeBatched(pieces, src, format.imageSize);
-    else await inParallel(pieces, this.concurrency, (req) => this.guard(req, () => this.writePiece(req, src)));
+    else await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.writePiece(req, src)));
   }
 
   /**
@@ -126,7 +111,7 @@ export class ChunkEngine<Mem> {
         hit.fullyAccessed = req.full;
         continue;
       }
-      const rec = await this.guardValue(req, () => index.lookup(req.coords));
+      const rec = await this.guardValue(req.coords, () => index.lookup(req.coords));
       if (rec) stored.push({ rec, req });
       else {
         this.fillMem ??= format.fill(req.coords);
@@ -140,7 +125,7 @@ export class ChunkEngine<Mem> {
       if (!(e instanceof H5Error)) throw e;
       // Chunk by chunk again, so that the error names the chunk at fault (if every chunk reads
       // fine one by one, `out` is complete and the read succeeds).
-      for (const { rec, req } of stored) await this.guard(req, () => this.readStored(rec, req, out));
+      for (const { rec, req } of stored) await this.guard(req.coords, () => this.readStored(rec, req, out));
     }
   }
 
@@ -154,64 +139,16 @@ export class ChunkEngine<Mem> {
     let group: ChunkRequest[] = [];
     for (const req of pieces) {
       if (!req.full || this.o.cache.get(req.coords.join(','))) {
-        await this.guard(req, () => this.writePiece(req, src));
+        await this.guard(req.coords, () => this.writePiece(req, src));
         continue;
       }
       group.push(req);
       if (group.length === perGroup) {
-        await this.putFull(group, src, size);
+        await putFullChunks(this.o, this.steps, group, src, size);
         group = [];
       }
     }
-    if (group.length > 0) await this.putFull(group, src, size);
-  }
-
-  /** Stores full chunks of a fixed-size format (see {@link writeBatched}). */
-  private async putFull(group: readonly ChunkRequest[], src: Uint8Array, size: number): Promise<void> {
-    const { format, index, store } = this.o;
-    const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
-    let fresh = 0;
-    for (const req of group) {
-      const o = await this.guardValue(req, () => index.lookup(req.coords));
-      // Same size: rewritten in place. Otherwise the old space goes and the chunk gets new space.
-      if (o && o.size !== size) store.release(o.address, o.size);
-      if (!o || o.size !== size) fresh++;
-      items.push({ req, old: o, address: o && o.size === size ? o.address : -1, image: src });
-    }
-    if (fresh > 0) {
-      let next = await this.guardValue(group[0]!, () => store.alloc(fresh * size));
-      for (const it of items) if (it.address < 0) (it.address = next), (next += size);
-    }
-    items.sort((a, b) => a.address - b.address);
-    const gather = size * items.length <= GATHER_BYTES ? (gatherPool.pop() ?? new Uint8Array(GATHER_BYTES)) : null;
-    try {
-      const images = format.fullImages!(
-        items.map((it) => it.req),
-        src,
-        (i) => (gather ? gather.subarray(i * size, (i + 1) * size) : new Uint8Array(size)),
-      );
-      items.forEach((it, i) => {
-        it.image = images[i]!;
-        if (it.image?.length !== size) throw new ValueError(`chunk format "${format.name}" built a ${it.image?.length}-byte image, ${size} expected`);
-      });
-      // One write per run of chunks adjacent both in the file and in memory.
-      for (let i = 0; i < items.length; ) {
-        const first = items[i]!;
-        let j = i + 1;
-        while (
-          j < items.length &&
-          items[j]!.address === items[j - 1]!.address + size &&
-          items[j]!.image.buffer === first.image.buffer &&
-          items[j]!.image.byteOffset === items[j - 1]!.image.byteOffset + size
-        ) j++;
-        const bytes = new Uint8Array(first.image.buffer, first.image.byteOffset, (j - i) * size);
-        await this.guard(first.req, () => store.write(first.address, bytes));
-        i = j;
-      }
-    } finally {
-      if (gather && gatherPool.length < 2) gatherPool.push(gather);
-    }
-    for (const it of items) await this.guard(it.req, () => this.record(it.req.coords, it.address, { bytes: it.image, filterMask: 0 }, it.old));
+    if (group.length > 0) await putFullChunks(this.o, this.steps, group, src, size);
   }
 
   /**
@@ -221,10 +158,10 @@ export class ChunkEngine<Mem> {
    */
   async flush(): Promise<void> {
     const { format } = this.o;
-    let batch: Placed<Mem>[] = [];
+    let batch: Placed[] = [];
     let batchBytes = 0;
     for (const e of this.o.cache.dirty()) {
-      await this.guard({ coords: e.coords } as ChunkRequest, async () => {
+      await this.guard(e.coords, async () => {
         if (format.isEmpty?.(e.mem)) {
           await this.storeMem(e.coords, e.mem);
           e.dirty = false;
@@ -237,38 +174,16 @@ export class ChunkEngine<Mem> {
           return;
         }
         const { address, old } = await this.place(e.coords, image.bytes.length);
-        batch.push({ entry: e, image, address, old });
+        batch.push({ coords: e.coords, image, address, old, written: () => void (e.dirty = false) });
         batchBytes += image.bytes.length;
       });
       if (batchBytes >= GATHER_BYTES) {
-        await this.writePlaced(batch);
+        await writePlaced(this.o.store, this.steps, batch);
         batch = [];
         batchBytes = 0;
       }
     }
-    await this.writePlaced(batch);
-  }
-
-  /** Writes placed chunk images (one I/O per run of adjacent addresses), then records them in the index. */
-  private async writePlaced(batch: readonly Placed<Mem>[]): Promise<void> {
-    const { store } = this.o;
-    for (let i = 0; i < batch.length; ) {
-      const first = batch[i]!;
-      let end = first.address + first.image.bytes.length;
-      let j = i + 1;
-      while (j < batch.length && batch[j]!.address === end) end += batch[j++]!.image.bytes.length;
-      let bytes = first.image.bytes;
-      if (j > i + 1) {
-        bytes = new Uint8Array(end - first.address);
-        for (let k = i; k < j; k++) bytes.set(batch[k]!.image.bytes, batch[k]!.address - first.address);
-      }
-      await this.guard({ coords: first.entry.coords } as ChunkRequest, () => store.write(first.address, bytes));
-      i = j;
-    }
-    for (const p of batch) {
-      await this.guard({ coords: p.entry.coords } as ChunkRequest, () => this.record(p.entry.coords, p.address, p.image, p.old));
-      p.entry.dirty = false;
-    }
+    await writePlaced(this.o.store, this.steps, batch);
   }
 
   /**
@@ -298,7 +213,7 @@ export class ChunkEngine<Mem> {
     const dims = [...this.o.dims()];
     const found: Selection[] = [];
     for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
-      await this.guard({ coords: part.coords } as ChunkRequest, async () => {
+      await this.guard(part.coords, async () => {
         const mem = await this.loadMem(part.coords);
         found.push(offsetSelection(format.defined!(mem, part.chunkSel), part.start));
       });
@@ -315,7 +230,7 @@ export class ChunkEngine<Mem> {
     if (!format.erase) throw new ValueError(`chunks of format "${format.name}" have no undefined elements: only sparse datasets can be erased`);
     const dims = [...this.o.dims()];
     for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
-      await this.guard({ coords: part.coords } as ChunkRequest, async () => {
+      await this.guard(part.coords, async () => {
         const key = part.coords.join(',');
         const hit = cache.get(key);
         const mem = hit ? hit.mem : await this.loadMem(part.coords);
@@ -335,7 +250,7 @@ export class ChunkEngine<Mem> {
     let count = 0;
     for (const p of pieces) for (let i = 0; i < p.runs.length; i += 3) count = Math.max(count, p.runs[i + 1]! + p.runs[i + 2]!);
     const src = filledBytes(count, this.o.elementSize, fill);
-    for (const p of pieces) await this.guard(p, () => this.writePiece(p, src));
+    for (const p of pieces) await this.guard(p.coords, () => this.writePiece(p, src));
   }
 
   /**
@@ -355,7 +270,7 @@ export class ChunkEngine<Mem> {
       for (let k = 0; k < inRange; k++) {
         const coords = c.slice();
         let stored = false;
-        await this.guard({ coords } as ChunkRequest, async () => {
+        await this.guard(coords, async () => {
           stored = (await this.o.index.lookup(coords)) !== null;
         });
         if (stored || this.o.cache.get(coords.join(','))) seen.set(coords.join(','), coords);
@@ -513,21 +428,21 @@ export class ChunkEngine<Mem> {
   }
 
   /** {@link guard} for a step with a result. */
-  private async guardValue<T>(req: ChunkRequest, fn: () => T | Promise<T>): Promise<T> {
+  private async guardValue<T>(coords: readonly number[], fn: () => T | Promise<T>): Promise<T> {
     let v!: T;
-    await this.guard(req, async () => {
+    await this.guard(coords, async () => {
       v = await fn();
     });
     return v;
   }
 
   /** Adds the dataset path and chunk coordinates to errors that lack them. */
-  private async guard(req: ChunkRequest, fn: () => Promise<void>): Promise<void> {
+  private async guard(coords: readonly number[], fn: () => Promise<void>): Promise<void> {
     try {
       await fn();
     } catch (e) {
       if (e instanceof H5Error && (e.path === undefined || e.path === this.o.path)) {
-        throw e.withPath(`${this.o.path} (chunk [${req.coords.join(', ')}])`, true);
+        throw e.withPath(`${this.o.path} (chunk [${coords.join(', ')}])`, true);
       }
       throw e;
     }
