@@ -13,132 +13,12 @@
  */
 import { ValueError } from '../errors.js';
 import { productIntervals } from '../selection/hyperslab.js';
-import { validateSelection, type BlockSelection, type PointSelection, type Selection } from '../selection/selection.js';
+import { validateSelection, type BlockSelection, type Selection } from '../selection/selection.js';
+import { insideCount, makeGrid, type ChunkPiece, type Grid } from './chunk-grid.js';
+import { finish, RunSlab, TripleBuilder } from './run-builder.js';
+import { mapPoints } from './map-points.js';
 
-/** The part of a selection that falls in one chunk. */
-export interface ChunkPiece {
-  /** Scaled chunk coordinates (element offset of the chunk / chunk dims). */
-  coords: number[];
-  /**
-   * Flat triples `[chunkElementOffset, bufferElementOffset, length, ...]`: `chunkElementOffset` is
-   * the C-order offset inside a *whole* chunk (dims = chunk dims, also for edge chunks),
-   * `bufferElementOffset` the position in the selection's iteration order. Runs are maximal
-   * (both sides contiguous) and in buffer order for hyperslab-like selections.
-   */
-  runs: Float64Array;
-  /** Number of selected elements in this chunk (point duplicates counted). */
-  count: number;
-  /** True when every element of the chunk that lies inside the dataset is selected. */
-  full: boolean;
-}
-
-/** Growable triple list; merges a run into the previous one when both sides touch. */
-class TripleBuilder {
-  buf: Float64Array;
-  n = 0;
-  count = 0;
-  /** `buf`: room for the triples (e.g. a region of a {@link RunSlab}); else `capacity` triples. */
-  constructor(capacity: number, buf?: Float64Array) {
-    this.buf = buf ?? new Float64Array(3 * Math.max(1, capacity));
-  }
-  push(c: number, b: number, len: number): void {
-    this.count += len;
-    const n = this.n;
-    const buf = this.buf;
-    if (n > 0) {
-      const l = buf[n - 1]!;
-      if (buf[n - 3]! + l === c && buf[n - 2]! + l === b) {
-        buf[n - 1] = l + len;
-        return;
-      }
-    }
-    if (n + 3 > buf.length) {
-      const next = new Float64Array(buf.length * 2);
-      next.set(buf);
-      this.buf = next;
-    }
-    this.buf[n] = c;
-    this.buf[n + 1] = b;
-    this.buf[n + 2] = len;
-    this.n = n + 3;
-  }
-  result(): Float64Array {
-    // A view, not a copy: pieces live for one read or write.
-    return this.n === this.buf.length ? this.buf : this.buf.subarray(0, this.n);
-  }
-}
-
-/**
- * Run storage shared by the pieces of one mapping: builders used one after another take their
- * region from a large block, so a read of many small chunks allocates a few blocks instead of
- * one array per chunk (1,600 per 100 frames of 256×256 tiles).
- */
-class RunSlab {
-  private block = new Float64Array(0);
-  private pos = 0;
-  /** A builder with room for `capacity` triples at the free end of the current block. */
-  builder(capacity: number): TripleBuilder {
-    const need = 3 * Math.max(1, capacity);
-    if (need > SLAB_MAX) return new TripleBuilder(capacity);
-    if (this.pos + need > this.block.length) {
-      this.block = new Float64Array(SLAB_MAX);
-      this.pos = 0;
-    }
-    return new TripleBuilder(capacity, this.block.subarray(this.pos, this.pos + need));
-  }
-  /** Keeps the triples `b` holds (call before taking the next builder). */
-  commit(b: TripleBuilder): void {
-    if (b.buf.buffer === this.block.buffer) this.pos += b.n;
-  }
-}
-
-/** Numbers per slab block (3 MB). */
-const SLAB_MAX = 3 * 131072;
-
-interface Grid {
-  r: number;
-  dims: readonly number[];
-  chunk: readonly number[];
-  /** Chunks per dimension. */
-  n: number[];
-  /** C-order strides of the chunk grid. */
-  gStride: number[];
-  /** C-order element strides inside a whole chunk. */
-  cStride: number[];
-}
-
-function makeGrid(dims: readonly number[], chunkDims: readonly number[]): Grid {
-  const r = dims.length;
-  if (chunkDims.length !== r) {
-    throw new ValueError(`chunk dims [${chunkDims.join(', ')}] do not match the rank of the dataspace [${dims.join(', ')}]`);
-  }
-  for (let d = 0; d < r; d++) {
-    const c = chunkDims[d]!;
-    if (!Number.isSafeInteger(c) || c < 1) throw new ValueError(`chunk dimension ${d} has invalid size ${c}`);
-  }
-  const n = dims.map((x, d) => Math.ceil(x / chunkDims[d]!));
-  const gStride = new Array<number>(r);
-  const cStride = new Array<number>(r);
-  let g = 1;
-  let c = 1;
-  for (let d = r - 1; d >= 0; d--) {
-    gStride[d] = g;
-    cStride[d] = c;
-    g *= Math.max(1, n[d]!);
-    c *= chunkDims[d]!;
-  }
-  if (!Number.isSafeInteger(g) || !Number.isSafeInteger(c)) {
-    throw new ValueError(`chunk grid of [${dims.join(', ')}] by [${chunkDims.join(', ')}] is too large`);
-  }
-  return { r, dims, chunk: chunkDims, n, gStride, cStride };
-}
-
-/** Elements of chunk `q` (scaled coords) that lie inside the dataset. */
-function insideCount(g: Grid, q: readonly number[]): number {
-  let v = 1;
-  for (let d = 0; d < g.r; d++) v *= Math.min(g.chunk[d]!, g.dims[d]! - q[d]! * g.chunk[d]!);
-  return v;
-}
+export type { ChunkPiece } from './chunk-grid.js';
 
 /** One dimension of a product selection, cut at chunk boundaries. */
 interface DimSplit {
@@ -267,32 +147,6 @@ function mapProduct(lists: Float64Array[], g: Grid): ChunkPiece[] {
   return pieces;
 }
 
-/** Turns per-chunk builders keyed by linear chunk index into sorted pieces. */
-function finish(map: Map<number, TripleBuilder>, g: Grid, checkDuplicates: boolean): ChunkPiece[] {
-  const keys = Float64Array.from(map.keys()).sort();
-  const pieces: ChunkPiece[] = new Array(keys.length);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    const b = map.get(key)!;
-    const coords = g.gStride.map((s, d) => Math.floor(key / s) % Math.max(1, g.n[d]!));
-    const inside = insideCount(g, coords);
-    const runs = b.result();
-    // points may repeat: a chunk is full when its *distinct* offsets cover it
-    const full = checkDuplicates ? b.count >= inside && distinctOffsets(runs) === inside : b.count === inside;
-    pieces[i] = { coords, runs, count: b.count, full };
-  }
-  return pieces;
-}
-
-function distinctOffsets(runs: Float64Array): number {
-  const offs: number[] = [];
-  for (let k = 0; k < runs.length; k += 3) for (let u = 0; u < runs[k + 2]!; u++) offs.push(runs[k]! + u);
-  const a = Float64Array.from(offs).sort();
-  let n = 0;
-  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[i - 1]) n++;
-  return n;
-}
-
 function mapBlocks(sel: BlockSelection, g: Grid): ChunkPiece[] {
   const r = g.r;
   const w = 2 * r;
@@ -416,85 +270,6 @@ function mapBlocks(sel: BlockSelection, g: Grid): ChunkPiece[] {
   };
   walk(0, sel.boxCount, 0, 0, 0, 0);
   return finish(map, g, false);
-}
-
-/** Scratch of {@link mapPoints}: chunk key and in-chunk offset per point, grown on demand. */
-let pointCap = 0;
-let pointKeys = new Float64Array(0);
-let pointOffs = new Float64Array(0);
-
-function mapPoints(sel: PointSelection, g: Grid): ChunkPiece[] {
-  const r = g.r;
-  const c = sel.coords;
-  const n = sel.pointCount;
-  // Pass 1: chunk key and in-chunk offset of every point (scratch arrays: no allocation per call).
-  if (n > pointCap) {
-    pointCap = Math.max(n, 2 * pointCap, 1024);
-    pointKeys = new Float64Array(pointCap);
-    pointOffs = new Float64Array(pointCap);
-  }
-  const keys = pointKeys;
-  const offs = pointOffs;
-  // Per dimension: 0 = one chunk along it (key part 0, offset = x), 1 = chunks of one element
-  // (key part x, offset part 0), 2 = divide. No division for frame-per-chunk layouts.
-  const mode = new Int8Array(r);
-  for (let d = 0; d < r; d++) mode[d] = g.n[d]! <= 1 ? 0 : g.chunk[d] === 1 ? 1 : 2;
-  let oneChunk = true;
-  if (r === 3 && mode[0] === 1 && mode[1] === 0 && mode[2] === 0) {
-    // [frame, y, x] in chunks of 1 × Y × X (one chunk per frame)
-    const gs = g.gStride[0]!;
-    const cs = g.cStride[1]!;
-    const key0 = c[0]! * gs;
-    for (let i = 0, p = 0; i < n; i++, p += 3) {
-      const key = c[p]! * gs;
-      keys[i] = key;
-      offs[i] = c[p + 1]! * cs + c[p + 2]!;
-      if (key !== key0) oneChunk = false;
-    }
-  } else {
-    const chunk = Float64Array.from(g.chunk);
-    const gStride = Float64Array.from(g.gStride);
-    const cStride = Float64Array.from(g.cStride);
-    for (let i = 0, p = 0; i < n; i++) {
-      let key = 0;
-      let off = 0;
-      for (let d = 0; d < r; d++, p++) {
-        const x = c[p]!;
-        const m = mode[d]!;
-        if (m === 0) off += x * cStride[d]!;
-        else if (m === 1) key += x * gStride[d]!;
-        else {
-          const cd = chunk[d]!;
-          const q = Math.floor(x / cd);
-          key += q * gStride[d]!;
-          off += (x - q * cd) * cStride[d]!;
-        }
-      }
-      keys[i] = key;
-      offs[i] = off;
-      if (key !== keys[0]) oneChunk = false;
-    }
-  }
-  const map = new Map<number, TripleBuilder>();
-  if (oneChunk) {
-    // Every point in one chunk (e.g. a frame of a frame-per-chunk dataset): one exact-size builder.
-    const b = new TripleBuilder(n);
-    for (let i = 0; i < n; i++) b.push(offs[i]!, i, 1);
-    map.set(keys[0]!, b);
-    return finish(map, g, true);
-  }
-  let lastKey = -1;
-  let last: TripleBuilder | undefined;
-  for (let i = 0; i < n; i++) {
-    const key = keys[i]!;
-    if (key !== lastKey) {
-      last = map.get(key);
-      if (!last) map.set(key, (last = new TripleBuilder(4)));
-      lastKey = key;
-    }
-    last!.push(offs[i]!, i, 1);
-  }
-  return finish(map, g, true);
 }
 
 /**
