@@ -482,4 +482,57 @@ describe('bad input', () => {
     expect(err).toBeInstanceOf(H5Error);
     expect(String((err as H5Error).message)).toContain(`chunk [${last.offset.map((o, i) => o / [1, 16, 16][i]!).join(', ')}]`);
   });
+
+  it('scatter reads: a short scatter read is retried chunk by chunk; a chunk that cannot be read is named', async () => {
+    const c = container();
+    const store = new MemoryStore();
+    const f = await createFile(store, { container: c });
+    // rows of 256 uint16 = 512 bytes in each chunk: read() into a new array uses scatter reads
+    const data = Uint16Array.from({ length: 2 * 64 * 512 }, (_, i) => (i * 7) & 0xffff);
+    await f.createDataset('x', { dtype: 'uint16', shape: [2, 64, 512], chunks: [1, 32, 256], data });
+    await f.close();
+    const bytes = store.toBytes();
+    const g = await openFile(bytes, { container: c });
+    const infos: { offset: number[]; address: number; size: number }[] = [];
+    await ((await g.get('x')) as Dataset).iterateChunks((i) => void infos.push(i));
+    await g.close();
+    const last = infos.reduce((a, b) => (b.address > a.address ? b : a));
+    const cut = last.address + 1000;
+    let scatters = 0;
+    /** A source with scatter reads that stop at `cut`; `shortReads`: plain reads stop there too. */
+    class ScatterStore extends MemoryStore {
+      constructor(
+        b: Uint8Array,
+        private readonly shortReads: boolean,
+      ) {
+        super(b);
+      }
+      async readv(offset: number, targets: readonly Uint8Array[]): Promise<number> {
+        scatters++;
+        let at = offset;
+        for (const t of targets) {
+          const n = Math.max(0, Math.min(t.length, cut - at));
+          if (n > 0) t.set(bytes.subarray(at, at + n));
+          at += t.length;
+          if (n < t.length) return at - t.length + n - offset;
+        }
+        return at - offset;
+      }
+      override async readInto(offset: number, target: Uint8Array): Promise<number> {
+        if (this.shortReads && offset < cut && offset + target.length > cut) return super.readInto(offset, target.subarray(0, cut - offset));
+        return super.readInto(offset, target);
+      }
+    }
+    // Only the scatter read is short: the chunk-by-chunk retry reads everything.
+    const h = await openFile(new ScatterStore(bytes.slice(), false), { container: c });
+    expect(Array.from((await ((await h.get('x')) as Dataset).read()) as Uint16Array)).toEqual(Array.from(data));
+    expect(scatters).toBeGreaterThan(0);
+    await h.close();
+    // Both short: a typed error naming the chunk.
+    const k = await openFile(new ScatterStore(bytes.slice(), true), { container: c });
+    const err = await ((await k.get('x')) as Dataset).read().catch((e: unknown) => e);
+    await k.close();
+    expect(err).toBeInstanceOf(H5Error);
+    expect(String((err as H5Error).message)).toContain(`chunk [${last.offset.map((o, i) => o / [1, 32, 256][i]!).join(', ')}]`);
+  });
 });
