@@ -268,6 +268,38 @@ describe('CoalescingReader', () => {
     expect(Array.from(out.subarray(1500 * 256))).toEqual(Array.from(big.subarray(1500 * 300 + 100_000, 1500 * 300 + 100_256)));
   });
 
+  it('with a threaded source, keeps reads in flight whose completions come back in any order (same values)', async () => {
+    const next = rng(5);
+    // 40 chunks of 8 rows × 300 bytes in a 2-chunk-wide buffer, stored in shuffled order, far apart.
+    const big = Uint8Array.from({ length: 1 << 20 }, (_, i) => (i * 11 + (i >> 9)) & 255);
+    const order = Array.from({ length: 40 }, (_, k) => k).sort(() => (next() & 1) - 0.5);
+    const items = order.map((k, slot) => {
+      const rows = Array.from({ length: 8 }, (_, r) => [r * 300, Math.floor(k / 2) * 4800 + r * 600 + (k % 2) * 300, 300]).flat();
+      return { rec: rec([k], 100 + slot * 20_000, 2400), req: req([k], rows, 2400) };
+    });
+    const want = new Uint8Array(40 * 2400);
+    await new CoalescingReader(1, 2400, check).read(items, want, recordingIO(big));
+    for (const fresh of [false, true]) {
+      const io = scatterIO(big);
+      let inFlight = 0;
+      let most = 0;
+      const plain = io.readScatter.bind(io);
+      const threaded = Object.assign(io, {
+        parallel: true,
+        async readScatter(address: number, targets: readonly Uint8Array[]) {
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, next() % 3));
+          await plain(address, targets);
+          inFlight--;
+        },
+      });
+      const out = new Uint8Array(40 * 2400);
+      await new CoalescingReader(1, 2400, check).read(items, out, threaded, fresh);
+      expect(out).toEqual(want);
+      expect(most).toBeGreaterThan(1);
+    }
+  });
+
   it('reports a stored chunk too small for the request through the format check', async () => {
     const reader = new CoalescingReader(2, 64, check);
     const items = [{ rec: rec([3], 100, 10), req: req([3], [0, 0, 32], 32) }];

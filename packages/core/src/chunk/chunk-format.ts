@@ -41,6 +41,8 @@ export interface RawIO {
    * chunk straight into their places in the result.
    */
   readScatter?(address: number, targets: readonly Uint8Array[]): Promise<void>;
+  /** True when scatter reads issued together proceed in parallel (the file's source reads on threads). */
+  readonly parallel?: boolean;
   write(address: number, bytes: Uint8Array): Promise<void>;
 }
 

@@ -95,6 +95,11 @@ export class FileContext {
     if (got !== length) throw new TruncatedError(`only ${got} of ${length} bytes could be read`, { structure, address });
   }
 
+  /** True when large reads of the source run on other threads (several in flight proceed in parallel). */
+  get threadedReads(): boolean {
+    return this.source.threadedReads === true;
+  }
+
   /** True when the source reads scatter lists itself ({@link readRawScatter} is then one system call per list). */
   get canScatter(): boolean {
     return typeof this.source.readv === 'function';

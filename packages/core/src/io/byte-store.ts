@@ -28,6 +28,12 @@ export interface ByteSource {
    */
   readv?(offset: number, targets: readonly Uint8Array[]): Promise<number>;
   /**
+   * True when scatter reads ({@link readv}) and large reads run on other threads (Node's thread
+   * pool), so that reads issued together proceed in parallel and callers gain by keeping several
+   * in flight.
+   */
+  readonly threadedReads?: boolean;
+  /**
    * True when every `read` returns a new buffer that nobody else references, so callers may keep
    * it (and reuse its memory for results) without copying.
    */

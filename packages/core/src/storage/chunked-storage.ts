@@ -143,6 +143,7 @@ export class ChunkedStorage implements DatasetStorage {
     const store: ChunkStore = {
       read: (address, length) => ctx.readRaw(address, length, 'chunk'),
       readInto: (address, target) => ctx.readRawInto(address, target, 'chunk'),
+      ...(ctx.threadedReads ? { parallel: true } : {}),
       ...(ctx.canScatter ? { readScatter: (address: number, targets: readonly Uint8Array[]) => ctx.readRawScatter(address, targets, 'chunk') } : {}),
       write: (address, bytes) => ctx.requireWriter(`write dataset "${path}"`).writeRaw(address, bytes),
       alloc: (size) => ctx.requireWriter(`write dataset "${path}"`).allocator.alloc(size),
