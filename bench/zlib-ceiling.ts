@@ -1,8 +1,8 @@
 /**
- * The deflate ceiling of this machine for issue #3's "≥ 3× h5wasm with deflate" target: Node's
- * native zlib alone, level 1, on the same bytes cut into chunk-sized pieces, with 8 calls in flight
- * on libuv's thread pool (as the chunk engine keeps them) — no HDF5, no file. What a dataset write
- * or read can reach is bounded by these figures.
+ * Ceilings of this machine for issue #3's targets, measured in the same run: Node's native zlib
+ * alone (level 1, the same bytes cut into chunk-sized pieces, 8 calls in flight on libuv's thread
+ * pool as the chunk engine keeps them), and the copy of chunk rows into frame order alone — no
+ * HDF5, no file. What a dataset write or read can reach is bounded by these figures.
  * @module
  */
 import { deflate, deflateSync, inflate } from 'node:zlib';
@@ -55,4 +55,30 @@ export async function zlibCeiling(bytes: Uint8Array, piece: number, repeat: numb
     );
   });
   return { deflate: tDeflate, inflate: tInflate };
+}
+
+/**
+ * Seconds to copy `bytes` (frames of `h × w` elements of `es` bytes) from chunk order into frame
+ * order for chunks of `ch × cw`, one `subarray` + `set` per chunk row, warm buffers, no file: the
+ * floor of any read of such chunks into a frame-shaped array in JavaScript (one copy per row is
+ * unavoidable; each costs a call, not just its bytes).
+ */
+export async function rowCopyFloor(bytes: Uint8Array, h: number, w: number, ch: number, cw: number, es: number, repeat: number): Promise<number> {
+  const out = new Uint8Array(bytes.length);
+  out.fill(1);
+  const frame = h * w * es;
+  const row = cw * es;
+  const line = w * es;
+  const chunk = ch * row;
+  return best(repeat, async () => {
+    for (let f = 0; f + frame <= bytes.length; f += frame) {
+      let c = f;
+      for (let ty = 0; ty < h; ty += ch) {
+        for (let tx = 0; tx < w * es; tx += row) {
+          for (let r = 0; r < ch; r++) out.set(bytes.subarray(c + r * row, c + (r + 1) * row), f + (ty + r) * line + tx);
+          c += chunk;
+        }
+      }
+    }
+  });
 }

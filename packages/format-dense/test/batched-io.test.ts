@@ -83,7 +83,10 @@ function recordingIO(bytes: Uint8Array): RawIO & { reads: { address: number; tar
 }
 
 /** A recording RawIO that also does scatter reads (like a Node file), recording each list. */
-function scatterIO(bytes: Uint8Array): ReturnType<typeof recordingIO> & { scatters: { address: number; targets: readonly Uint8Array[] }[] } {
+function scatterIO(bytes: Uint8Array): ReturnType<typeof recordingIO> & {
+  scatters: { address: number; targets: readonly Uint8Array[] }[];
+  readScatter(address: number, targets: readonly Uint8Array[]): Promise<void>;
+} {
   const io = recordingIO(bytes);
   const scatters: { address: number; targets: readonly Uint8Array[] }[] = [];
   return Object.assign(io, {
