@@ -236,6 +236,26 @@ describe('CoalescingReader', () => {
     }
   });
 
+  it('into a new buffer, whole tiles filling a band of it are read into the band first, then rearranged', async () => {
+    // A 4 × 600-byte buffer made of two 4 × 300 chunks stored back to back: the file range and the
+    // buffer range are the same size, so the read lands in the buffer itself (its pages first
+    // touched by the source) and the rows are rearranged through scratch.
+    const rows = (col: number): number[] => [0, 1, 2, 3].flatMap((r) => [r * 300, r * 600 + col, 300]);
+    const items = [
+      { rec: rec([0, 0], 3000, 1200), req: req([0, 0], rows(0), 1200) },
+      { rec: rec([0, 1], 4200, 1200), req: req([0, 1], rows(300), 1200) },
+    ];
+    const io = scatterIO(file);
+    const out = new Uint8Array(2400);
+    await new CoalescingReader(1, 1200, check).read(items, out, io, true);
+    expect(io.scatters).toHaveLength(0);
+    expect(io.reads).toHaveLength(1);
+    expect(io.reads[0]!.target.buffer).toBe(out.buffer);
+    const want: number[] = [];
+    for (let r = 0; r < 4; r++) want.push(...file.subarray(3000 + r * 300, 3300 + r * 300), ...file.subarray(4200 + r * 300, 4500 + r * 300));
+    expect(Array.from(out)).toEqual(want);
+  });
+
   it('into a reused buffer, or with short or unordered runs, reads into scratch and copies instead', async () => {
     const long = [{ rec: rec([0], 100, 4096), req: req([0], [2048, 0, 1024, 0, 1024, 1024], 2048) }];
     const short = [{ rec: rec([0], 100, 4096), req: req([0], Array.from({ length: 64 }, (_, i) => [i * 64, i * 16, 16]).flat(), 1024, false) }];
@@ -438,6 +458,7 @@ b = (np.arange(3*300*700, dtype=np.uint32) * 2654435761 % 65521).astype(np.uint1
 w = f.create_dataset('wide', shape=b.shape, dtype='<u2', chunks=(1, 64, 256), fillvalue=3)
 for i in [2, 0]: w[i] = b[i]
 w[1, 7:200, 100:650] = b[1, 7:200, 100:650]
+t = f.create_dataset('bands', data=b[:, :128, :512], chunks=(1, 64, 256))
 for i in [6, 4, 2, 0, 5]: d[i] = a[i]
 d[3, 10:20, 5:40] = a[3, 10:20, 5:40]
 e = f.create_dataset('frames', shape=a.shape, dtype='<u2', chunks=(1, 50, 45), maxshape=(None, 50, 45))
@@ -459,13 +480,14 @@ g.close()
     const c = container();
     // From the file on disk (NodeFileStore: reads straight into the result, scatter reads for long rows).
     const f = await openFile(path, { container: c });
-    // 'wide': rows of 512 bytes in chunks, read with scatter reads into new arrays (NodeFileStore.readv).
-    for (const name of ['tiles', 'frames', 'old', 'wide']) {
+    // 'wide': rows of 512 bytes in chunks, read with scatter reads into new arrays (NodeFileStore.readv);
+    // 'bands': whole tiles filling bands of the result (read into the result, then rearranged).
+    for (const name of ['tiles', 'frames', 'old', 'wide', 'bands']) {
       const d = (await f.get(name)) as Dataset;
       expect(Array.from((await d.read()) as Uint16Array), name).toEqual(expectOf(path, name));
       const sel =
-        name === 'wide'
-          ? selectHyperslab({ start: [0, 3, 2], stride: [2, 5, 3], count: [2, 50, 200], block: [1, 2, 1] })
+        name === 'wide' || name === 'bands'
+          ? selectHyperslab({ start: [0, 3, 2], stride: [2, 5, 3], count: [2, name === 'wide' ? 50 : 25, 170], block: [1, 2, 1] })
           : selectHyperslab({ start: [1, 3, 2], stride: [2, 5, 3], count: [3, 9, 14], block: [1, 2, 1] });
       const plain = await openFile(readFileSync(path), { container: container(true) });
       const p = (await plain.get(name)) as Dataset;
@@ -558,14 +580,18 @@ describe('bad input', () => {
         return super.readInto(offset, target);
       }
     }
+    // A box inside (rows of 510 bytes with holes between them: scatter reads, not whole bands).
+    const box = selectHyperslab({ start: [0, 1, 1], count: [2, 62, 510] });
+    const want: number[] = [];
+    for (let f = 0; f < 2; f++) for (let y = 1; y < 63; y++) want.push(...data.subarray(f * 64 * 512 + y * 512 + 1, f * 64 * 512 + y * 512 + 511));
     // Only the scatter read is short: the chunk-by-chunk retry reads everything.
     const h = await openFile(new ScatterStore(bytes.slice(), false), { container: c });
-    expect(Array.from((await ((await h.get('x')) as Dataset).read()) as Uint16Array)).toEqual(Array.from(data));
+    expect(Array.from((await ((await h.get('x')) as Dataset).read(box)) as Uint16Array)).toEqual(want);
     expect(scatters).toBeGreaterThan(0);
     await h.close();
     // Both short: a typed error naming the chunk.
     const k = await openFile(new ScatterStore(bytes.slice(), true), { container: c });
-    const err = await ((await k.get('x')) as Dataset).read().catch((e: unknown) => e);
+    const err = await ((await k.get('x')) as Dataset).read(box).catch((e: unknown) => e);
     await k.close();
     expect(err).toBeInstanceOf(H5Error);
     expect(String((err as H5Error).message)).toContain(`chunk [${last.offset.map((o, i) => o / [1, 32, 256][i]!).join(', ')}]`);
