@@ -117,10 +117,22 @@ export class CoalescingReader {
       for (const t of tasks) await t();
       return;
     }
+    // On a failure no new read starts, and the error is thrown only once every read in flight has
+    // settled (nothing writes into `out` after this returns or throws).
+    let failure: { error: unknown } | null = null;
     const worker = async (): Promise<void> => {
-      for (let t = tasks.next(); !t.done; t = tasks.next()) await t.value();
+      while (!failure) {
+        const t = tasks.next();
+        if (t.done) return;
+        try {
+          await t.value();
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
     };
     await Promise.all(Array.from({ length: READS_IN_FLIGHT }, worker));
+    if (failure) throw (failure as { error: unknown }).error;
   }
 
   /** The reads of sorted `spans`, made one at a time as they are taken (scatter lists hold many views). */

@@ -323,6 +323,34 @@ describe('CoalescingReader', () => {
     }
   });
 
+  it('with a threaded source, a failing read stops new reads and is thrown once the reads in flight have settled', async () => {
+    const big = Uint8Array.from({ length: 1 << 20 }, (_, i) => (i * 5 + (i >> 11)) & 255);
+    // 20 whole chunks far apart in the file: one read each.
+    const items = Array.from({ length: 20 }, (_, k) => ({ rec: rec([k], 100 + k * 20_000, 2400), req: req([k], [0, k * 2400, 2400], 2400) }));
+    const io = scatterIO(big);
+    let inFlight = 0;
+    let started = 0;
+    const plain = io.readScatter.bind(io);
+    const threaded = Object.assign(io, {
+      parallel: true,
+      async readInto(address: number, target: Uint8Array) {
+        inFlight++;
+        const me = ++started;
+        try {
+          await new Promise((r) => setTimeout(r, me === 3 ? 1 : 5));
+          if (me === 3) throw new FormatError('bad read', { address });
+          await plain(address, [target]);
+        } finally {
+          inFlight--;
+        }
+      },
+    });
+    const err = await new CoalescingReader(1, 2400, check).read(items, new Uint8Array(20 * 2400), threaded).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FormatError);
+    expect(inFlight).toBe(0);
+    expect(started).toBeLessThan(20);
+  });
+
   it('reports a stored chunk too small for the request through the format check', async () => {
     const reader = new CoalescingReader(2, 64, check);
     const items = [{ rec: rec([3], 100, 10), req: req([3], [0, 0, 32], 32) }];

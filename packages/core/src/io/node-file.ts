@@ -87,21 +87,28 @@ export class NodeFileStore implements ByteStore {
     const pieces = Math.ceil(target.length / PIECE_BYTES);
     const got = new Float64Array(pieces);
     let next = 0;
+    // On a failure no new piece starts, and the error is thrown once every piece in flight has settled.
+    let failure: { error: unknown } | null = null;
     const worker = async (): Promise<void> => {
-      while (next < pieces) {
+      while (next < pieces && !failure) {
         const k = next++;
         const lo = k * PIECE_BYTES;
         const len = Math.min(PIECE_BYTES, target.length - lo);
         let n = 0;
-        while (n < len) {
-          const r = await preadAsync(fd, target, lo + n, len - n, offset + lo + n);
-          if (r === 0) break;
-          n += r;
+        try {
+          while (n < len) {
+            const r = await preadAsync(fd, target, lo + n, len - n, offset + lo + n);
+            if (r === 0) break;
+            n += r;
+          }
+        } catch (error) {
+          failure ??= { error };
         }
         got[k] = n;
       }
     };
     await Promise.all(Array.from({ length: Math.min(PIECES_IN_FLIGHT, pieces) }, worker));
+    if (failure) throw (failure as { error: unknown }).error;
     let total = 0;
     for (let k = 0; k < pieces; k++) {
       total += got[k]!;
