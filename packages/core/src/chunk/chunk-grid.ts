@@ -1,5 +1,5 @@
 /**
- * The chunk grid of a chunked dataset (HDF5's scaled chunk coordinates, spec III.D layout
+ * The chunk grid of a chunked dataset (HDF5's scaled chunk coordinates, spec IV.A.2.i layout
  * message): chunks per dimension, grid and in-chunk strides, and the pieces of a selection that
  * fall into each chunk (what chunk mapping produces).
  * @module
