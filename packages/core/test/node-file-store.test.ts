@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFile, openFile, type Dataset } from '@chunkform/core';
+import { createFile, InvalidStateError, openFile, type Dataset } from '@chunkform/core';
 import { NodeFileStore, PARALLEL_READ_BYTES } from '../src/io/node-file.js';
 
 describe('NodeFileStore', () => {
@@ -87,5 +87,27 @@ describe('NodeFileStore', () => {
     // The same targets from near the end: filled up to the end of the file.
     expect(await s.readv(100_000 - 500, targets)).toBe(500);
     await s.close();
+  });
+
+  it('close() during thread-pool reads waits for them; they never read a file opened afterwards', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-nfs-'));
+    const n = 8 * PARALLEL_READ_BYTES;
+    writeFileSync(join(dir, 'a.bin'), new Uint8Array(n).fill(0xaa));
+    writeFileSync(join(dir, 'b.bin'), new Uint8Array(n).fill(0xbb));
+    const a = await NodeFileStore.open(join(dir, 'a.bin'), 'r');
+    const target = new Uint8Array(n);
+    const reading = a.readInto(0, target).then(
+      (got) => ({ got }),
+      (error: unknown) => ({ error }),
+    );
+    await Promise.resolve();
+    await a.close();
+    const b = await NodeFileStore.open(join(dir, 'b.bin'), 'r');
+    const r = await reading;
+    await b.close();
+    expect(target.includes(0xbb)).toBe(false);
+    if ('error' in r) expect(r.error).toBeInstanceOf(InvalidStateError);
+    else expect(r.got).toBe(n);
+    await expect(a.readInto(0, new Uint8Array(n))).rejects.toThrow(InvalidStateError);
   });
 });

@@ -157,7 +157,8 @@ export class CoalescingReader {
         const start = spans[a]!.lo;
         let b = a + 1;
         while (b < j && spans[b]!.hi - start <= this.scratchBytes) b++;
-        const region = fresh ? this.outRegion(spans, a, b) : -1;
+        // (only where the source reads on other threads: elsewhere the extra copy would gain nothing)
+        const region = fresh && io.parallel ? this.outRegion(spans, a, b) : -1;
         const [pa, pb] = [a, b];
         if (region >= 0) yield () => this.scatterPart(spans, pa, pb, out, io, region);
         else if (fresh && io.readScatter && this.scatterable(spans, pa, pb)) yield* this.scatterLists(spans, pa, pb, out, io.readScatter);
@@ -202,8 +203,6 @@ export class CoalescingReader {
     readScatter: NonNullable<RawIO['readScatter']>,
   ): Generator<() => Promise<void>> {
     const es = this.es;
-    const buffer = out.buffer;
-    const base0 = out.byteOffset;
     let targets: Uint8Array[] = [];
     let start = 0;
     let end = -1; // file position after the last target of `targets`
@@ -224,7 +223,7 @@ export class CoalescingReader {
           holeBuffer ??= new Uint8Array(SCATTER_MAX_HOLE);
           targets.push(holeBuffer.subarray(0, at - end));
         }
-        targets.push(new Uint8Array(buffer, base0 + r[t + 1]! * es, len));
+        targets.push(out.subarray(r[t + 1]! * es, r[t + 1]! * es + len));
         end = at + len;
       }
     }

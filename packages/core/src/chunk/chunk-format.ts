@@ -36,7 +36,7 @@ export interface RawIO {
   /** Reads `target.length` bytes at `address` straight into `target`. */
   readInto(address: number, target: Uint8Array): Promise<void>;
   /**
-   * Scatter read, present when the file's source does it in one system call (`preadv`): fills
+   * Scatter read, present when the file's source does it in few system calls (`preadv`): fills
    * `targets` one after the other from the bytes at `address`. Formats use it to read rows of a
    * chunk straight into their places in the result.
    */
@@ -128,8 +128,8 @@ export interface ChunkFormat<Mem = unknown> {
    * many stored chunks into `out` at once, so the format may coalesce chunks adjacent in the file
    * into one I/O and read straight into `out` where the layouts agree. The chunks fill disjoint
    * parts of `out`. When it throws, the engine retries the chunks one by one (to name the bad one).
-   * `hints.freshOutput`: `out` was just allocated for this read and never touched, so the first
-   * write to each of its pages costs a page fault; reading straight into it on several threads
+   * `hints.freshOutput`: `out` was just allocated for this read (only parts outside `items` may have
+   * been written), so the first write to each of its pages costs a page fault; reading straight into it on several threads
    * (`readScatter`) then beats reading into a scratch buffer and copying.
    */
   fileReadMany?(items: readonly { rec: ChunkRecord; req: ChunkRequest }[], out: Uint8Array, io: RawIO, hints?: { freshOutput?: boolean }): Promise<void>;

@@ -39,6 +39,10 @@ export class NodeFileStore implements ByteStore {
   /** Scatter reads and reads of {@link PARALLEL_READ_BYTES} or more run on libuv's thread pool. */
   readonly threadedReads = true;
   private fd: number | null;
+  /** Thread-pool calls in flight on `fd` (close waits for them: the fd number could be reused). */
+  private inFlight = 0;
+  /** Resolves `close()` once the last call in flight has settled. */
+  private drained: (() => void) | null = null;
 
   private constructor(
     fd: number,
@@ -62,6 +66,20 @@ export class NodeFileStore implements ByteStore {
     if (this.fd === null) throw new InvalidStateError(`file "${this.path}" is closed`);
     return this.fd;
   }
+
+  /**
+   * Runs one thread-pool call on the open fd (looked up at each call, so a read that continues after
+   * `close()` fails with InvalidStateError instead of reading whatever file got the fd number next).
+   */
+  private async onPool<T>(call: (fd: number) => Promise<T>): Promise<T> {
+    const fd = this.handle();
+    this.inFlight++;
+    try {
+      return await call(fd);
+    } finally {
+      if (--this.inFlight === 0 && this.drained) this.drained();
+    }
+  }
   async size(): Promise<number> {
     return fstatSync(this.handle()).size;
   }
@@ -71,8 +89,8 @@ export class NodeFileStore implements ByteStore {
     return got === length ? out : out.subarray(0, got);
   }
   async readInto(offset: number, target: Uint8Array): Promise<number> {
+    if (target.length >= PARALLEL_READ_BYTES) return this.readParallel(offset, target);
     const fd = this.handle();
-    if (target.length >= PARALLEL_READ_BYTES) return this.readParallel(fd, offset, target);
     let got = 0;
     while (got < target.length) {
       const n = readSync(fd, target, got, target.length - got, offset + got);
@@ -83,7 +101,8 @@ export class NodeFileStore implements ByteStore {
   }
 
   /** Reads `target` in pieces on the thread pool, several at once; returns the bytes read before the end of the file. */
-  private async readParallel(fd: number, offset: number, target: Uint8Array): Promise<number> {
+  private async readParallel(offset: number, target: Uint8Array): Promise<number> {
+    this.handle();
     const pieces = Math.ceil(target.length / PIECE_BYTES);
     const got = new Float64Array(pieces);
     let next = 0;
@@ -97,7 +116,7 @@ export class NodeFileStore implements ByteStore {
         let n = 0;
         try {
           while (n < len) {
-            const r = await preadAsync(fd, target, lo + n, len - n, offset + lo + n);
+            const r = await this.onPool((fd) => preadAsync(fd, target, lo + n, len - n, offset + lo + n));
             if (r === 0) break;
             n += r;
           }
@@ -122,7 +141,7 @@ export class NodeFileStore implements ByteStore {
    * `offset`; returns the bytes read (fewer only at the end of the file).
    */
   async readv(offset: number, targets: readonly Uint8Array[]): Promise<number> {
-    const fd = this.handle();
+    this.handle();
     let total = 0;
     let i = 0;
     // A target partly filled by a short read continues as the rest of it.
@@ -130,7 +149,7 @@ export class NodeFileStore implements ByteStore {
     while (i < targets.length) {
       const batch: Uint8Array[] = [head ?? targets[i]!];
       for (let k = i + 1; k < targets.length && batch.length < IOV_MAX; k++) batch.push(targets[k]!);
-      let n = await preadvAsync(fd, batch, offset + total);
+      let n = await this.onPool((fd) => preadvAsync(fd, batch, offset + total));
       if (n === 0) break;
       total += n;
       head = null;
@@ -162,8 +181,13 @@ export class NodeFileStore implements ByteStore {
     const fd = this.handle();
     if (this.fsyncOnFlush) fsyncSync(fd);
   }
+  /** Closes the file once the thread-pool reads in flight have settled (they then fail with InvalidStateError). */
   async close(): Promise<void> {
-    if (this.fd !== null) closeSync(this.fd);
+    const fd = this.fd;
+    if (fd === null) return;
     this.fd = null;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    this.drained = null;
+    closeSync(fd);
   }
 }

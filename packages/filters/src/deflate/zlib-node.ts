@@ -48,7 +48,8 @@ function privateCopy(data: Uint8Array): Uint8Array {
 /** Returns a copy made by {@link privateCopy} once the thread pool is done with it. */
 function release(copy: Uint8Array): void {
   const whole = new Uint8Array(copy.buffer, 0, copy.buffer.byteLength);
-  if (whole.length > POOL_MAX_BYTES) return;
+  // Small copies (e.g. the stream of a very compressible chunk) would evict the large ones and never match them.
+  if (whole.length > POOL_MAX_BYTES || whole.length < ASYNC_MIN_BYTES) return;
   if (inputPool.length >= POOL_BUFFERS) inputPool.shift();
   inputPool.push(whole);
 }
