@@ -28,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import h5wasm from 'h5wasm/node';
+import { bestSeconds } from './timing.js';
 import { createFile, openFile, type Dataset } from '../packages/core/src/index.js';
 import { registerIndexes } from '../packages/indexes/src/index.js';
 import { registerDenseFormats } from '../packages/format-dense/src/index.js';
@@ -78,15 +79,8 @@ export function detectorFrame(h = H, w = W, seed = 0x2545f491): Uint16Array {
   return a;
 }
 
-async function best(fn: () => unknown, repeat = REPEAT): Promise<number> {
-  let t = Infinity;
-  for (let r = 0; r < repeat; r++) {
-    const t0 = performance.now();
-    await fn();
-    t = Math.min(t, performance.now() - t0);
-  }
-  return t / 1000;
-}
+/** Best time in seconds of `repeat` runs of `fn`. */
+const best = (fn: () => unknown, repeat = REPEAT): Promise<number> => bestSeconds(repeat, fn);
 
 /** Best times (s) of `a` and `b` run alternately DATASET_REPEAT times each (b optional: Infinity). */
 async function bestPair(a: () => unknown, b?: () => unknown): Promise<[number, number]> {

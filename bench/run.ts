@@ -28,6 +28,7 @@ import { registerFilters } from '../packages/filters/src/index.js';
 import { runLcls } from './lcls.js';
 import { runFilters } from './filters.js';
 import { xorshift32 } from './xorshift.js';
+import { bestSeconds as best } from './timing.js';
 import { rowCopyFloor, zlibCeiling } from './zlib-ceiling.js';
 
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 100);
@@ -65,18 +66,6 @@ function frames(): Uint16Array {
     }
   }
   return a;
-}
-
-/** Best time of `repeat` runs of `fn`; `before` runs untimed before each (e.g. removing the previous output). */
-async function best(repeat: number, fn: () => Promise<void> | void, before?: () => void): Promise<number> {
-  let t = Infinity;
-  for (let r = 0; r < repeat; r++) {
-    before?.();
-    const t0 = performance.now();
-    await fn();
-    t = Math.min(t, performance.now() - t0);
-  }
-  return t / 1000;
 }
 
 type Filter = 'none' | 'deflate1' | 'shuffle+deflate1';

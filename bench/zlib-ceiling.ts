@@ -6,6 +6,7 @@
  * @module
  */
 import { deflate, deflateSync, inflate } from 'node:zlib';
+import { bestSeconds as best } from './timing.js';
 
 const IN_FLIGHT = 8;
 
@@ -16,17 +17,6 @@ async function pool(n: number, fn: (k: number) => Promise<void>): Promise<void> 
     while (next < n) await fn(next++);
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-}
-
-/** Best seconds of `repeat` runs. */
-async function best(repeat: number, fn: () => Promise<void>): Promise<number> {
-  let t = Infinity;
-  for (let r = 0; r < repeat; r++) {
-    const t0 = performance.now();
-    await fn();
-    t = Math.min(t, performance.now() - t0);
-  }
-  return t / 1000;
 }
 
 /**
