@@ -13,6 +13,7 @@
  */
 export * from './errors.js';
 export { openFile, createFile, H5File, type OpenOptions, type CreateOptions } from './objects/file.js';
+export type { FlushOptions } from './file/file-writer.js';
 export {
   Group,
   ExternalLink,

@@ -50,8 +50,13 @@ export interface RawIO {
 export interface ChunkStore extends RawIO {
   /** Allocates file space for a chunk (throws when the file is read-only). */
   alloc(size: number): number;
-  /** Releases the space of a chunk that was replaced or removed. */
+  /** Releases the space of a chunk that was replaced or removed (flushed space is reused only after the next flush). */
   release(address: number, size: number): void;
+  /**
+   * True when `[address, address + size)` was allocated since the last flush: only such space may be
+   * written, also again (copy-on-write; false for read-only files).
+   */
+  isFresh(address: number, size: number): boolean;
 }
 
 /** What a chunk format knows about its dataset. */

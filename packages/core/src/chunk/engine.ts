@@ -5,7 +5,7 @@
  * everything that concerns a chunk's contents. Nothing here asks what kind of chunk it handles.
  * @module
  */
-import { H5Error, ValueError } from '../errors.js';
+import { H5Error, UnsupportedError, ValueError } from '../errors.js';
 import { mapToChunks } from './mapping.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
@@ -63,6 +63,7 @@ export class ChunkEngine<Mem> {
     guard: (coords, fn) => this.guard(coords, fn),
     guardValue: (coords, fn) => this.guardValue(coords, fn),
     record: (coords, address, image, old) => this.record(coords, address, image, old),
+    forRewrite: (coords) => this.forRewrite(coords),
   };
 
   constructor(private readonly o: ChunkEngineOptions<Mem>) {
@@ -188,12 +189,14 @@ export class ChunkEngine<Mem> {
 
   /**
    * True when writing `sel` only rewrites stored fixed-size chunks in place, so the index does not
-   * change (what a read-only index still allows).
+   * change (what a read-only index still allows). Only fresh chunks (written since the last flush)
+   * are rewritten in place: chunks of the last flushed state go to new space (copy-on-write).
    */
   async rewritesInPlace(sel: Selection): Promise<boolean> {
     if (this.o.format.variableSize) return false;
     for (const req of mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims])) {
-      if (!(await this.o.index.lookup(req.coords))) return false;
+      const rec = await this.o.index.lookup(req.coords);
+      if (!rec || !this.o.store.isFresh(rec.address, rec.size)) return false;
     }
     return true;
   }
@@ -361,8 +364,10 @@ export class ChunkEngine<Mem> {
       await this.storeMem(req.coords, mem);
       return;
     }
-    const rec = await index.lookup(req.coords);
-    if (rec && format.fileWrite) {
+    // Straight into the stored chunk only when its space is fresh; a chunk of the last flushed
+    // state is loaded, changed in memory and stored to new space instead.
+    const rec = format.fileWrite ? await this.forRewrite(req.coords) : await index.lookup(req.coords);
+    if (rec && format.fileWrite && store.isFresh(rec.address, rec.size)) {
       await format.fileWrite(rec, req, src, store);
       return;
     }
@@ -399,19 +404,47 @@ export class ChunkEngine<Mem> {
     await this.put(coords, await this.o.format.memToFile(mem, coords));
   }
 
-  /** Writes a chunk image (to its old space when the size is unchanged) and records it in the index. */
+  /** Writes a chunk image (to its old space when that is fresh and the size is unchanged) and records it in the index. */
   private async put(coords: readonly number[], image: ChunkImage): Promise<void> {
     const { address, old } = await this.place(coords, image.bytes.length);
     await this.o.store.write(address, image.bytes);
     await this.record(coords, address, image, old);
   }
 
-  /** File space for a chunk image of `size` bytes: its old space when the size is unchanged, else new space (the old released). */
+  /**
+   * File space for a chunk image of `size` bytes: its old space when that is fresh (written since
+   * the last flush) and the size is unchanged, else new space (the old released: reused only after
+   * the next flush when it holds the last flushed state).
+   */
   private async place(coords: readonly number[], size: number): Promise<{ address: number; old: ChunkRecord | null }> {
-    const old = await this.o.index.lookup(coords);
-    if (old && old.size === size) return { address: old.address, old };
-    if (old) this.o.store.release(old.address, old.size);
-    return { address: this.o.store.alloc(size), old };
+    const { store } = this.o;
+    const old = await this.forRewrite(coords);
+    if (old && old.size === size && store.isFresh(old.address, old.size)) return { address: old.address, old };
+    if (old) store.release(old.address, old.size);
+    return { address: store.alloc(size), old };
+  }
+
+  /**
+   * The record of a chunk about to be rewritten. A chunk of the last flushed state is never written
+   * over: an index that computes addresses (implicit) first moves its chunk block to new space; a
+   * read-only index cannot record a new place, so the write is refused before anything changes.
+   */
+  private async forRewrite(coords: readonly number[]): Promise<ChunkRecord | null> {
+    const { index, store } = this.o;
+    const rec = await index.lookup(coords);
+    if (!rec || store.isFresh(rec.address, rec.size)) return rec;
+    if (index.relocate) {
+      await index.relocate(coords);
+      return index.lookup(coords);
+    }
+    if (index.readOnly) {
+      throw new UnsupportedError(
+        `cannot rewrite chunk [${coords.join(', ')}]: it belongs to the file's flushed state and must go to new space, ` +
+          `which a "${index.type}" chunk index cannot record here (h5repack --latest converts the file to a writable index)`,
+        { path: this.o.path },
+      );
+    }
+    return rec;
   }
 
   /** Records a written chunk image in the index (nothing to do when rewritten in place with the same record). */

@@ -25,6 +25,11 @@ export interface WriteSteps {
   guardValue<T>(coords: readonly number[], fn: () => T | Promise<T>): Promise<T>;
   /** Records a written chunk image in the index. */
   record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void>;
+  /**
+   * The record of a chunk about to be rewritten (null when never written); its space may be reused
+   * in place only when the store reports it fresh. Throws when the chunk cannot be rewritten.
+   */
+  forRewrite(coords: readonly number[]): Promise<ChunkRecord | null>;
 }
 
 /** A chunk image placed in the file but not written yet. */
@@ -50,15 +55,17 @@ export async function putFullChunks<Mem>(
   src: Uint8Array,
   size: number,
 ): Promise<void> {
-  const { format, index, store } = o;
+  const { format, store } = o;
   const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
   let fresh = 0;
   for (const req of group) {
-    const old = await steps.guardValue(req.coords, () => index.lookup(req.coords));
-    // Same size: rewritten in place. Otherwise the old space goes and the chunk gets new space.
-    if (old && old.size !== size) store.release(old.address, old.size);
-    if (!old || old.size !== size) fresh++;
-    items.push({ req, old, address: old && old.size === size ? old.address : -1, image: src });
+    const old = await steps.guardValue(req.coords, () => steps.forRewrite(req.coords));
+    // Same size and fresh space (written since the last flush): rewritten in place. Otherwise the
+    // old space goes (reused after the next flush when flushed) and the chunk gets new space.
+    const inPlace = old !== null && old.size === size && store.isFresh(old.address, old.size);
+    if (old && !inPlace) store.release(old.address, old.size);
+    if (!inPlace) fresh++;
+    items.push({ req, old, address: inPlace ? old.address : -1, image: src });
   }
   if (fresh > 0) {
     let next = await steps.guardValue(group[0]!.coords, () => store.alloc(fresh * size));

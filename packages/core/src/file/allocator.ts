@@ -1,7 +1,13 @@
 /**
  * File-space allocation for writers: a bump allocator at the end of the file with a first-fit free
- * list, so space released by rewritten metadata (continuation blocks, global heap collections) is
- * reused. Addresses are relative to the superblock's base address (always 0 for files we create).
+ * list, so released space is reused. Addresses are relative to the superblock's base address
+ * (always 0 for files we create).
+ *
+ * Copy-on-write bookkeeping: space allocated since the last flush is *fresh* — nothing the file's
+ * last flushed state references lives there, so it may be written (and rewritten) freely. All other
+ * allocated space holds the last flushed state: it must not be written, and when it is released
+ * its reuse waits until the next flush has succeeded (the flushed state still points at it until
+ * then).
  * @module
  */
 
@@ -11,14 +17,49 @@ export interface Extent {
   size: number;
 }
 
-/** Hands out file space. */
+/** Inserts `[address, address + size)` into a sorted list of disjoint extents, merging neighbours. */
+function addExtent(list: Extent[], address: number, size: number): void {
+  let i = 0;
+  while (i < list.length && list[i]!.address + list[i]!.size < address) i++;
+  let start = address;
+  let end = address + size;
+  let j = i;
+  while (j < list.length && list[j]!.address <= end) {
+    start = Math.min(start, list[j]!.address);
+    end = Math.max(end, list[j]!.address + list[j]!.size);
+    j++;
+  }
+  list.splice(i, j - i, { address: start, size: end - start });
+}
+
+/** Removes `[address, address + size)` from a sorted list of disjoint extents. */
+function removeExtent(list: Extent[], address: number, size: number): void {
+  const end = address + size;
+  const out: Extent[] = [];
+  for (const e of list) {
+    const eEnd = e.address + e.size;
+    if (eEnd <= address || e.address >= end) {
+      out.push(e);
+      continue;
+    }
+    if (e.address < address) out.push({ address: e.address, size: address - e.address });
+    if (eEnd > end) out.push({ address: end, size: eEnd - end });
+  }
+  list.splice(0, list.length, ...out);
+}
+
+/** Hands out file space and knows which of it is fresh (allocated since the last flush). */
 export class Allocator {
   private free: Extent[] = [];
+  /** Space allocated since the last flush (sorted, disjoint, merged). */
+  private fresh: Extent[] = [];
+  /** Flushed space released since the last flush: reusable once the next flush has succeeded. */
+  private deferred: Extent[] = [];
 
   /** @param eof first unused byte of the file (the end-of-file address). */
   constructor(public eof: number) {}
 
-  /** Allocates `size` bytes aligned to `align` (reusing freed space when a block fits exactly enough). */
+  /** Allocates `size` bytes aligned to `align` (reusing freed space when a block fits exactly enough); the space is fresh. */
   alloc(size: number, align = 8): number {
     if (!(size > 0)) throw new RangeError(`allocation of ${size} bytes`);
     for (let i = 0; i < this.free.length; i++) {
@@ -31,31 +72,73 @@ export class Allocator {
         if (waste > 0) replacement.push({ address: f.address, size: waste });
         if (rest > 0) replacement.push({ address: start + size, size: rest });
         this.free.splice(i, 1, ...replacement);
+        addExtent(this.fresh, start, size);
         return start;
       }
     }
     const start = Math.ceil(this.eof / align) * align;
     this.eof = start + size;
+    addExtent(this.fresh, start, size);
     return start;
   }
 
-  /** Returns a block to the free list (merging neighbours; a block at the end shrinks the file). */
+  /** Claims space at a given address (a new file's root object header) as fresh, growing the file if needed. */
+  claim(address: number, size: number): void {
+    if (size <= 0) return;
+    removeExtent(this.free, address, size);
+    if (address + size > this.eof) this.eof = address + size;
+    addExtent(this.fresh, address, size);
+  }
+
+  /** True when `[address, address + size)` lies wholly in fresh space (allocated since the last flush). */
+  isFresh(address: number, size: number): boolean {
+    const end = address + Math.max(size, 0);
+    for (const e of this.fresh) {
+      if (e.address > address) return false;
+      if (e.address + e.size >= end) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Returns space no longer used. Fresh space is reusable at once; flushed space (or a block only
+   * partly fresh) after the next successful flush ({@link commit}).
+   */
   release(address: number, size: number): void {
     if (size <= 0) return;
-    this.free.push({ address, size });
-    this.free.sort((a, b) => a.address - b.address);
-    const merged: Extent[] = [];
-    for (const f of this.free) {
-      const last = merged[merged.length - 1];
-      if (last && last.address + last.size >= f.address) {
-        last.size = Math.max(last.size, f.address + f.size - last.address);
-      } else merged.push({ ...f });
-    }
-    const tail = merged[merged.length - 1];
+    if (this.isFresh(address, size)) {
+      removeExtent(this.fresh, address, size);
+      this.freeNow(address, size);
+    } else this.deferred.push({ address, size });
+  }
+
+  /**
+   * A flush starts writing the file's new state in place (superblock, object headers): from now on
+   * nothing counts as fresh, so nothing that state may reference is written again. Deferred releases
+   * stay deferred (the commit may not complete).
+   */
+  beginCommit(): void {
+    this.fresh = [];
+  }
+
+  /** A flush has completed: space released since the previous one becomes reusable. */
+  commit(): void {
+    this.fresh = [];
+    for (const e of this.deferred.splice(0)) this.freeNow(e.address, e.size);
+  }
+
+  /** Bytes of flushed space waiting for the next flush before reuse (for tests and tools). */
+  get deferredBytes(): number {
+    return this.deferred.reduce((n, e) => n + e.size, 0);
+  }
+
+  /** Adds a block to the free list (merging neighbours; a block at the end shrinks the file). */
+  private freeNow(address: number, size: number): void {
+    addExtent(this.free, address, size);
+    const tail = this.free[this.free.length - 1];
     if (tail && tail.address + tail.size >= this.eof) {
       this.eof = tail.address;
-      merged.pop();
+      this.free.pop();
     }
-    this.free = merged;
   }
 }

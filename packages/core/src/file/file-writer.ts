@@ -1,11 +1,16 @@
 /**
  * The write side of an open file: file-space allocation, rewriting object headers chunkform
- * manages, the open global heap collection for variable-length data, and the flush that puts it all
- * on disk (raw data and heaps first, object headers next, the superblock last, so a failure leaves
- * the previously flushed state readable).
+ * manages, the open global heap collections for variable-length data, and the flush that puts it
+ * all on disk.
+ *
+ * Copy-on-write: the file's last flushed state is never written over. Raw writes go only to fresh
+ * space (allocated since the last flush, see {@link Allocator}); changed chunks, index structures,
+ * heap collections and continuation blocks go to new space, and the space they replace is reused only
+ * after the next successful flush. The only in-place writes are the *commit writes* of a flush: the
+ * superblock (end-of-file address) and chunk 0 of object headers that existed before, each one write.
  * @module
  */
-import { UnsupportedError, ValueError } from '../errors.js';
+import { InvalidStateError, UnsupportedError, ValueError } from '../errors.js';
 import type { SizeContext } from '../format/bytes.js';
 import { encodeGlobalHeapCollection } from '../format/heaps/global-heap.js';
 import {
@@ -20,7 +25,7 @@ import { CONTINUATION } from '../format/messages/message-types.js';
 import { encodeSuperblock } from '../format/superblock.js';
 import type { ByteStore } from '../io/byte-store.js';
 import type { GlobalHeapWriter } from '../values/encode.js';
-import { Allocator, type Extent } from './allocator.js';
+import { Allocator } from './allocator.js';
 import type { FileContext } from './file-context.js';
 import { HeaderModel, type HeaderMessage } from './header-model.js';
 
@@ -29,7 +34,17 @@ const MIN_CHUNK0 = 256;
 /** Space for the global heap collection header and its free-space object. */
 const GLOBAL_HEAP_COLLECTION_SIZE = 4096;
 
-/** One global heap collection being filled in this session. */
+/** Options of {@link FileWriter.flush}. */
+export interface FlushOptions {
+  /**
+   * Make the flush durable: the store syncs (fsync) the new data and metadata before the commit
+   * writes, and again after them, so that once the flush resolves the new state survives a power
+   * loss. Default false: the bytes are handed to the operating system (like HDF5's `H5Fflush`).
+   */
+  durable?: boolean;
+}
+
+/** One global heap collection being filled since the last flush (flushed collections are sealed). */
 interface OpenCollection {
   address: number;
   size: number;
@@ -45,8 +60,6 @@ export class FileWriter implements GlobalHeapWriter {
   private byAddress = new Map<number, OpenCollection>();
   /** Called at the start of every flush (chunked datasets write cached chunks and their index). */
   readonly flushHooks = new Set<() => Promise<void>>();
-  /** Space to release after the next successful flush. */
-  private retired: Extent[] = [];
 
   constructor(
     readonly store: ByteStore,
@@ -67,8 +80,12 @@ export class FileWriter implements GlobalHeapWriter {
     const need = messageAreaSizeV2(messages);
     const capacity = Math.max(MIN_CHUNK0, need + (need >> 1));
     const total = objectHeaderV2Size({}, capacity);
-    const addr = address ?? this.allocator.alloc(total);
-    if (address !== undefined && address + total > this.allocator.eof) this.allocator.eof = address + total;
+    let addr: number;
+    if (address === undefined) addr = this.allocator.alloc(total);
+    else {
+      addr = address;
+      this.allocator.claim(address, total);
+    }
     const model = new HeaderModel(addr, messages, null);
     model.managed = true;
     model.chunk0Capacity = capacity;
@@ -77,7 +94,10 @@ export class FileWriter implements GlobalHeapWriter {
     return model;
   }
 
-  /** Makes an existing header rewritable (object header version 2 only). */
+  /**
+   * Makes an existing header rewritable (object header version 2 only). The header is rewritten at
+   * the next flush (its continuation blocks other than the first are released then).
+   */
   adopt(model: HeaderModel, path: string): void {
     if (model.managed) return;
     const src = model.source;
@@ -99,14 +119,21 @@ export class FileWriter implements GlobalHeapWriter {
         : {}),
     };
     model.managed = true;
-    // The original continuation blocks are released once the rewritten header no longer needs them.
+    // The flushed continuation blocks stay until the flush that rewrites this header without them
+    // (the header is rewritten at the next flush even if nothing else changes, so their deferred
+    // release is always matched by a header that no longer points at them).
     const [first] = rest;
     model.continuation = first ? { address: first.address, size: first.size } : null;
-    for (const c of rest.slice(1)) this.retired.push({ address: c.address, size: c.size });
+    for (const c of rest.slice(1)) this.allocator.release(c.address, c.size);
     model.messages = model.messages.filter((m) => m.type !== CONTINUATION);
+    model.dirty = true;
   }
 
-  /** Stores `data` in the open global heap collection and returns its heap ID parts. */
+  /**
+   * Stores `data` in a global heap collection opened since the last flush and returns its heap ID
+   * parts. Collections written by a flush are sealed: heap IDs hold the collection's address, so a
+   * flushed collection can neither grow in place nor move; new objects go to a new collection.
+   */
   add(data: Uint8Array): { collection: number; index: number } {
     const need = 16 + ((data.length + 7) & ~7);
     let c = this.collections.find((k) => k.size - k.used >= need + 16);
@@ -129,8 +156,33 @@ export class FileWriter implements GlobalHeapWriter {
     return new Map(c.objects.map((o, i) => [i + 1, o]));
   }
 
-  /** Writes raw bytes at `address`. */
+  /** True when `[address, address + size)` was allocated since the last flush (may be written, also again). */
+  isFresh(address: number, size: number): boolean {
+    return this.allocator.isFresh(address, size);
+  }
+
+  /**
+   * Writes raw bytes at `address`, which must lie in fresh space: a write that would touch the last
+   * flushed state throws {@link InvalidStateError} (nothing is written).
+   */
   async writeRaw(address: number, bytes: Uint8Array): Promise<void> {
+    if (bytes.length === 0) return;
+    if (!this.allocator.isFresh(address, bytes.length)) {
+      throw new InvalidStateError(
+        `refusing to write ${bytes.length} bytes at address ${address}: the space holds the last flushed state of the file ` +
+          '(changes go to new space and become visible at the next flush)',
+        { address },
+      );
+    }
+    await this.put(address, bytes);
+  }
+
+  /** A commit write of a flush: the superblock or chunk 0 of an object header, in place. */
+  private async writeCommit(address: number, bytes: Uint8Array): Promise<void> {
+    await this.put(address, bytes);
+  }
+
+  private async put(address: number, bytes: Uint8Array): Promise<void> {
     await this.store.write(this.ctx.superblock.baseAddress + address, bytes);
     // What was written can be read back before the next flush.
     const end = address + bytes.length;
@@ -138,24 +190,49 @@ export class FileWriter implements GlobalHeapWriter {
   }
 
   /**
-   * Writes everything dirty. Order keeps the previous state readable if a write fails: raw data,
-   * heaps and new continuation blocks go to fresh space first, then the superblock with the new
-   * end of file, then each header's chunk 0 in place (one small write each); replaced continuation
-   * blocks are released only afterwards.
+   * Writes everything changed since the last flush, so that a failure (or a kill) at any point
+   * leaves the file either in its previous flushed state or in the new one:
+   *
+   * 1. chunked datasets write their cached chunks and index structures (all to fresh space);
+   * 2. new global heap collections, new continuation blocks, and chunk 0 of headers created since
+   *    the last flush are written (fresh space too); the file is extended to the new end of file;
+   * 3. the store is flushed (synced when `durable`);
+   * 4. commit writes: the superblock with the new end of file (synced when `durable`), then chunk 0
+   *    of each changed pre-existing header, in place, one write each; the file is truncated to its
+   *    end of file and the store flushed (synced when `durable`) again;
+   * 5. space released since the previous flush becomes reusable.
+   *
+   * A kill during step 4 may leave some headers in their new state and others in their old one:
+   * each object is whole (old and new structures all exist), but objects changed together in one
+   * flush are not changed atomically together.
    */
-  async flush(): Promise<void> {
+  async flush(opts: FlushOptions = {}): Promise<void> {
+    const durable = opts.durable === true;
     for (const hook of this.flushHooks) await hook();
     for (const c of this.collections) {
       if (!c.dirty) continue;
       await this.writeRaw(c.address, encodeGlobalHeapCollection(c.objects, this.sizes, c.size));
       c.dirty = false;
     }
-    const pending: { h: HeaderModel; chunk0: Uint8Array; old: Extent | null }[] = [];
+    const inPlace: { h: HeaderModel; chunk0: Uint8Array }[] = [];
     for (const h of this.ctx.allHeaders()) {
-      if (h.managed && h.dirty) pending.push(await this.prepareHeader(h));
+      if (!h.managed || !h.dirty) continue;
+      const p = await this.prepareHeader(h);
+      if (this.allocator.isFresh(h.address, p.chunk0.length)) {
+        await this.writeRaw(h.address, p.chunk0);
+        h.dirty = false;
+      } else inPlace.push({ h, chunk0: p.chunk0 });
     }
     const eof = this.allocator.eof;
-    await this.writeRaw(
+    // Space allocated but not written (e.g. an implicit index's chunk block) still counts: the file
+    // must reach its end-of-file address before the superblock says so.
+    if ((await this.store.size()) < this.ctx.superblock.baseAddress + eof) await this.store.truncate(this.ctx.superblock.baseAddress + eof);
+    await this.store.flush({ durable });
+    // From here on the new state is being committed in place: nothing may be rewritten any more.
+    this.allocator.beginCommit();
+    this.collections = [];
+    this.byAddress.clear();
+    await this.writeCommit(
       0,
       encodeSuperblock({
         version: this.superblockVersion,
@@ -164,23 +241,23 @@ export class FileWriter implements GlobalHeapWriter {
         rootObjectHeaderAddress: this.rootAddress,
       }),
     );
-    for (const p of pending) {
-      await this.writeRaw(p.h.address, p.chunk0);
+    if (durable && inPlace.length > 0) await this.store.flush({ durable });
+    for (const p of inPlace) {
+      await this.writeCommit(p.h.address, p.chunk0);
       p.h.dirty = false;
     }
-    if ((await this.store.size()) > eof) await this.store.truncate(eof);
-    await this.store.flush();
-    for (const p of pending) if (p.old) this.allocator.release(p.old.address, p.old.size);
-    for (const e of this.retired.splice(0)) this.allocator.release(e.address, e.size);
+    if ((await this.store.size()) > this.ctx.superblock.baseAddress + eof) await this.store.truncate(this.ctx.superblock.baseAddress + eof);
+    await this.store.flush({ durable });
+    this.allocator.commit();
     this.ctx.reader.eof = eof;
     this.ctx.invalidateCaches();
   }
 
   /**
-   * Encodes a managed header: chunk 0 (returned, written later in place) and, when the messages do
+   * Encodes a managed header: chunk 0 (returned, written by the caller) and, when the messages do
    * not fit, a continuation block written now to newly allocated space.
    */
-  private async prepareHeader(h: HeaderModel): Promise<{ h: HeaderModel; chunk0: Uint8Array; old: Extent | null }> {
+  private async prepareHeader(h: HeaderModel): Promise<{ chunk0: Uint8Array }> {
     for (const m of h.messages) {
       if (m.body.length > 0xffff) {
         throw new ValueError(`a header message of ${m.body.length} bytes exceeds the 65535-byte limit of object header messages`, {
@@ -191,8 +268,11 @@ export class FileWriter implements GlobalHeapWriter {
     }
     const opts = h.encodeOptions;
     const plan = layoutObjectHeaderV2(h.messages, h.chunk0Capacity, this.sizes, opts);
+    // The old continuation block is released now: at once if it is fresh (written by a failed
+    // flush), else after this flush has succeeded.
     const old = h.continuation;
     h.continuation = null;
+    if (old) this.allocator.release(old.address, old.size);
     if (plan.continuationIndex >= 0) {
       const need = plan.continuationBlockSize;
       const size = need + (need >> 1);
@@ -200,6 +280,6 @@ export class FileWriter implements GlobalHeapWriter {
       plan.chunk0[plan.continuationIndex]!.body = encodeContinuation(h.continuation, this.sizes);
       await this.writeRaw(h.continuation.address, encodeContinuationBlock(plan.overflow, size, opts));
     }
-    return { h, chunk0: encodeObjectHeaderV2(plan.chunk0, { ...opts, chunk0Size: h.chunk0Capacity }), old };
+    return { chunk0: encodeObjectHeaderV2(plan.chunk0, { ...opts, chunk0Size: h.chunk0Capacity }) };
   }
 }

@@ -46,8 +46,12 @@ export interface ByteStore extends ByteSource {
   write(offset: number, bytes: Uint8Array): Promise<void>;
   /** Sets the size (used to trim a file to its end-of-file address). */
   truncate(size: number): Promise<void>;
-  /** Hands written bytes to the underlying storage (files: to the OS, with fsync when asked; memory: no-op). */
-  flush(): Promise<void>;
+  /**
+   * Hands written bytes to the underlying storage (files: to the operating system; memory: no-op).
+   * With `durable`, also makes them durable (files: fsync) before resolving; stores that cannot
+   * may ignore it.
+   */
+  flush(opts?: { durable?: boolean }): Promise<void>;
 }
 
 /** True when `s` can be written. */

@@ -177,9 +177,10 @@ export class NodeFileStore implements ByteStore {
     if (fstatSync(fd).size === size) return;
     ftruncateSync(fd, size);
   }
-  async flush(): Promise<void> {
+  /** Writes are system calls already; `durable` (or the store's `fsync` option) adds an fsync. */
+  async flush(opts: { durable?: boolean } = {}): Promise<void> {
     const fd = this.handle();
-    if (this.fsyncOnFlush) fsyncSync(fd);
+    if (this.fsyncOnFlush || opts.durable === true) fsyncSync(fd);
   }
   /** Closes the file once the thread-pool reads in flight have settled (they then fail with InvalidStateError). */
   async close(): Promise<void> {

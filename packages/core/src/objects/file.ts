@@ -11,7 +11,7 @@ import { GROUP_INFO, LINK_INFO } from '../format/messages/message-types.js';
 import { encodeSuperblock } from '../format/superblock.js';
 import { isByteStore, MemoryStore, type ByteSource, type ByteStore } from '../io/byte-store.js';
 import { FileContext } from '../file/file-context.js';
-import { FileWriter } from '../file/file-writer.js';
+import { FileWriter, type FlushOptions } from '../file/file-writer.js';
 import { Group } from './group.js';
 import type { Container } from '../di/container.js';
 
@@ -52,17 +52,35 @@ export class H5File extends Group {
     return this.ctx.name;
   }
 
-  /** Writes all pending changes to the store (no-op for read-only files). */
-  async flush(): Promise<void> {
+  /**
+   * Writes all pending changes to the store (no-op for read-only files).
+   *
+   * Until a flush, changes live in memory and in new file space only: the file on disk keeps its
+   * last flushed state, and a crash or kill (or a store that fails) at any point — also during a
+   * flush — leaves it readable in that state or, once the flush's commit writes are done, in the new
+   * one. Nothing a flushed state references is overwritten; space it no longer references is reused
+   * after the flush that stops referencing it.
+   *
+   * `durable: true` also syncs the store (fsync for files): new data and metadata first, then the
+   * superblock and object headers, so once the promise resolves the new state survives a power loss.
+   * Without it the bytes are handed to the operating system, as HDF5's `H5Fflush` does.
+   * @param opts.durable sync to stable storage (default false).
+   */
+  async flush(opts: FlushOptions = {}): Promise<void> {
     this.ctx.ensureOpen();
-    await this.ctx.writer?.flush();
+    await this.ctx.writer?.flush(opts);
   }
 
-  /** Flushes and releases the file. Further use of its objects throws {@link InvalidStateError}. */
-  async close(): Promise<void> {
+  /**
+   * Flushes (see {@link flush}; `durable` as there) and releases the file. The file is released even
+   * if the flush fails (the error is then thrown, and the file on disk keeps its last flushed state).
+   * Further use of its objects throws {@link InvalidStateError}; closing again does nothing.
+   * @param opts.durable sync to stable storage before closing (default false).
+   */
+  async close(opts: FlushOptions = {}): Promise<void> {
     if (this.ctx.closed) return;
     try {
-      await this.ctx.writer?.flush();
+      await this.ctx.writer?.flush(opts);
     } finally {
       this.ctx.closed = true;
       await this.owned?.close?.();

@@ -112,6 +112,7 @@ export class ChunkedStorage implements DatasetStorage {
               alloc: (size: number) => writer.allocator.alloc(size),
               release: (address: number, size: number) => writer.allocator.release(address, size),
               write: (address: number, bytes: Uint8Array) => writer.writeRaw(address, bytes),
+              isFresh: (address: number, size: number) => writer.isFresh(address, size),
             },
           }
         : {}),
@@ -148,6 +149,7 @@ export class ChunkedStorage implements DatasetStorage {
       write: (address, bytes) => ctx.requireWriter(`write dataset "${path}"`).writeRaw(address, bytes),
       alloc: (size) => ctx.requireWriter(`write dataset "${path}"`).allocator.alloc(size),
       release: (address, size) => ctx.writer?.allocator.release(address, size),
+      isFresh: (address, size) => ctx.writer?.isFresh(address, size) ?? false,
     };
     const engine = new ChunkEngine<unknown>({
       path,
@@ -170,7 +172,8 @@ export class ChunkedStorage implements DatasetStorage {
   }
 
   async write(sel: Selection, bytes: Uint8Array): Promise<void> {
-    // A read-only index still allows overwriting stored unfiltered chunks in place.
+    // A read-only index still allows overwriting stored fixed-size chunks in their fresh space
+    // (never the case for chunks of the last flushed state: those need a new record).
     if (!this.index.readOnly || !(await this.engine.rewritesInPlace(sel))) this.writable('write');
     else this.ctx.requireWriter(`write dataset "${this.info.path}"`);
     await this.engine.write(sel, bytes);
