@@ -44,6 +44,13 @@ export interface IndexStorage {
   release(address: number, size: number): void;
   /** Writes metadata bytes at `address`. */
   write(address: number, bytes: Uint8Array): Promise<void>;
+  /**
+   * True when `[address, address + size)` was allocated since the last flush, so it may be rewritten in
+   * place. Space that holds the last flushed state must never be written again: write the changed
+   * structure to new space (copy-on-write) and `release` the old space (core defers reuse of flushed
+   * space until the next flush has succeeded).
+   */
+  isFresh(address: number, size: number): boolean;
 }
 
 /**
@@ -95,6 +102,14 @@ export interface ChunkIndex {
   readonly type: ChunkIndexInfo['type'];
   /** True when this implementation cannot change the index: writes are refused before anything is written. */
   readonly readOnly?: boolean;
+  /**
+   * For indexes whose chunk addresses are computed by the index (implicit index): called by the chunk
+   * engine before it rewrites the stored chunk at `coords` when that chunk's space is not fresh. Moves
+   * the whole chunk block to new space (copying the stored chunks), so that later lookups return fresh
+   * addresses and the flushed block stays intact until the next flush. Indexes that store addresses
+   * leave this undefined: the engine writes the chunk to new space and `insert`s the new record.
+   */
+  relocate?(coords: readonly number[]): Promise<void>;
   /** The record of the chunk at scaled `coords`, or null when the chunk was never written. */
   lookup(coords: readonly number[]): Promise<ChunkRecord | null>;
   /** Inserts or replaces the record for `rec.coords`. */

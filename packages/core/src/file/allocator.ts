@@ -14,6 +14,8 @@ export interface Extent {
 /** Hands out file space. */
 export class Allocator {
   private free: Extent[] = [];
+  /** Space handed out since construction or the last {@link markFlushed} (may be rewritten in place). */
+  private fresh: Extent[] = [];
 
   /** @param eof first unused byte of the file (the end-of-file address). */
   constructor(public eof: number) {}
@@ -31,12 +33,24 @@ export class Allocator {
         if (waste > 0) replacement.push({ address: f.address, size: waste });
         if (rest > 0) replacement.push({ address: start + size, size: rest });
         this.free.splice(i, 1, ...replacement);
+        this.fresh.push({ address: start, size });
         return start;
       }
     }
     const start = Math.ceil(this.eof / align) * align;
     this.eof = start + size;
+    this.fresh.push({ address: start, size });
     return start;
+  }
+
+  /** True when `[address, address + size)` lies inside one block allocated since the last {@link markFlushed}. */
+  isFresh(address: number, size: number): boolean {
+    return this.fresh.some((f) => address >= f.address && address + size <= f.address + f.size);
+  }
+
+  /** Everything allocated so far now belongs to the flushed state: no longer fresh. */
+  markFlushed(): void {
+    this.fresh = [];
   }
 
   /** Returns a block to the free list (merging neighbours; a block at the end shrinks the file). */

@@ -112,6 +112,7 @@ export class ChunkedStorage implements DatasetStorage {
               alloc: (size: number) => writer.allocator.alloc(size),
               release: (address: number, size: number) => writer.allocator.release(address, size),
               write: (address: number, bytes: Uint8Array) => writer.writeRaw(address, bytes),
+              isFresh: (address: number, size: number) => writer.allocator.isFresh(address, size),
             },
           }
         : {}),
