@@ -209,6 +209,8 @@ describe('extensible array: writing', () => {
         },
         release: () => {},
         write: (a: number, b: Uint8Array) => store.write(a, b),
+        // Only new structures are written (one flush of a created index): all of them fresh.
+        isFresh: () => true,
       };
       const ea = ExtensibleArrayIndex.create({ ...fileCtx, storage });
       for (const r of fixtureRecords(meta[name]!)) await ea.insert(r);

@@ -170,6 +170,8 @@ describe('fixed array: writing', () => {
         },
         release: () => {},
         write: (a: number, b: Uint8Array) => store.write(a, b),
+        // Only new structures are written (one flush of a created index): all of them fresh.
+        isFresh: () => true,
       };
       const fa = FixedArrayIndex.create({ ...fileCtx, storage });
       for (const r of fixtureRecords(meta[name]!)) await fa.insert(r);

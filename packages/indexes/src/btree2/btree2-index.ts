@@ -125,6 +125,7 @@ export class BTree2ChunkIndex implements ChunkIndex {
         alloc: () => requireStorage(this.ctx, 'flushing the v2 B-tree chunk index', STRUCTURE).alloc(0),
         release: () => undefined,
         write: async () => void requireStorage(this.ctx, 'flushing the v2 B-tree chunk index', STRUCTURE),
+        isFresh: () => false,
       };
       return { address: await this.tree.flush(storage), info };
     });

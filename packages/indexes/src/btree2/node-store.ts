@@ -195,23 +195,36 @@ export class V2NodeStore<R> {
   }
 
   /**
-   * Writes every dirty node and the header through `storage` (new nodes get `nodeSize` bytes,
-   * the header its fixed size) and releases the space of removed nodes. Returns the header address.
+   * Writes every dirty node and the header through `storage`, copy-on-write: a dirty node or
+   * header is rewritten in place only while its space is fresh (allocated since the last flush);
+   * otherwise it gets new space (`nodeSize` bytes for a node, the header's fixed size) and its
+   * parent — up to the header — records the new address and is written too. The space of moved and
+   * removed nodes is released. Returns the header address.
    */
   async flush(storage: IndexStorage): Promise<number> {
+    const nodeSize = this.params.nodeSize;
     const dirty: NodePtr<R>[] = [];
-    const visit = (ptr: NodePtr<R>): void => {
+    // Post-order: a child that moves dirties its parent. Returns true when `ptr.address` changed.
+    const visit = (ptr: NodePtr<R>): boolean => {
       const node = ptr.node;
-      if (!node) return;
-      if (ptr.address === UNDEFINED_ADDRESS) {
-        ptr.address = storage.alloc(this.params.nodeSize);
-        this.loaded.add(ptr.address);
-        node.dirty = true;
+      if (!node) return false;
+      for (const c of node.children) if (visit(c)) node.dirty = true;
+      const isNew = ptr.address === UNDEFINED_ADDRESS;
+      if (!isNew && !(node.dirty && !storage.isFresh(ptr.address, nodeSize))) {
+        if (node.dirty) dirty.push(ptr);
+        return false;
       }
-      if (node.dirty) dirty.push(ptr);
-      for (const c of node.children) visit(c);
+      if (!isNew) {
+        this.released.push(ptr.address);
+        this.loaded.delete(ptr.address);
+      }
+      ptr.address = storage.alloc(nodeSize);
+      this.loaded.add(ptr.address);
+      node.dirty = true;
+      dirty.push(ptr);
+      return true;
     };
-    visit(this.root);
+    if (visit(this.root)) this.headerDirty = true;
     for (const ptr of dirty) {
       const node = ptr.node!;
       const records = node.records.map((r) => this.cls.encode(r));
@@ -219,8 +232,11 @@ export class V2NodeStore<R> {
       await storage.write(ptr.address, encodeV2BTreeNode(this.hdr, this.sizes, node.depth, records, children));
       node.dirty = false;
     }
-    if (this.headerAddress === UNDEFINED_ADDRESS) {
-      this.headerAddress = storage.alloc(v2HeaderSize(this.sizes));
+    const headerSize = v2HeaderSize(this.sizes);
+    const moveHeader = this.headerDirty && this.headerAddress !== UNDEFINED_ADDRESS && !storage.isFresh(this.headerAddress, headerSize);
+    if (this.headerAddress === UNDEFINED_ADDRESS || moveHeader) {
+      if (moveHeader) storage.release(this.headerAddress, headerSize);
+      this.headerAddress = storage.alloc(headerSize);
       this.hdr = { ...this.hdr, address: this.headerAddress };
       this.headerDirty = true;
     }
@@ -229,7 +245,7 @@ export class V2NodeStore<R> {
         {
           version: this.hdr.version,
           type: this.cls.type,
-          nodeSize: this.params.nodeSize,
+          nodeSize,
           recordSize: this.cls.recordSize,
           depth: this.depth,
           splitPercent: this.params.splitPercent,
@@ -243,7 +259,7 @@ export class V2NodeStore<R> {
       await storage.write(this.headerAddress, header);
       this.headerDirty = false;
     }
-    for (const a of this.released.splice(0)) storage.release(a, this.params.nodeSize);
+    for (const a of this.released.splice(0)) storage.release(a, nodeSize);
     return this.headerAddress;
   }
 

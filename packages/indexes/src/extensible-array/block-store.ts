@@ -360,40 +360,106 @@ export class ExtensibleArrayBlocks {
     return extensibleArrayHeaderSize(this.ctx.sizes) + (hasIb ? extensibleArrayIndexBlockSize(this.geometry) : 0) + st.superBlockSize + st.dataBlockSize;
   }
 
-  /** Allocates new structures and writes every dirty one through `storage`. */
+  /**
+   * Loads every structure of the array: the index block, all super blocks, data blocks and
+   * initialised pages (before the array is copied to new space).
+   */
+  private async loadAll(): Promise<void> {
+    const g = this.geometry;
+    const ib = await this.indexBlock(false);
+    if (!ib) return;
+    for (let s = 0; s < g.superBlockCount; s++) {
+      const info = g.superBlocks[s]!;
+      const inIb = s < g.indexBlockSuperBlocks;
+      if (!inIb && !(await this.superBlock(ib, s, false))) continue;
+      for (let k = 0; k < info.dataBlocks; k++) {
+        const d = inIb ? info.startDataBlock + k : k;
+        if (inIb && d >= g.indexBlockDataBlocks) break;
+        const db = await this.dataBlock(ib, s, d, inIb, false);
+        if (!db) continue;
+        for (let p = 0; p < db.units.length; p++) await this.unit(db, p, false);
+      }
+    }
+  }
+
+  /**
+   * Allocates new structures and writes every dirty one through `storage`, copy-on-write: a
+   * structure is rewritten in place only while its space is fresh (allocated since the last
+   * flush). A changed structure in flushed space moves to new space (old space released) and its
+   * parent, which records the address, changes too. Every block records the header's address, so
+   * when the header itself must move (it is in flushed space and something changed) the whole
+   * array is written to new space.
+   */
   async flush(storage: IndexStorage): Promise<void> {
     const g = this.geometry;
     const sizes = this.ctx.sizes;
     const h = this.header;
+    const headerSize = extensibleArrayHeaderSize(sizes);
+    const moveAll = isDefinedAddress(this.headerAddress) && !storage.isFresh(this.headerAddress, headerSize);
+    if (moveAll) {
+      await this.loadAll();
+      const old = this.headerAddress;
+      this.headerAddress = storage.alloc(headerSize);
+      storage.release(old, headerSize);
+    }
     if (!isDefinedAddress(this.headerAddress)) {
-      this.headerAddress = storage.alloc(extensibleArrayHeaderSize(sizes));
+      this.headerAddress = storage.alloc(headerSize);
       this.dirtyHeader = true;
     }
+    if (moveAll) this.dirtyHeader = true;
     const ib = this.iblock;
-    if (ib?.isNew) {
-      ib.address = h.indexBlockAddress = storage.alloc(extensibleArrayIndexBlockSize(g));
+    const sbs = [...this.sblocks.values()].sort((a, b) => a.s - b.s);
+    const dbs = [...this.dblocks.values()].sort((a, b) => a.s - b.s || a.d - b.d);
+    // Which blocks move, children first (a moved block dirties its parent) …
+    const movingDbs = new Set<DataBlockState>();
+    for (const db of dbs) {
+      const changed = db.dirtyBlock || db.dirtyPages.size > 0;
+      if (db.isNew || !(moveAll || (changed && !storage.isFresh(db.address, db.layout.totalSize)))) continue;
+      movingDbs.add(db);
+      if (db.parent) db.parent.dirty = true;
+      else ib!.dirty = true;
+    }
+    const movingSbs = new Set<SuperBlockState>();
+    for (const sb of sbs) {
+      if (sb.isNew || !(moveAll || (sb.dirty && !storage.isFresh(sb.address, extensibleArraySuperBlockSize(g, sb.s))))) continue;
+      movingSbs.add(sb);
+      ib!.dirty = true;
+    }
+    const ibSize = extensibleArrayIndexBlockSize(g);
+    const ibMoves = !!ib && !ib.isNew && (moveAll || (ib.dirty && !storage.isFresh(ib.address, ibSize)));
+    // … then new space, parents first (the order HDF5 allocates new blocks in).
+    if (ib && (ib.isNew || ibMoves)) {
+      const old = ib.address;
+      ib.address = h.indexBlockAddress = storage.alloc(ibSize);
+      if (ibMoves) storage.release(old, ibSize);
+      ib.dirty = true;
       ib.isNew = false;
       this.dirtyHeader = true;
     }
-    const sbs = [...this.sblocks.values()].sort((a, b) => a.s - b.s);
     for (const sb of sbs) {
-      if (!sb.isNew) continue;
-      sb.address = storage.alloc(extensibleArraySuperBlockSize(g, sb.s));
+      if (!sb.isNew && !movingSbs.has(sb)) continue;
+      const size = extensibleArraySuperBlockSize(g, sb.s);
+      const old = sb.address;
+      sb.address = storage.alloc(size);
+      if (!sb.isNew) storage.release(old, size);
+      sb.dirty = true;
       ib!.superBlockAddresses[sb.s - g.indexBlockSuperBlocks] = sb.address;
       ib!.dirty = true;
       sb.isNew = false;
     }
-    const dbs = [...this.dblocks.values()].sort((a, b) => a.s - b.s || a.d - b.d);
     for (const db of dbs) {
-      if (!db.isNew) continue;
-      db.address = storage.alloc(db.layout.totalSize);
-      if (db.parent) {
-        db.parent.dataBlockAddresses[db.d] = db.address;
-        db.parent.dirty = true;
-      } else {
-        ib!.dataBlockAddresses[db.d] = db.address;
-        ib!.dirty = true;
+      if (!db.isNew && !movingDbs.has(db)) continue;
+      const old = db.address;
+      if (!db.isNew) {
+        // The pages follow the block in one allocation: every initialised page moves with it.
+        for (let p = 0; p < db.units.length; p++) await this.unit(db, p, false);
+        if (db.layout.npages > 0) db.units.forEach((u, p) => u && db.dirtyPages.add(p));
       }
+      db.address = storage.alloc(db.layout.totalSize);
+      if (!db.isNew) storage.release(old, db.layout.totalSize);
+      db.dirtyBlock = true;
+      if (db.parent) db.parent.dataBlockAddresses[db.d] = db.address;
+      else ib!.dataBlockAddresses[db.d] = db.address;
       db.isNew = false;
     }
     const version = h.version;

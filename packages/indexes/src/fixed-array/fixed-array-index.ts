@@ -290,21 +290,41 @@ export class FixedArrayIndex implements ChunkIndex {
     return this.dims;
   }
 
+  /**
+   * Writes the dirty header, data block and pages, copy-on-write: the header and the data block
+   * (its prefix and pages are one allocation) are rewritten in place only while their space is
+   * fresh (allocated since the last flush). Otherwise the changed structure goes to new space and
+   * the old space is released; since the data block records its header's address, a moved header
+   * takes the data block (and its initialised pages) with it.
+   */
   async flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
     const info: ChunkIndexInfo = { type: 'fixed-array', pageBits: this.header.pageBits };
     if (!this.dirtyHeader && !this.dirtyBlock && this.dirtyPages.size === 0) return { address: this.headerAddress, info };
     this.requireWritable();
     const storage = this.ctx.storage!;
     const sizes = this.ctx.sizes;
-    if (!isDefinedAddress(this.headerAddress)) {
-      this.headerAddress = storage.alloc(fixedArrayHeaderSize(sizes));
+    const headerSize = fixedArrayHeaderSize(sizes);
+    const oldBlock = this.newBlock ? UNDEFINED_ADDRESS : this.header.dataBlockAddress;
+    const blockStays = !isDefinedAddress(oldBlock) || storage.isFresh(oldBlock, this.layout.totalSize);
+    const headerStays = !isDefinedAddress(this.headerAddress) || storage.isFresh(this.headerAddress, headerSize);
+    // Anything dirty changes the block or, through its address, the header: both must be fresh to stay.
+    const moveBlock = isDefinedAddress(oldBlock) && (!blockStays || !headerStays);
+    const moveHeader = isDefinedAddress(this.headerAddress) && !headerStays;
+    if (moveBlock) await this.loadAllPages();
+    if (!isDefinedAddress(this.headerAddress) || moveHeader) {
+      const old = this.headerAddress;
+      this.headerAddress = storage.alloc(headerSize);
+      if (isDefinedAddress(old)) storage.release(old, headerSize);
       this.dirtyHeader = true;
+      this.dirtyBlock = true;
     }
-    if (this.newBlock) {
+    if (this.newBlock || moveBlock) {
       this.header.dataBlockAddress = storage.alloc(this.layout.totalSize);
+      if (moveBlock) storage.release(oldBlock, this.layout.totalSize);
       this.newBlock = false;
       this.dirtyHeader = true;
       this.dirtyBlock = true;
+      if (moveBlock) this.markInitialisedPagesDirty();
     }
     if (this.dirtyHeader) await storage.write(this.headerAddress, encodeFixedArrayHeader(this.header, sizes));
     const dblk = this.header.dataBlockAddress;
@@ -329,6 +349,19 @@ export class FixedArrayIndex implements ChunkIndex {
     this.dirtyBlock = false;
     this.dirtyPages.clear();
     return { address: this.headerAddress, info };
+  }
+
+  /** Loads the data block and every initialised page (before the block moves to new space). */
+  private async loadAllPages(): Promise<void> {
+    await this.loadBlock();
+    if (this.layout.npages === 0) return;
+    for (let k = 0; k < this.layout.npages; k++) if (bitGet(this.pageInit!, k)) await this.unit(k, false);
+  }
+
+  /** Every initialised page must be written again (the data block moved). */
+  private markInitialisedPagesDirty(): void {
+    if (this.layout.npages === 0) return;
+    for (let k = 0; k < this.layout.npages; k++) if (bitGet(this.pageInit!, k)) this.dirtyPages.add(k);
   }
 
   async sizeOnDisk(): Promise<number> {

@@ -13,6 +13,8 @@ import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
 import { checkCoords, chunkByteSize, chunkGrid, gridCount, inGrid, linearChunkIndex, requireStorage } from '../index-helpers.js';
 
 const STRUCTURE = 'implicit chunk index';
+/** Bytes copied per read/write when the chunk block moves. */
+const RELOCATE_PIECE = 1 << 20;
 
 /** The implicit index of one dataset. */
 export class ImplicitIndex implements ChunkIndex {
@@ -46,6 +48,32 @@ export class ImplicitIndex implements ChunkIndex {
   allocate(): void {
     const storage = requireStorage(this.ctx, 'allocating the chunk block', STRUCTURE);
     this.address = storage.alloc(this.blockSize);
+  }
+
+  /**
+   * Copy-on-write for the chunk block: the chunk engine calls this before it rewrites the stored
+   * chunk at `coords` in flushed space. The whole block (every chunk of the maximum extent) is
+   * copied to new space, so the flushed block stays intact until the next flush, and later lookups
+   * return addresses in the new, fresh block. A block that is already fresh stays where it is.
+   */
+  async relocate(coords: readonly number[]): Promise<void> {
+    checkCoords(coords, this.grid.length, STRUCTURE, this.ctx.datasetPath);
+    const storage = requireStorage(this.ctx, 'relocating the chunk block', STRUCTURE);
+    const old = this.address;
+    const size = this.blockSize;
+    if (old === UNDEFINED_ADDRESS || storage.isFresh(old, size)) return;
+    const next = storage.alloc(size);
+    try {
+      for (let off = 0; off < size; off += RELOCATE_PIECE) {
+        const n = Math.min(RELOCATE_PIECE, size - off);
+        await storage.write(next + off, await this.ctx.reader.read(old + off, n, STRUCTURE));
+      }
+    } catch (e) {
+      storage.release(next, size);
+      throw e;
+    }
+    this.address = next;
+    storage.release(old, size);
   }
 
   private record(coords: readonly number[]): ChunkRecord {

@@ -85,6 +85,10 @@ export class TestStorage implements IndexStorage {
   release(address: number, size: number): void {
     this.released.push([address, size]);
   }
+  /** Space allocated here is fresh (these tests never mark a flush); the file's own structures are not. */
+  isFresh(address: number, size: number): boolean {
+    return this.allocated.some(([a, n]) => address >= a && address + size <= a + n);
+  }
   async write(address: number, bytes: Uint8Array): Promise<void> {
     await this.store.write(address, bytes);
   }
