@@ -142,7 +142,12 @@ export class ChunkedStorage implements DatasetStorage {
       ...(info.selectionEncoding ? { selectionEncoding: info.selectionEncoding } : {}),
     });
     const store: ChunkStore = {
-      read: (address, length) => ctx.readRaw(address, length, 'chunk'),
+      // A chunk's memory form may be the bytes read (unfiltered chunks) and is then changed by
+      // writes: it must never be a view of the source's own memory (a MemoryStore's buffer).
+      read: async (address, length) => {
+        const bytes = await ctx.readRaw(address, length, 'chunk');
+        return ctx.freshReads ? bytes : bytes.slice();
+      },
       readInto: (address, target) => ctx.readRawInto(address, target, 'chunk'),
       ...(ctx.threadedReads ? { parallel: true } : {}),
       ...(ctx.canScatter ? { readScatter: (address: number, targets: readonly Uint8Array[]) => ctx.readRawScatter(address, targets, 'chunk') } : {}),
