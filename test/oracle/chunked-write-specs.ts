@@ -487,7 +487,7 @@ export const RPLUS_LATEST: { path: string; ops: WriteOp[] }[] = [
   { path: '/resize/bt2_shrunk_grown', ops: [{ kind: 'write', sel: box([6, 5], [9, 9]), seed: 99 }] },
 ];
 
-/** r+ modifications of btree1_v108.h5 (v1 B-tree indexes) that overwrite stored chunks of unfiltered datasets. */
+/** r+ modifications of btree1_v108.h5 (v1 B-tree indexes) that overwrite stored chunks of unfiltered datasets (refused: copy-on-write needs a new record). */
 export const RPLUS_BTREE1_INPLACE: { path: string; ops: WriteOp[] }[] = [
   { path: '/none', ops: [{ kind: 'write', sel: box([0, 0], [3, 4]), seed: 100 }, { kind: 'write', sel: box([10, 10], [17, 20]), seed: 101 }] },
 ];
