@@ -155,6 +155,9 @@ export class FileWriter implements GlobalHeapWriter {
       if (h.managed && h.dirty) pending.push(await this.prepareHeader(h));
     }
     const eof = this.allocator.eof;
+    // Space allocated but never written (e.g. uninitialised pages of an index block at the end) still
+    // counts: the file must be as long as the end of file the superblock will state.
+    if ((await this.store.size()) < eof) await this.store.truncate(eof);
     await this.writeRaw(
       0,
       encodeSuperblock({
