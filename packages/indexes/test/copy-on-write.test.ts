@@ -299,4 +299,19 @@ describe('copy-on-write implicit index (relocate)', () => {
       { numRuns: 60 },
     );
   });
+
+  it('concurrent relocations move the block once', async () => {
+    const storage = new CowStorage();
+    const ctx: ChunkIndexContext = { ...base, reader: storage.reader(), sizes: DEFAULT_SIZES, datasetPath: '/cow', storage };
+    const idx = await implicitIndexProvider.create(ctx);
+    await storage.write((await idx.lookup([2, 1]))!.address, new Uint8Array(6).fill(9));
+    const { address } = await idx.flush();
+    storage.markFlushed();
+    await Promise.all([idx.relocate!([0, 0]), idx.relocate!([1, 1]), idx.relocate!([2, 0])]);
+    const moved = (await idx.flush()).address;
+    expect(moved).not.toBe(address);
+    storage.markFlushed();
+    expect(storage.liveBytes).toBe(36);
+    expect(await chunksAt(storage.snapshot(), moved)).toEqual([0, 0, 0, 0, 0, 9]);
+  });
 });
