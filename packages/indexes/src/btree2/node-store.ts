@@ -235,8 +235,9 @@ export class V2NodeStore<R> {
     const headerSize = v2HeaderSize(this.sizes);
     const moveHeader = this.headerDirty && this.headerAddress !== UNDEFINED_ADDRESS && !storage.isFresh(this.headerAddress, headerSize);
     if (this.headerAddress === UNDEFINED_ADDRESS || moveHeader) {
-      if (moveHeader) storage.release(this.headerAddress, headerSize);
+      const old = this.headerAddress;
       this.headerAddress = storage.alloc(headerSize);
+      if (moveHeader) storage.release(old, headerSize);
       this.hdr = { ...this.hdr, address: this.headerAddress };
       this.headerDirty = true;
     }

@@ -7,7 +7,7 @@
  * @module
  */
 import { FormatError, ValueError } from '@chunkform/core';
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
+import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord, IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
 import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
 import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
 import { checkCoords, chunkByteSize, chunkGrid, gridCount, inGrid, linearChunkIndex, requireStorage } from '../index-helpers.js';
@@ -59,6 +59,16 @@ export class ImplicitIndex implements ChunkIndex {
   async relocate(coords: readonly number[]): Promise<void> {
     checkCoords(coords, this.grid.length, STRUCTURE, this.ctx.datasetPath);
     const storage = requireStorage(this.ctx, 'relocating the chunk block', STRUCTURE);
+    // Concurrent calls share one move (a second would copy the block again and release it twice).
+    while (this.moving) await this.moving.catch(() => undefined);
+    this.moving = this.move(storage).finally(() => (this.moving = null));
+    await this.moving;
+  }
+
+  /** The move in flight, if any. */
+  private moving: Promise<void> | null = null;
+
+  private async move(storage: IndexStorage): Promise<void> {
     const old = this.address;
     const size = this.blockSize;
     if (old === UNDEFINED_ADDRESS || storage.isFresh(old, size)) return;
