@@ -246,3 +246,32 @@ describe('flush', () => {
     await g.close();
   });
 });
+
+describe('flushes called together', () => {
+  it('run one after the other: each commits before the next starts', async () => {
+    /** Writes take a while, so flushes in flight would interleave; logs superblock writes and flushes. */
+    class SlowStore extends MemoryStore {
+      events = '';
+      override async write(offset: number, bytes: Uint8Array): Promise<void> {
+        await new Promise((r) => setTimeout(r, 1));
+        if (offset === 0) this.events += 'S';
+        await super.write(offset, bytes);
+      }
+      override async flush(): Promise<void> {
+        this.events += 'f';
+      }
+    }
+    const store = new SlowStore();
+    const f = await createFile(store);
+    const d = await f.createDataset('d', { dtype: 'int32', shape: [32], chunks: [4], compression: 'gzip' });
+    const want = Array.from({ length: 32 }, (_, i) => i * 3);
+    // partial writes: dirty cached chunks, written by the first flush
+    for (let i = 0; i < 32; i += 2) await d.write(Int32Array.from([want[i]!, want[i + 1]!]), selectHyperslab({ start: [i], block: [2] }));
+    store.events = '';
+    await Promise.all([f.flush(), f.flush(), f.flush()]);
+    // per flush: data flushed, superblock, flushed again — never two flushes' phases mixed
+    expect(store.events).toBe('fSf'.repeat(3));
+    await f.close();
+    expect(await chunkformValues(store.toBytes(), 'd')).toEqual(want);
+  });
+});

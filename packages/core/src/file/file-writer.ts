@@ -60,6 +60,8 @@ export class FileWriter implements GlobalHeapWriter {
   private byAddress = new Map<number, OpenCollection>();
   /** Called at the start of every flush (chunked datasets write cached chunks and their index). */
   readonly flushHooks = new Set<() => Promise<void>>();
+  /** The flush running or last run (settled without error), so flushes never overlap. */
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     readonly store: ByteStore,
@@ -205,9 +207,16 @@ export class FileWriter implements GlobalHeapWriter {
    * A kill during step 4 may leave some headers in their new state and others in their old one:
    * each object is whole (old and new structures all exist), but objects changed together in one
    * flush are not changed atomically together.
+   *
+   * Flushes called while one is running run after it, one at a time.
    */
-  async flush(opts: FlushOptions = {}): Promise<void> {
-    const durable = opts.durable === true;
+  flush(opts: FlushOptions = {}): Promise<void> {
+    const run = this.flushing.then(() => this.flushOnce(opts.durable === true));
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async flushOnce(durable: boolean): Promise<void> {
     for (const hook of this.flushHooks) await hook();
     for (const c of this.collections) {
       if (!c.dirty) continue;
