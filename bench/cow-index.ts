@@ -51,7 +51,7 @@ class MeasuredStorage implements IndexStorage {
   }
   /** What core does after a successful flush. */
   flushed(): void {
-    this.allocator.markFlushed();
+    this.allocator.commit();
     for (const [a, n] of this.retired.splice(0)) this.allocator.release(a, n);
   }
 }
