@@ -51,8 +51,9 @@ class MeasuredStorage implements IndexStorage {
   }
   /** What core does after a successful flush. */
   flushed(): void {
-    this.allocator.commit();
+    // released flushed space is deferred by the allocator until commit() (which also ends freshness)
     for (const [a, n] of this.retired.splice(0)) this.allocator.release(a, n);
+    this.allocator.commit();
   }
 }
 
