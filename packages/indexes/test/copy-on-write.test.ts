@@ -220,6 +220,36 @@ describe('copy-on-write chunk indexes', () => {
     });
   }
 
+  for (const c of [CASES[0]!, CASES[2]!, CASES[4]!]) {
+    it(`${c.name}: inserts not awaited while a flush moves the structures all reach the next flush`, async () => {
+      const storage = new CowStorage();
+      const ctx: ChunkIndexContext = { ...c.base, reader: storage.reader(), sizes: DEFAULT_SIZES, datasetPath: '/cow', storage };
+      const idx = await c.provider.create(ctx);
+      const rec = (i: number, gen: number): ChunkRecord => ({ coords: [Math.floor(i / c.grid[1]!), i % c.grid[1]!], address: 8 * (1 + i + 1000 * gen), size: chunkBytes(c.base), filterMask: 0 });
+      const n = Math.min(60, c.grid[0]! * c.grid[1]!);
+      for (let i = 0; i < n; i++) await idx.insert(rec(i, 0));
+      await idx.flush();
+      storage.markFlushed();
+      storage.slowWrites = true;
+      // One flush moves everything while every record is replaced: none may be lost.
+      await idx.insert(rec(0, 1));
+      const pending: Promise<unknown>[] = [idx.flush()];
+      const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+      for (let i = 1; i < n; i++) {
+        pending.push(
+          (async () => {
+            for (let k = 0; k < i % 8; k++) await tick();
+            await idx.insert(rec(i, 1));
+          })(),
+        );
+      }
+      await Promise.all(pending);
+      const { address, info } = await idx.flush();
+      const want = sortRecords(Array.from({ length: n }, (_, i) => rec(i, 1)));
+      await expectState(c, storage.snapshot(), { address, info, dims: c.base.dims, records: want }, 'after the concurrent flush');
+    });
+  }
+
   it('extensible array: a long stream with frequent flushes and reopenings', async () => {
     const c = CASES[2]!;
     const ops: Op[] = [];

@@ -11,6 +11,7 @@ import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } f
 import { InvalidStateError, ValueError } from '@chunkform/core/internal/errors';
 import { UNDEFINED_ADDRESS, isDefinedAddress } from '@chunkform/core/internal/format/bytes';
 import type { ChunkIndexInfo, ExtensibleArrayIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
+import { OpQueue } from '../index-helpers.js';
 import { checkExtent, formatError, type Where } from '../array-element/block-io.js';
 import { extensibleArrayGrid, type ChunkGrid } from '../array-element/chunk-grid.js';
 import {
@@ -42,6 +43,8 @@ const HEADER = 'extensible array header';
 /** An extensible array chunk index, opened from a file or created in memory. */
 export class ExtensibleArrayIndex implements ChunkIndex {
   readonly type = 'extensible-array' as const;
+  /** Mutations and flushes run one at a time (a flush awaits I/O between reading and writing state). */
+  private readonly queue = new OpQueue();
   private dims: number[];
 
   private constructor(
@@ -148,7 +151,11 @@ export class ExtensibleArrayIndex implements ChunkIndex {
     return v ? { coords: coords.slice(), ...v } : null;
   }
 
-  async insert(rec: ChunkRecord): Promise<void> {
+  insert(rec: ChunkRecord): Promise<void> {
+    return this.queue.run(() => this.insertNow(rec));
+  }
+
+  private async insertNow(rec: ChunkRecord): Promise<void> {
     this.requireWritable();
     const idx = this.grid.index(rec.coords);
     const loc = idx < 0 ? null : this.blocks.geometry.locate(idx);
@@ -166,7 +173,11 @@ export class ExtensibleArrayIndex implements ChunkIndex {
     }
   }
 
-  async remove(coords: readonly number[]): Promise<ChunkRecord | null> {
+  remove(coords: readonly number[]): Promise<ChunkRecord | null> {
+    return this.queue.run(() => this.removeNow(coords));
+  }
+
+  private async removeNow(coords: readonly number[]): Promise<ChunkRecord | null> {
     const idx = this.grid.index(coords);
     if (idx < 0 || idx >= this.blocks.header.stats.maxIndexSet) return null;
     const loc = this.blocks.geometry.locate(idx);
@@ -208,7 +219,11 @@ export class ExtensibleArrayIndex implements ChunkIndex {
     return this.dims;
   }
 
-  async flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
+  flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
+    return this.queue.run(() => this.flushNow());
+  }
+
+  private async flushNow(): Promise<{ address: number; info: ChunkIndexInfo }> {
     if (this.blocks.dirty) {
       this.requireWritable();
       await this.blocks.flush(this.ctx.storage!);

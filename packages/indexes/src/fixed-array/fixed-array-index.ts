@@ -10,6 +10,7 @@ import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } f
 import { InvalidStateError, ValueError } from '@chunkform/core/internal/errors';
 import { UNDEFINED_ADDRESS, isDefinedAddress } from '@chunkform/core/internal/format/bytes';
 import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
+import { OpQueue } from '../index-helpers.js';
 import { bitGet, bitSet, checkExtent, formatError, writeChecksumAt, type Where } from '../array-element/block-io.js';
 import { fixedArrayGrid, type ChunkGrid } from '../array-element/chunk-grid.js';
 import { decodeDataBlockPage } from '../array-element/data-block-page.js';
@@ -45,6 +46,8 @@ const PAGE = 'fixed array data block page';
 /** A fixed array chunk index, opened from a file or created in memory. */
 export class FixedArrayIndex implements ChunkIndex {
   readonly type = 'fixed-array' as const;
+  /** Mutations and flushes run one at a time (a flush awaits I/O between reading and writing state). */
+  private readonly queue = new OpQueue();
   private readonly header: FixedArrayHeader;
   private headerAddress: number;
   private readonly layout: FixedArrayDataBlockLayout;
@@ -237,7 +240,11 @@ export class FixedArrayIndex implements ChunkIndex {
     return v ? { coords: coords.slice(), ...v } : null;
   }
 
-  async insert(rec: ChunkRecord): Promise<void> {
+  insert(rec: ChunkRecord): Promise<void> {
+    return this.queue.run(() => this.insertNow(rec));
+  }
+
+  private async insertNow(rec: ChunkRecord): Promise<void> {
     this.requireWritable();
     const loc = this.locate(rec.coords);
     if (!loc) {
@@ -249,7 +256,11 @@ export class FixedArrayIndex implements ChunkIndex {
     this.markDirty(loc.k);
   }
 
-  async remove(coords: readonly number[]): Promise<ChunkRecord | null> {
+  remove(coords: readonly number[]): Promise<ChunkRecord | null> {
+    return this.queue.run(() => this.removeNow(coords));
+  }
+
+  private async removeNow(coords: readonly number[]): Promise<ChunkRecord | null> {
     const loc = this.locate(coords);
     if (!loc) return null;
     const t = await this.unit(loc.k, false);
@@ -297,7 +308,11 @@ export class FixedArrayIndex implements ChunkIndex {
    * the old space is released; since the data block records its header's address, a moved header
    * takes the data block (and its initialised pages) with it.
    */
-  async flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
+  flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
+    return this.queue.run(() => this.flushNow());
+  }
+
+  private async flushNow(): Promise<{ address: number; info: ChunkIndexInfo }> {
     const info: ChunkIndexInfo = { type: 'fixed-array', pageBits: this.header.pageBits };
     if (!this.dirtyHeader && !this.dirtyBlock && this.dirtyPages.size === 0) return { address: this.headerAddress, info };
     this.requireWritable();

@@ -40,6 +40,8 @@ export class CowStorage implements IndexStorage {
   sealed = false;
   /** Bytes written since the last {@link takeWritten}. */
   written = 0;
+  /** When set, every write first yields to the event loop (as file I/O does), so other calls interleave. */
+  slowWrites = false;
 
   constructor(start = 64) {
     this.next = start;
@@ -85,6 +87,7 @@ export class CowStorage implements IndexStorage {
     const hit = this.flushed.find((e) => overlaps(e, address, bytes.length));
     if (hit) throw new Error(`write of ${bytes.length} bytes at ${address} overwrites flushed space [${hit.address}, +${hit.size})`);
     if (!this.isFresh(address, bytes.length)) throw new Error(`write of ${bytes.length} bytes at ${address} outside fresh space`);
+    if (this.slowWrites) await new Promise<void>((resolve) => setImmediate(resolve));
     this.written += bytes.length;
     await this.store.write(address, bytes);
   }
