@@ -209,7 +209,9 @@ export class FileWriter implements GlobalHeapWriter {
       await this.writeRaw(p.h.address, p.chunk0);
       p.h.dirty = false;
     }
-    if ((await this.store.size()) > eof) await this.store.truncate(eof);
+    // The file ends at the end-of-file address: shorter when space at the end was released, longer
+    // when space allocated last was never written (HDF5 reports a file shorter than it as truncated).
+    if ((await this.store.size()) !== eof) await this.store.truncate(eof);
     await this.store.flush();
     for (const p of pending) if (p.old) this.allocator.release(p.old.address, p.old.size);
     for (const e of this.retired.splice(0)) this.allocator.release(e.address, e.size);

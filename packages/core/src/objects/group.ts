@@ -344,7 +344,11 @@ export class Group {
     if (storage !== 'compact') {
       throw new UnsupportedError(`adding links to a group with ${storage} link storage is not supported yet`, { path: this.path });
     }
-    if ((await this.linkMessages()).some((l) => l.name === link.name)) {
+    // The list checked must be current when the link is pushed: another call may add a link while
+    // this one waits (a change clears the cached list, so wait again until it is the current one).
+    let links = await this.linkMessages();
+    while (this.model.derived.get('links') !== links) links = await this.linkMessages();
+    if (links.some((l) => l.name === link.name)) {
       throw new ValueError(`"${joinPath(this.path, link.name)}" already exists`, { path: this.path });
     }
     writer.adopt(this.model, this.path);
