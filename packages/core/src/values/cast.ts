@@ -158,7 +158,7 @@ export function castInto(src: NumericArray, out: NumericArray, casting: Casting)
     const i = firstChanged(src, s, d);
     if (i >= 0) {
       throw new ValueError(
-        `element ${i} (${String(src[i])}) would change in an ${out.constructor.name}: ${describeTarget(d, out.constructor.name)}; ` +
+        `element ${i} (${String(src[i])}) would change when stored in ${out.constructor.name}: ${describeTarget(d, out.constructor.name)}; ` +
           `read into an array that holds the values, or pass { casting: 'unsafe' } to convert anyway (integers wrap, fractions truncate, NaN becomes 0)`,
       );
     }
