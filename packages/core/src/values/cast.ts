@@ -122,13 +122,22 @@ function firstChanged(src: NumericArray, s: Kind, d: Kind): number {
   if (d.kind === 'big') {
     for (let i = 0; i < n; i++) {
       const v = a[i]!;
-      if (!(v >= lo && v < hi) || v % 1 !== 0) return i;
+      if (!(v >= lo && v < hi) || Math.trunc(v) !== v) return i;
+    }
+    return -1;
+  }
+  // `v | 0` (`v >>> 0` for Uint32Array) is v itself only for whole numbers in its 32-bit range:
+  // NaN, ±Infinity and fractions fail it, and it is much cheaper than `v % 1`.
+  if (hi === 2 ** 32 - 1) {
+    for (let i = 0; i < n; i++) {
+      const v = a[i]!;
+      if (v >>> 0 !== v) return i;
     }
     return -1;
   }
   for (let i = 0; i < n; i++) {
     const v = a[i]!;
-    if (!(v >= lo && v <= hi) || v % 1 !== 0) return i;
+    if ((v | 0) !== v || v < lo || v > hi) return i;
   }
   return -1;
 }
