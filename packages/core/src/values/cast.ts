@@ -75,71 +75,98 @@ function alwaysFits(src: Kind, dst: Kind): boolean {
   return src.lo >= dst.lo && src.hi <= dst.hi; // int/big into int/big: range inclusion
 }
 
-/** Index of the first element of `src` whose value a `dst`-kind array cannot hold exactly, or -1. */
-function firstChanged(src: NumericArray, s: Kind, d: Kind): number {
-  const n = src.length;
-  if (s.kind === 'big') {
-    const a = src as BigInt64Array | BigUint64Array;
-    if (d.kind === 'float') {
-      const f32 = d.bits === 24;
-      for (let i = 0; i < n; i++) {
-        const v = a[i]!;
-        const x = f32 ? Math.fround(Number(v)) : Number(v);
-        if (BigInt(x) !== v) return i;
-      }
-      return -1;
-    }
-    // int or big target: the range [lo, hi] (big: [lo, hi) — hi is 2^63 or 2^64, exact as a double)
-    const lo = BigInt(d.lo);
-    const hi = d.kind === 'big' ? BigInt(d.hi) - 1n : BigInt(d.hi);
-    for (let i = 0; i < n; i++) {
-      const v = a[i]!;
-      if (v < lo || v > hi) return i;
-    }
-    return -1;
+type NumberArray = Exclude<NumericArray, BigInt64Array | BigUint64Array>;
+type BigArray = BigInt64Array | BigUint64Array;
+
+// One small function per test, so each loop is optimised on its own.
+
+/** First index outside [lo, hi] (integer sources: they are whole). */
+function outOfRange(a: NumberArray, lo: number, hi: number): number {
+  const n = a.length;
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    if (v < lo || v > hi) return i;
   }
-  const a = src as Exclude<NumericArray, BigInt64Array | BigUint64Array>;
-  if (d.kind === 'float') {
-    // float32 target (float64 never changes a number): the value must survive rounding; NaN stays NaN
-    for (let i = 0; i < n; i++) {
-      const v = a[i]!;
-      if (Math.fround(v) !== v && v === v) return i;
-    }
-    return -1;
-  }
-  // integer or bigint target: in [lo, hi] (bigint: hi = 2^63 or 2^64, exclusive) and whole
-  const lo = d.lo;
-  const hi = d.hi;
-  if (s.kind === 'int') {
-    // integer sources are whole and far below 2^63: only the range can fail
-    for (let i = 0; i < n; i++) {
-      const v = a[i]!;
-      if (v < lo || v > hi) return i;
-    }
-    return -1;
-  }
-  // float sources: NaN fails the range test, ±Infinity too
-  if (d.kind === 'big') {
-    for (let i = 0; i < n; i++) {
-      const v = a[i]!;
-      if (!(v >= lo && v < hi) || Math.trunc(v) !== v) return i;
-    }
-    return -1;
-  }
-  // `v | 0` (`v >>> 0` for Uint32Array) is v itself only for whole numbers in its 32-bit range:
-  // NaN, ±Infinity and fractions fail it, and it is much cheaper than `v % 1`.
-  if (hi === 2 ** 32 - 1) {
-    for (let i = 0; i < n; i++) {
-      const v = a[i]!;
-      if (v >>> 0 !== v) return i;
-    }
-    return -1;
-  }
+  return -1;
+}
+
+/**
+ * First index not a whole number in [lo, hi] ⊆ the int32 range: `v | 0` is v only for whole numbers
+ * in that range (NaN, ±Infinity and fractions fail it) and is much cheaper than `v % 1`.
+ */
+function notInt32In(a: NumberArray, lo: number, hi: number): number {
+  const n = a.length;
   for (let i = 0; i < n; i++) {
     const v = a[i]!;
     if ((v | 0) !== v || v < lo || v > hi) return i;
   }
   return -1;
+}
+
+/** First index not a whole number in the uint32 range. */
+function notUint32(a: NumberArray): number {
+  const n = a.length;
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    if (v >>> 0 !== v) return i;
+  }
+  return -1;
+}
+
+/** First index not a whole number in [lo, hi) (64-bit targets; NaN fails the range test). */
+function notWholeIn(a: NumberArray, lo: number, hiExclusive: number): number {
+  const n = a.length;
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    if (!(v >= lo && v < hiExclusive) || Math.trunc(v) !== v) return i;
+  }
+  return -1;
+}
+
+/** First index float32 rounding changes (NaN stays NaN). */
+function notFloat32(a: NumberArray): number {
+  const n = a.length;
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    if (Math.fround(v) !== v && v === v) return i;
+  }
+  return -1;
+}
+
+/** First bigint outside [lo, hi]. */
+function bigOutOfRange(a: BigArray, lo: bigint, hi: bigint): number {
+  const n = a.length;
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    if (v < lo || v > hi) return i;
+  }
+  return -1;
+}
+
+/** First bigint that a float64 (or float32) cannot hold exactly. */
+function bigNotFloat(a: BigArray, f32: boolean): number {
+  const n = a.length;
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    const x = f32 ? Math.fround(Number(v)) : Number(v);
+    if (BigInt(x) !== v) return i;
+  }
+  return -1;
+}
+
+/** Index of the first element of `src` whose value a `d`-kind array cannot hold exactly, or -1. */
+function firstChanged(src: NumericArray, s: Kind, d: Kind): number {
+  if (s.kind === 'big') {
+    const a = src as BigArray;
+    if (d.kind === 'float') return bigNotFloat(a, d.bits === 24);
+    // int or big target (big: hi is 2^63 or 2^64, exclusive, exact as a double)
+    return bigOutOfRange(a, BigInt(d.lo), d.kind === 'big' ? BigInt(d.hi) - 1n : BigInt(d.hi));
+  }
+  const a = src as NumberArray;
+  if (d.kind === 'float') return notFloat32(a); // float64 targets never get here: they hold every number
+  if (s.kind === 'int') return outOfRange(a, d.lo, d.kind === 'big' ? d.hi - 1 : d.hi);
+  if (d.kind === 'big') return notWholeIn(a, d.lo, d.hi);
+  return d.hi === 2 ** 32 - 1 ? notUint32(a) : notInt32In(a, d.lo, d.hi);
 }
 
 function describeTarget(d: Kind, name: string): string {
