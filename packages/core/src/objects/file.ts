@@ -5,14 +5,12 @@
  */
 import { FileAccessError, InvalidStateError, ValueError } from '../errors.js';
 import { DEFAULT_SIZES, UNDEFINED_ADDRESS } from '../format/bytes.js';
-import { encodeGroupInfo } from '../format/messages/group-info.js';
-import { encodeLinkInfo } from '../format/messages/link-info.js';
-import { GROUP_INFO, LINK_INFO } from '../format/messages/message-types.js';
 import { encodeSuperblock } from '../format/superblock.js';
 import { isByteStore, MemoryStore, type ByteSource, type ByteStore } from '../io/byte-store.js';
 import { FileContext } from '../file/file-context.js';
 import { FileWriter } from '../file/file-writer.js';
 import { Group } from './group.js';
+import { groupMessages } from './group-create.js';
 import type { Container } from '../di/container.js';
 
 /** How {@link openFile} opens a file (h5py's `mode`). */
@@ -220,20 +218,7 @@ async function createIn(store: ByteStore, name: string, opts: CreateOptions, own
     if (opts.container) ctx.container = opts.container;
     const writer = new FileWriter(store, ctx, superblockSize, version, superblockSize);
     ctx.writer = writer;
-    const root = writer.createHeader(
-      [
-        {
-          type: LINK_INFO,
-          flags: 0,
-          body: encodeLinkInfo(
-            { trackCreationOrder: false, indexCreationOrder: false, fractalHeapAddress: UNDEFINED_ADDRESS, nameIndexAddress: UNDEFINED_ADDRESS },
-            DEFAULT_SIZES,
-          ),
-        },
-        { type: GROUP_INFO, flags: 0, body: encodeGroupInfo({}) },
-      ],
-      superblockSize,
-    );
+    const root = writer.createHeader(groupMessages(ctx, false), superblockSize);
     await writer.flush();
     return new H5File(ctx, root, 'r+', owned ? store : null);
   } catch (e) {

@@ -4,9 +4,7 @@
  * @module
  */
 import { FormatError, H5Error, NotFoundError, UnsupportedError, ValueError } from '../errors.js';
-import { UNDEFINED_ADDRESS } from '../format/bytes.js';
 import type { Datatype } from '../format/messages/datatype.js';
-import { encodeGroupInfo } from '../format/messages/group-info.js';
 import { encodeLink, type LinkMessage } from '../format/messages/link.js';
 import { encodeLinkInfo } from '../format/messages/link-info.js';
 import { DATASPACE, DATATYPE, GROUP_INFO, LAYOUT, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
@@ -25,9 +23,9 @@ import { hasVlen, valuesToBytes } from './values-io.js';
 import { selectAll } from '../selection/selection.js';
 import { pipelineFromOptions, sectionPipelinesFromOptions, type FilterOptions } from './filter-options.js';
 import { sparseDatasetMessages } from './sparse-create.js';
+import { groupMessages } from './group-create.js';
 import { chunkedDatasetMessages } from './chunked-create.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
-import { datatypeSize } from '../format/messages/datatype.js';
 
 /** A link to an object in another file (reported, not followed). */
 export class ExternalLink {
@@ -106,6 +104,19 @@ export interface CreateDatasetOptions extends FilterOptions {
 }
 
 const MAX_SOFT_LINK_HOPS = 32;
+
+/** A new, unlinked dataset header and what its creation still has to write. */
+interface NewDatasetHeader {
+  model: HeaderModel;
+  /** Converted initial data (contiguous: to write at `address`; chunked: to write through the storage). */
+  data?: Uint8Array | undefined;
+  /** Contiguous storage allocated for `data`. */
+  address?: number | undefined;
+  /** Chunked or sparse: the storage is created and the data written after the header. */
+  chunked: boolean;
+  /** Number of elements. */
+  count: number;
+}
 
 /** An HDF5 group. */
 export class Group {
@@ -229,7 +240,7 @@ export class Group {
       // Synchronous up to the new header: heap objects stored by variable-length values (data,
       // fill value) are taken back if anything in it fails.
       const mark = writer.markHeap();
-      let made: { model: HeaderModel; data?: Uint8Array | undefined; address?: number | undefined; chunked: boolean; count: number };
+      let made: NewDatasetHeader;
       try {
         made = this.newDatasetHeader(writer, full, opts);
       } catch (e) {
@@ -273,7 +284,7 @@ export class Group {
     writer: FileWriter,
     full: string,
     opts: CreateDatasetOptions,
-  ): { model: HeaderModel; data?: Uint8Array | undefined; address?: number | undefined; chunked: boolean; count: number } {
+  ): NewDatasetHeader {
     const dtype = parseDtype(opts.dtype);
     const shape = opts.shape ?? (opts.data !== undefined ? inferShape(opts.data) : undefined);
     if (!shape) throw new ValueError('createDataset needs a shape');
@@ -281,7 +292,20 @@ export class Group {
     const count = scalar ? 1 : elementCount(shape);
     const what = `create dataset "${full}"`;
     let messages: HeaderMessage[];
-    if (opts.layout === 'sparse') messages = this.sparseMessages(full, dtype, shape, opts);
+    if (opts.layout === 'sparse') {
+      messages = sparseDatasetMessages(this.ctx, {
+        path: full,
+        dtype,
+        shape,
+        maxShape: opts.maxShape,
+        chunks: opts.chunks,
+        fillValue: opts.fillValue,
+        allocTime: opts.allocTime,
+        dontFilterPartialChunks: opts.dontFilterPartialChunks,
+        ...sectionPipelinesFromOptions(opts, full),
+        pipelineMessage: opts.pipelineMessage,
+      });
+    }
     else {
       const pipeline = pipelineFromOptions(opts, full);
       const growable = (opts.maxShape ?? []).some((m, i) => m !== shape[i]);
@@ -313,28 +337,6 @@ export class Group {
     }
     const data = opts.data !== undefined && !hasVlen(dtype) ? valuesToBytes(this.ctx, opts.data, dtype, count, what) : undefined;
     return { model: writer.createHeader(messages), data, chunked: true, count };
-  }
-
-  /** The header messages of a new sparse (structured-chunk) dataset, its options checked. */
-  private sparseMessages(full: string, dtype: Datatype, shape: number[], opts: CreateDatasetOptions): HeaderMessage[] {
-    if (opts.allocTime !== undefined && opts.allocTime !== 'incremental') {
-      throw new ValueError(
-        `allocTime '${String(opts.allocTime)}' has no meaning for a sparse dataset: a sparse chunk is stored when it first ` +
-          "holds a defined element (there is nothing to allocate or fill before); omit allocTime or use 'incremental'",
-        { path: full },
-      );
-    }
-    return sparseDatasetMessages(this.ctx, {
-      path: full,
-      dtype,
-      shape,
-      maxShape: opts.maxShape,
-      chunks: opts.chunks,
-      fillValue: opts.fillValue,
-      dontFilterPartialChunks: opts.dontFilterPartialChunks,
-      ...sectionPipelinesFromOptions(opts, full),
-      pipelineMessage: opts.pipelineMessage,
-    });
   }
 
   /** Adds a link to this group (compact link storage). @internal */
@@ -448,28 +450,6 @@ export class Group {
   get headerModel(): HeaderModel {
     return this.model;
   }
-}
-
-/** The messages of a new group's object header (link info and group info; compact links). */
-function groupMessages(ctx: FileContext, trackOrder: boolean): HeaderMessage[] {
-  return [
-    {
-      type: LINK_INFO,
-      flags: 0,
-      body: encodeLinkInfo(
-        {
-          trackCreationOrder: trackOrder,
-          indexCreationOrder: trackOrder,
-          ...(trackOrder ? { maxCreationIndex: 0 } : {}),
-          fractalHeapAddress: UNDEFINED_ADDRESS,
-          nameIndexAddress: UNDEFINED_ADDRESS,
-          ...(trackOrder ? { creationOrderIndexAddress: UNDEFINED_ADDRESS } : {}),
-        },
-        ctx.sizes,
-      ),
-    },
-    { type: GROUP_INFO, flags: 0, body: encodeGroupInfo({}) },
-  ];
 }
 
 /** Opens the object whose header is at `address` as a group, dataset or committed datatype. @internal */

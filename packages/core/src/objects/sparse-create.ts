@@ -40,6 +40,8 @@ export interface SparsePlan {
   maxShape?: (number | null)[] | undefined;
   chunks?: number[] | true | undefined;
   fillValue?: unknown;
+  /** Only 'incremental' (or absent): a sparse chunk is stored when it first holds a defined element. */
+  allocTime?: 'early' | 'late' | 'incremental' | undefined;
   dontFilterPartialChunks?: boolean | undefined;
   /** One pipeline per section. */
   pipelines: FilterPipeline[];
@@ -97,6 +99,13 @@ export function sparseDatasetMessages(ctx: FileContext, p: SparsePlan): HeaderMe
   const { path, dtype, shape } = p;
   if (hasVlen(dtype)) throw new ValueError('sparse datasets need a fixed-size datatype', { path });
   if (shape.length === 0) throw new ValueError('sparse datasets need at least one dimension', { path });
+  if (p.allocTime !== undefined && p.allocTime !== 'incremental') {
+    throw new ValueError(
+      `allocTime '${String(p.allocTime)}' has no meaning for a sparse dataset: a sparse chunk is stored when it first ` +
+        "holds a defined element (there is nothing to allocate or fill before); omit allocTime or use 'incremental'",
+      { path },
+    );
+  }
   checkShape(shape, p.maxShape, path);
   const es = datatypeSize(dtype, ctx.sizes);
   const { maxDims, chunkDims } = chunkGeometry(shape, p.maxShape, p.chunks, es, path);
