@@ -69,3 +69,87 @@ describe('Dataset.readInto', () => {
     await f.close();
   });
 });
+
+describe('Dataset.readInto conversions (issue 10, item 5): refused when a value would change, unless casting is unsafe', () => {
+  type Ctor = new (n: number) => ArrayLike<number | bigint> & { fill(v: never): unknown };
+  const B = (v: number | bigint): bigint => BigInt(v);
+  // [stored dtype, stored values, out type, refused?]
+  const cases: [string, (number | bigint)[], Ctor, boolean][] = [
+    ['float32', [1, 2 ** 31, 3], Int16Array, true], // the reproduction: 2^31 used to become 0
+    ['float32', [1, 1.5], Int32Array, true],
+    ['float32', [0, NaN], Uint8Array, true],
+    ['float64', [Infinity], Int32Array, true],
+    ['float64', [-3, 4, 255], Int16Array, false],
+    ['int32', [-5, 70000], Int16Array, true],
+    ['int32', [-5, 7], Int16Array, false],
+    ['int16', [3, -1], Uint16Array, true],
+    ['uint16', [65535], Int16Array, true],
+    ['uint16', [5, 32767], Int16Array, false],
+    ['int64', [B(2) ** 40n], Int32Array, true],
+    ['int64', [B(3), -4n], Float64Array, false],
+    ['int64', [2n ** 53n + 1n], Float64Array, true],
+    ['uint64', [2n ** 63n], BigInt64Array, true],
+    ['int64', [-1n], BigUint64Array, true],
+    ['int64', [5n], BigUint64Array, false],
+    ['float64', [0.1], Float32Array, true],
+    ['float64', [0.5, -2, NaN], Float32Array, false],
+    ['float64', [3, -2], BigInt64Array, false],
+    ['float64', [0.5], BigInt64Array, true],
+    ['int32', [16777217], Float32Array, true],
+    ['int8', [-128, 127], Float32Array, false],
+    ['uint32', [4294967295], Int32Array, true],
+  ];
+
+  async function stored(dtype: string, values: (number | bigint)[], opts: Record<string, unknown> = {}) {
+    const store = new MemoryStore();
+    const f = await createFile(store);
+    const big = dtype.endsWith('64') && dtype.includes('int');
+    const data = big ? (dtype.startsWith('u') ? BigUint64Array : BigInt64Array).from(values.map(BigInt)) : values.map(Number);
+    await f.createDataset('v', { dtype, shape: [values.length], data, ...opts } as never);
+    await f.close();
+    const g = await openFile(store.toBytes());
+    return { g, d: (await g.get('v')) as Dataset };
+  }
+
+  for (const [dtype, values, Out, refused] of cases) {
+    it(`${dtype} [${values.map(String).join(', ')}] into ${Out.name}: ${refused ? 'refused' : 'converted'}`, async () => {
+      const { g, d } = await stored(dtype, values);
+      const out = new Out(values.length);
+      const before = Array.from(out);
+      if (refused) {
+        const err = await d.readInto(out as never).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ValueError);
+        expect((err as Error).message).toMatch(/\/v/);
+        expect((err as Error).message).toMatch(/element \d+/);
+        expect((err as Error).message).toMatch(/casting: 'unsafe'/);
+        expect(Array.from(out)).toEqual(before); // nothing written
+        await d.readInto(out as never, undefined, { casting: 'unsafe' });
+      } else {
+        await d.readInto(out as never);
+        expect(Array.from(out).map(String)).toEqual(values.map((v) => String(typeof out[0] === 'bigint' ? BigInt(v) : Number(v))));
+      }
+      await g.close();
+    });
+  }
+
+  it("'unsafe' converts as TypedArrays store numbers (2^31 → 0 in an Int16Array, NaN → 0)", async () => {
+    const { g, d } = await stored('float32', [1, 2 ** 31, NaN, -1.75, 70000]);
+    const out = new Int16Array(5);
+    await d.readInto(out, undefined, { casting: 'unsafe' });
+    expect(Array.from(out)).toEqual(Array.from(Int16Array.from([1, 2 ** 31, NaN, -1.75, 70000])));
+    await expect(d.readInto(out, undefined, { casting: 'safe' as never })).rejects.toThrow(/unknown casting/);
+    await g.close();
+  });
+
+  it('checks chunked and sparse datasets and selections the same way', async () => {
+    for (const opts of [{ chunks: [3] }, { chunks: [2], compression: 'gzip' }, { layout: 'sparse', chunks: [4] }]) {
+      const { g, d } = await stored('int32', [1, 2, 3, 40000, 5, 6], opts);
+      const sel = selectHyperslab({ start: [0], count: [3] });
+      const ok = new Int16Array(3);
+      await d.readInto(ok, sel);
+      expect(Array.from(ok)).toEqual([1, 2, 3]);
+      await expect(d.readInto(new Int16Array(6))).rejects.toThrow(/element 3 \(40000\)/);
+      await g.close();
+    }
+  });
+});

@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { H5Error, openFile, type Group, type H5File } from '@chunkform/core';
+import { FileAccessError as CoreFileAccessError, H5Error, openFile, type Group, type H5File } from '@chunkform/core';
 import { dumpObjects, dumpText } from './commands/dump.js';
 import { listObjects } from './commands/ls.js';
 import { errorMessage } from './error-message.js';
@@ -66,12 +66,20 @@ function isSystemError(e: unknown): e is NodeJS.ErrnoException {
   return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
 }
 
-/** A system error (ENOENT, EISDIR ...) met while opening a file named on the command line. */
+/** A file named on the command line that cannot be opened (missing, a directory, no permission ...). */
 class FileAccessError extends Error {
-  constructor(readonly file: string, override readonly cause: NodeJS.ErrnoException) {
-    super(`${file}: ${systemMessage(cause)}`);
+  constructor(readonly file: string, override readonly cause: unknown, what: string) {
+    super(`${file}: ${what}`);
   }
 }
+
+/** How the command line words core's {@link CoreFileAccessError} reasons (as the shell would). */
+const ACCESS_TEXT: Record<CoreFileAccessError['reason'], string> = {
+  'not-found': 'no such file or directory',
+  'is-directory': 'is a directory',
+  exists: 'file exists',
+  'permission-denied': 'permission denied',
+};
 
 /** Opens `file` read-only, runs `body` on it and closes it whatever happens. */
 async function withFile<T>(file: string, body: (f: H5File) => Promise<T>): Promise<T> {
@@ -79,7 +87,8 @@ async function withFile<T>(file: string, body: (f: H5File) => Promise<T>): Promi
   try {
     f = await openFile(file, { mode: 'r' });
   } catch (e) {
-    throw isSystemError(e) ? new FileAccessError(file, e) : e;
+    if (e instanceof CoreFileAccessError) throw new FileAccessError(file, e, ACCESS_TEXT[e.reason]);
+    throw isSystemError(e) ? new FileAccessError(file, e, systemMessage(e)) : e;
   }
   try {
     return await body(f);

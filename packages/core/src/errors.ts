@@ -82,6 +82,33 @@ export class UnsupportedError extends H5Error {}
 /** A path, attribute or link that does not exist. */
 export class NotFoundError extends H5Error {}
 
+/** Why a file path could not be opened (see {@link FileAccessError}). */
+export type FileAccessReason = 'not-found' | 'is-directory' | 'exists' | 'permission-denied';
+
+/**
+ * A file path that cannot be opened as asked: it does not exist (or a parent folder is missing),
+ * it is a directory, it already exists (modes `'w-'` / `'x'`), or the operating system denies
+ * access. The message names the path; `cause` holds the system error, if any.
+ */
+export class FileAccessError extends H5Error {
+  /** What went wrong. */
+  readonly reason: FileAccessReason;
+  /** The path as given. */
+  readonly filePath: string;
+  constructor(filePath: string, reason: FileAccessReason, cause?: unknown) {
+    const what = {
+      'not-found': 'no such file',
+      'is-directory': 'it is a directory, not a file',
+      exists: 'the file already exists (use mode "w" to overwrite it or "a" to open it)',
+      'permission-denied': 'permission denied',
+    }[reason];
+    super(`cannot open "${filePath}": ${what}`);
+    this.reason = reason;
+    this.filePath = filePath;
+    if (cause !== undefined) Object.defineProperty(this, 'cause', { value: cause, writable: true, configurable: true });
+  }
+}
+
 /** A write was attempted on a file opened read-only, or an object was used after close. */
 export class InvalidStateError extends H5Error {}
 

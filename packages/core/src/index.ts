@@ -12,7 +12,7 @@
  * await f.close();
  */
 export * from './errors.js';
-export { openFile, createFile, H5File, type OpenOptions, type CreateOptions } from './objects/file.js';
+export { openFile, createFile, H5File, FILE_MODES, type FileMode, type OpenOptions, type CreateOptions } from './objects/file.js';
 export type { FlushOptions } from './file/file-writer.js';
 export {
   Group,
@@ -47,6 +47,7 @@ export type { FilterPipeline } from './format/messages/filter-pipeline.js';
 export type { FillValue } from './format/messages/fill-value.js';
 export type { Values } from './values/types.js';
 export { parseDtype, dtypeToString, type DtypeSpec } from './values/dtype.js';
+export { CASTINGS, type Casting } from './values/cast.js';
 export { lookup3 } from './format/checksum/lookup3.js';
 
 // ---- chunked storage: the chunk format layer, indexes, filters, DI ----------------------------
@@ -92,7 +93,7 @@ export {
   type Container,
 } from './di/container.js';
 export type { ChunkInfo } from './storage/chunked-storage.js';
-export type { DatasetAccessOptions } from './objects/dataset.js';
+export type { DatasetAccessOptions, ReadIntoOptions } from './objects/dataset.js';
 export type { FilterOptions, FilterSpec } from './objects/filter-options.js';
 export * from './selection/index.js';
 export {

@@ -77,6 +77,7 @@ export class Allocator {
       }
     }
     const start = Math.ceil(this.eof / align) * align;
+    if (start > this.eof) this.notePadding(start, start - this.eof);
     this.eof = start + size;
     addExtent(this.fresh, start, size);
     return start;
@@ -137,8 +138,20 @@ export class Allocator {
     addExtent(this.free, address, size);
     const tail = this.free[this.free.length - 1];
     if (tail && tail.address + tail.size >= this.eof) {
-      this.eof = tail.address;
+      // The alignment padding before a block taken from the end goes with it (else the end of
+      // file would lie past the last byte written).
+      this.eof = tail.address - (this.padding.get(tail.address) ?? 0);
+      this.padding.delete(tail.address);
       this.free.pop();
     }
+  }
+
+  /** Alignment padding before recent blocks taken from the end of the file (start → bytes). */
+  private readonly padding = new Map<number, number>();
+
+  private notePadding(start: number, pad: number): void {
+    this.padding.set(start, pad);
+    // Only recent blocks are released at the end of the file (a failed create): keep a few.
+    if (this.padding.size > 256) this.padding.delete(this.padding.keys().next().value!);
   }
 }

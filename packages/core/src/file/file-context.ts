@@ -174,6 +174,11 @@ export class FileContext {
     this.headers.set(model.address, model);
   }
 
+  /** Forgets a header created in this session (a failed create). */
+  forgetHeader(model: HeaderModel): void {
+    if (this.headers.get(model.address) === model) this.headers.delete(model.address);
+  }
+
   /** All header models created or loaded so far. */
   allHeaders(): Iterable<HeaderModel> {
     return this.headers.values();

@@ -53,6 +53,12 @@ interface OpenCollection {
   dirty: boolean;
 }
 
+/** What {@link FileWriter.markHeap} records. */
+export interface HeapMark {
+  count: number;
+  state: { objects: number; used: number; dirty: boolean }[];
+}
+
 /** Writes a file. */
 export class FileWriter implements GlobalHeapWriter {
   readonly allocator: Allocator;
@@ -94,6 +100,41 @@ export class FileWriter implements GlobalHeapWriter {
     model.dirty = true;
     this.ctx.addHeader(model);
     return model;
+  }
+
+  /**
+   * Forgets a header created in this session that nothing links to (a create that failed): it is
+   * never written and its space (and a continuation block, if a flush gave it one) is released.
+   */
+  discardHeader(model: HeaderModel): void {
+    if (model.source) throw new ValueError('internal error: only headers created in this session can be discarded', { address: model.address });
+    this.ctx.forgetHeader(model);
+    model.dirty = false;
+    this.allocator.release(model.address, objectHeaderV2Size({}, model.chunk0Capacity));
+    if (model.continuation) this.allocator.release(model.continuation.address, model.continuation.size);
+    model.continuation = null;
+  }
+
+  /**
+   * The state of the global heap collections, to return to with {@link rollbackHeap} when an
+   * encoding that adds objects fails part way (within the same synchronous step).
+   */
+  markHeap(): HeapMark {
+    return { count: this.collections.length, state: this.collections.map((c) => ({ objects: c.objects.length, used: c.used, dirty: c.dirty })) };
+  }
+
+  /** Removes the heap objects (and collections) added since `mark`. */
+  rollbackHeap(mark: HeapMark): void {
+    for (const c of this.collections.splice(mark.count)) {
+      this.byAddress.delete(c.address);
+      this.allocator.release(c.address, c.size);
+    }
+    mark.state.forEach((s, i) => {
+      const c = this.collections[i]!;
+      c.objects.length = s.objects;
+      c.used = s.used;
+      c.dirty = s.dirty;
+    });
   }
 
   /**

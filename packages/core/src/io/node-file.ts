@@ -11,7 +11,7 @@
  */
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, read, readSync, readv, writeSync } from 'node:fs';
 import type { ByteStore } from './byte-store.js';
-import { InvalidStateError } from '../errors.js';
+import { FileAccessError, InvalidStateError, type FileAccessReason } from '../errors.js';
 
 /** Reads of at least this many bytes go to the thread pool, split into pieces read in parallel. */
 export const PARALLEL_READ_BYTES = 4 << 20;
@@ -60,7 +60,21 @@ export class NodeFileStore implements ByteStore {
    */
   static async open(path: string, mode: 'r' | 'r+' | 'w' | 'x' = 'r', opts: { fsync?: boolean } = {}): Promise<NodeFileStore> {
     const flags = mode === 'r' ? 'r' : mode === 'r+' ? 'r+' : mode === 'w' ? 'w+' : 'wx+';
-    return new NodeFileStore(openSync(path, flags), path, mode !== 'r', opts.fsync === true);
+    let fd: number;
+    try {
+      fd = openSync(path, flags);
+    } catch (e) {
+      throw accessError(path, e);
+    }
+    // Linux opens a directory read-only without complaint; reads would then fail with EISDIR.
+    let dir = false;
+    try {
+      dir = fstatSync(fd).isDirectory();
+    } finally {
+      if (dir) closeSync(fd);
+    }
+    if (dir) throw new FileAccessError(path, 'is-directory');
+    return new NodeFileStore(fd, path, mode !== 'r', opts.fsync === true);
   }
   private handle(): number {
     if (this.fd === null) throw new InvalidStateError(`file "${this.path}" is closed`);
@@ -191,4 +205,20 @@ export class NodeFileStore implements ByteStore {
     this.drained = null;
     closeSync(fd);
   }
+}
+
+/** System error codes of `open` that {@link FileAccessError} reports. */
+const ACCESS_REASONS: Readonly<Record<string, FileAccessReason>> = {
+  ENOENT: 'not-found',
+  ENOTDIR: 'not-found',
+  EISDIR: 'is-directory',
+  EEXIST: 'exists',
+  EACCES: 'permission-denied',
+  EPERM: 'permission-denied',
+};
+
+/** A typed error naming `path` for a failed `open` (other system errors pass through). */
+function accessError(path: string, e: unknown): unknown {
+  const reason = ACCESS_REASONS[(e as { code?: string } | null)?.code ?? ''];
+  return reason ? new FileAccessError(path, reason, e) : e;
 }

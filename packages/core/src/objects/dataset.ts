@@ -38,6 +38,7 @@ import type { StructuredChunkLayout } from '../format/messages/layout-structured
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount } from './shape.js';
 import { bytesToValues, valuesToBytes } from './values-io.js';
+import { CASTINGS, castInto, nativeArrayType, type Casting } from '../values/cast.js';
 
 /** The unlimited maximum dimension size, as `maxShape` reports it (h5py uses `None`). */
 export const UNLIMITED = null;
@@ -51,6 +52,16 @@ export interface DatasetAccessOptions {
    * 'smallest' (default; the smallest valid H5S encoding) or 'prototype' (what the HDF Group prototype writes).
    */
   selectionEncoding?: 'smallest' | 'prototype';
+}
+
+/** Options of {@link Dataset.readInto}. */
+export interface ReadIntoOptions {
+  /**
+   * How values are converted when `out` has another element type than the dataset (numpy's
+   * `casting`): `'same_value'` (default) refuses any value that would change; `'unsafe'` converts
+   * anyway (integers wrap, fractions truncate, NaN becomes 0, float64 rounds to float32).
+   */
+  casting?: Casting;
 }
 
 /** An HDF5 dataset. Obtain one from {@link Group.get} or {@link Group.createDataset}. */
@@ -204,28 +215,41 @@ export class Dataset {
 
   /**
    * Reads numbers into `out` (like h5py's `read_direct`), e.g. a frame buffer reused across reads:
-   * no result array is allocated, and with a native-order dtype and an `out` of the stored element
-   * size the file bytes land straight in `out`. `out` holds one element per selected element
-   * (flat, selection order). Integer and float datasets only.
-   * @throws ValueError for another datatype class or an `out` of the wrong length.
+   * no result array is allocated, and with a native-order dtype and an `out` of the type the
+   * dataset decodes to (e.g. `Uint16Array` for uint16) the file bytes land straight in `out`.
+   * `out` holds one element per selected element (flat, selection order). Integer and float
+   * datasets only.
+   *
+   * An `out` of another element type gets converted values, checked as numpy's
+   * `casting='same_value'`: a value the array cannot hold exactly (float32 data with 2^31 into an
+   * `Int16Array`, -1 into a `Uint8Array`, 2.5 or NaN into any integer array, float64 data that
+   * float32 would round into a `Float32Array`) is a {@link ValueError} naming the element, thrown
+   * before `out` is written. Pass `{ casting: 'unsafe' }` to convert anyway, as TypedArrays store
+   * numbers (integers wrap, fractions truncate, NaN becomes 0).
+   * @throws ValueError for another datatype class, an `out` of the wrong length, or a value that
+   *   would change (unless `casting: 'unsafe'`).
    */
-  async readInto<T extends NumericArray>(out: T, selection?: Selection): Promise<T> {
+  async readInto<T extends NumericArray>(out: T, selection?: Selection, opts: ReadIntoOptions = {}): Promise<T> {
     try {
+      const casting = opts.casting ?? 'same_value';
+      if (!CASTINGS.includes(casting)) {
+        throw new ValueError(`unknown casting ${JSON.stringify(casting)}; use ${CASTINGS.map((c) => `'${c}'`).join(' or ')}`);
+      }
       const sel = selection ?? selectAll();
       const count = this.countOf(sel);
       if (this.dtype.class !== 'integer' && this.dtype.class !== 'float') {
         throw new ValueError(`readInto needs an integer or float dataset, not ${this.dtype.class}`);
       }
       if (out.length !== count) throw new ValueError(`readInto: the selection has ${count} elements but out holds ${out.length}`);
-      if (out.byteLength !== count * this.elementSize) {
-        out.set((await this.read(sel)) as NumericArray as never);
+      if (out.byteLength !== count * this.elementSize || out.constructor !== nativeArrayType(this.dtype)) {
+        castInto((await this.read(sel)) as NumericArray, out, casting);
         return out;
       }
       const into = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
       const { bytes } = await (await this.storage()).read(sel, count, into);
       const v = await bytesToValues(this.ctx, bytes, this.dtype, count, bytes.byteLength === bytes.buffer.byteLength);
       const tv = v as NumericArray;
-      if (tv.buffer !== out.buffer || tv.byteOffset !== out.byteOffset || tv.constructor !== out.constructor) out.set(tv as never);
+      if (tv.buffer !== out.buffer || tv.byteOffset !== out.byteOffset || tv.constructor !== out.constructor) castInto(tv, out, casting);
       return out;
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(this.path) : e;

@@ -3,22 +3,41 @@
  * (the root group plus flush/close).
  * @module
  */
-import { H5Error, InvalidStateError, ValueError } from '../errors.js';
+import { FileAccessError, InvalidStateError, ValueError } from '../errors.js';
 import { DEFAULT_SIZES, UNDEFINED_ADDRESS } from '../format/bytes.js';
-import { encodeGroupInfo } from '../format/messages/group-info.js';
-import { encodeLinkInfo } from '../format/messages/link-info.js';
-import { GROUP_INFO, LINK_INFO } from '../format/messages/message-types.js';
 import { encodeSuperblock } from '../format/superblock.js';
 import { isByteStore, MemoryStore, type ByteSource, type ByteStore } from '../io/byte-store.js';
 import { FileContext } from '../file/file-context.js';
 import { FileWriter, type FlushOptions } from '../file/file-writer.js';
 import { Group } from './group.js';
+import { groupMessages } from './group-create.js';
 import type { Container } from '../di/container.js';
+
+/** How {@link openFile} opens a file (h5py's `mode`). */
+export type FileMode = 'r' | 'r+' | 'w' | 'w-' | 'x' | 'a';
+
+/** The modes {@link openFile} accepts. */
+export const FILE_MODES: readonly FileMode[] = ['r', 'r+', 'w', 'w-', 'x', 'a'];
 
 /** Options of {@link openFile}. */
 export interface OpenOptions {
-  /** 'r' read-only (default); 'r+' read and write an existing file. */
-  mode?: 'r' | 'r+';
+  /**
+   * As h5py's `mode`:
+   * - `'r'` read-only, the file must exist (default);
+   * - `'r+'` read and write, the file must exist;
+   * - `'w'` create the file, or truncate it if it exists (as {@link createFile});
+   * - `'w-'` or `'x'` create the file, failing with {@link FileAccessError} (`reason: 'exists'`) if
+   *   it exists (for a {@link ByteStore}: if it is not empty);
+   * - `'a'` read and write if the file exists (an empty {@link ByteStore} counts as absent), create
+   *   it otherwise.
+   *
+   * Any other value is a {@link ValueError} thrown before the file is touched. A missing path or a
+   * directory is a {@link FileAccessError} naming the path. Modes that write need a path or a
+   * {@link ByteStore}; the bytes of a file (`Uint8Array`, `ArrayBuffer`) can only be read (`'r'`).
+   */
+  mode?: FileMode;
+  /** Superblock version of a file the mode creates (`'w'`, `'w-'`, `'x'`, `'a'`): see {@link CreateOptions}. */
+  superblockVersion?: 2 | 3;
   /** Where filters, chunk indexes and chunk formats are looked up (default: the process-wide container). */
   container?: Container;
 }
@@ -96,32 +115,67 @@ export class H5File extends Group {
 }
 
 /** Opens a path through the `#node-file` import: Node's file store, or a clear error in browsers. */
-async function nodeStore(path: string, mode: 'r' | 'r+' | 'w'): Promise<ByteStore> {
+async function nodeStore(path: string, mode: 'r' | 'r+' | 'w' | 'x'): Promise<ByteStore> {
   const mod = await import('#node-file');
   return mod.NodeFileStore.open(path, mode);
 }
 
 /**
  * Opens an HDF5 file: a path (Node), a {@link ByteSource} (any storage), or the file's bytes.
+ * `mode` is h5py's (see {@link OpenOptions.mode}): `'r'` (default), `'r+'`, `'w'`, `'w-'`/`'x'`, `'a'`.
+ * @throws ValueError an unknown mode, or a writing mode on something that cannot be written
+ *   (checked before anything is opened or changed).
+ * @throws FileAccessError the path does not exist (`'r'`, `'r+'`), is a directory, or exists (`'w-'`, `'x'`).
  * @example
  * const f = await openFile('scan.h5');
  * const d = await f.get('/entry/data');
+ * const out = await openFile('out.h5', { mode: 'a' }); // open, or create when missing
  */
 export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuffer, opts: OpenOptions = {}): Promise<H5File> {
   const mode = opts.mode ?? 'r';
-  let source: ByteSource;
-  let owned: ByteSource | null = null;
-  let name: string;
-  if (typeof src === 'string') {
-    source = owned = await nodeStore(src, mode);
-    name = src;
-  } else if (src instanceof Uint8Array || src instanceof ArrayBuffer) {
-    source = new MemoryStore(src instanceof Uint8Array ? src : new Uint8Array(src));
-    name = '(memory)';
-  } else {
-    source = src;
-    name = '(source)';
+  if (!FILE_MODES.includes(mode)) {
+    throw new ValueError(`unknown mode ${JSON.stringify(mode)}; use one of ${FILE_MODES.map((m) => `'${m}'`).join(', ')}`);
   }
+  if (opts.superblockVersion !== undefined) checkSuperblockVersion(opts.superblockVersion);
+  const bytes = src instanceof Uint8Array || src instanceof ArrayBuffer;
+  if (mode !== 'r' && (bytes || (typeof src !== 'string' && !isByteStore(src)))) {
+    throw new ValueError(`mode "${mode}" needs a path or a writable ByteStore${bytes ? ', not the bytes of a file' : ''}`);
+  }
+  const create: CreateOptions = {
+    ...(opts.superblockVersion !== undefined ? { superblockVersion: opts.superblockVersion } : {}),
+    ...(opts.container ? { container: opts.container } : {}),
+  };
+  if (mode === 'w') return createFile(src as string | ByteStore, create);
+  if (mode === 'w-' || mode === 'x') {
+    if (typeof src === 'string') return createIn(await nodeStore(src, 'x'), src, create, true);
+    if ((await (src as ByteStore).size()) > 0) throw new FileAccessError('(store)', 'exists');
+    return createFile(src as ByteStore, create);
+  }
+  if (mode === 'a') {
+    if (typeof src === 'string') {
+      let store: ByteStore;
+      try {
+        store = await nodeStore(src, 'r+');
+      } catch (e) {
+        if (!(e instanceof FileAccessError && e.reason === 'not-found')) throw e;
+        // As h5py: create it exclusively (a file that appeared meanwhile is not truncated).
+        return createIn(await nodeStore(src, 'x'), src, create, true);
+      }
+      return openSource(store, src, 'r+', store, opts);
+    }
+    if ((await (src as ByteStore).size()) === 0) return createFile(src as ByteStore, create);
+    return openSource(src as ByteStore, '(source)', 'r+', null, opts);
+  }
+  if (typeof src === 'string') {
+    const store = await nodeStore(src, mode);
+    return openSource(store, src, mode, store, opts);
+  }
+  if (bytes) return openSource(new MemoryStore(src instanceof Uint8Array ? src : new Uint8Array(src)), '(memory)', mode, null, opts);
+  return openSource(src, '(source)', mode, null, opts);
+}
+
+/** Opens an existing file in `source` ('r' or 'r+'); closes `owned` when that fails. */
+async function openSource(source: ByteSource, name: string, mode: 'r' | 'r+', owned: ByteSource | null, opts: OpenOptions): Promise<H5File> {
   try {
     const ctx = await FileContext.open(source, name);
     if (opts.container) ctx.container = opts.container;
@@ -139,52 +193,54 @@ export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuff
     return new H5File(ctx, root, mode, owned);
   } catch (e) {
     await owned?.close?.();
-    throw e instanceof H5Error ? e : e;
+    throw e;
   }
+}
+
+function checkSuperblockVersion(version: unknown): void {
+  if (version !== 2 && version !== 3) throw new ValueError(`superblockVersion must be 2 or 3, got ${String(version)}`);
 }
 
 /**
  * Creates (or truncates) an HDF5 file at a path (Node) or in a {@link ByteStore}
- * (e.g. `new MemoryStore()`), with an empty root group.
+ * (e.g. `new MemoryStore()`), with an empty root group. Same as `openFile(dst, { mode: 'w' })`.
+ * @throws FileAccessError the path is a directory or cannot be created.
  */
 export async function createFile(dst: string | ByteStore, opts: CreateOptions = {}): Promise<H5File> {
+  checkSuperblockVersion(opts.superblockVersion ?? 2);
+  if (typeof dst === 'string') return createIn(await nodeStore(dst, 'w'), dst, opts, true);
+  return createIn(dst, '(memory)', opts, false);
+}
+
+/** Writes a new empty file (superblock and root group) into `store`, truncating it first. */
+async function createIn(store: ByteStore, name: string, opts: CreateOptions, owned: boolean): Promise<H5File> {
   const version = opts.superblockVersion ?? 2;
-  if (version !== 2 && version !== 3) throw new ValueError(`superblockVersion must be 2 or 3, got ${String(version)}`);
-  const store = typeof dst === 'string' ? await nodeStore(dst, 'w') : dst;
-  // Truncating an already empty file is not free: ext4 then flushes the whole file on close.
-  if ((await store.size()) > 0) await store.truncate(0);
-  const superblockSize = encodeSuperblock({ version, sizes: DEFAULT_SIZES, eofAddress: 0, rootObjectHeaderAddress: 0 }).length;
-  const ctx = new FileContext(
-    store,
-    {
-      version,
-      sizes: DEFAULT_SIZES,
-      baseAddress: 0,
-      eofAddress: superblockSize,
-      rootObjectHeaderAddress: superblockSize,
-      superblockExtensionAddress: UNDEFINED_ADDRESS,
-      consistencyFlags: 0,
-    },
-    superblockSize,
-    typeof dst === 'string' ? dst : '(memory)',
-  );
-  if (opts.container) ctx.container = opts.container;
-  const writer = new FileWriter(store, ctx, superblockSize, version, superblockSize);
-  ctx.writer = writer;
-  const root = writer.createHeader(
-    [
+  try {
+    // Truncating an already empty file is not free: ext4 then flushes the whole file on close.
+    if ((await store.size()) > 0) await store.truncate(0);
+    const superblockSize = encodeSuperblock({ version, sizes: DEFAULT_SIZES, eofAddress: 0, rootObjectHeaderAddress: 0 }).length;
+    const ctx = new FileContext(
+      store,
       {
-        type: LINK_INFO,
-        flags: 0,
-        body: encodeLinkInfo(
-          { trackCreationOrder: false, indexCreationOrder: false, fractalHeapAddress: UNDEFINED_ADDRESS, nameIndexAddress: UNDEFINED_ADDRESS },
-          DEFAULT_SIZES,
-        ),
+        version,
+        sizes: DEFAULT_SIZES,
+        baseAddress: 0,
+        eofAddress: superblockSize,
+        rootObjectHeaderAddress: superblockSize,
+        superblockExtensionAddress: UNDEFINED_ADDRESS,
+        consistencyFlags: 0,
       },
-      { type: GROUP_INFO, flags: 0, body: encodeGroupInfo({}) },
-    ],
-    superblockSize,
-  );
-  await writer.flush();
-  return new H5File(ctx, root, 'r+', typeof dst === 'string' ? store : null);
+      superblockSize,
+      name,
+    );
+    if (opts.container) ctx.container = opts.container;
+    const writer = new FileWriter(store, ctx, superblockSize, version, superblockSize);
+    ctx.writer = writer;
+    const root = writer.createHeader(groupMessages(ctx, false), superblockSize);
+    await writer.flush();
+    return new H5File(ctx, root, 'r+', owned ? store : null);
+  } catch (e) {
+    if (owned) await store.close?.();
+    throw e;
+  }
 }

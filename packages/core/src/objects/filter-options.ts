@@ -4,7 +4,7 @@
  * fletcher32) and with HDF5's optional/mandatory flags.
  * @module
  */
-import { ValueError } from '../errors.js';
+import { ValueError, type FilterError } from '../errors.js';
 import type { FilterDescription, FilterPipeline } from '../format/messages/filter-pipeline.js';
 
 /** A filter given explicitly. */
@@ -19,15 +19,24 @@ export interface FilterSpec {
   name?: string;
 }
 
-/** Filter options of `createDataset`. */
+/**
+ * Filter options of `createDataset`.
+ *
+ * Sparse datasets (`layout: 'sparse'`): a chunk has two sections, the encoded selection (section 0)
+ * and the values of the defined elements (section 1), each with its own pipeline. The shorthands
+ * `compression`, `shuffle` and `fletcher32` apply to both sections (shuffle with the datatype's
+ * element size); to filter the sections differently use `filters: { selection, values }`. Filters
+ * whose parameters fix the number of elements of a chunk (n-bit, scale-offset) cannot filter a
+ * section and are refused by `createDataset` with a {@link FilterError}.
+ */
 export interface FilterOptions {
-  /** 'gzip' (deflate, id 1) or another filter id. */
+  /** 'gzip' (deflate, id 1) or another filter id. Sparse datasets: both sections (see above). */
   compression?: 'gzip' | number;
   /** gzip level 0–9 (default 4, as h5py), or client data for another compression filter. */
   compressionOpts?: number | number[];
-  /** Byte shuffle before compression (id 2). */
+  /** Byte shuffle before compression (id 2). Sparse datasets: both sections (see above). */
   shuffle?: boolean;
-  /** Fletcher-32 checksum of each chunk (id 3). */
+  /** Fletcher-32 checksum of each chunk (id 3). Sparse datasets: of each section (see above). */
   fletcher32?: boolean;
   /**
    * Filters in pipeline order, after the shorthands above. Sparse datasets take one list per

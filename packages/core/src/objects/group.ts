@@ -4,9 +4,7 @@
  * @module
  */
 import { FormatError, H5Error, NotFoundError, UnsupportedError, ValueError } from '../errors.js';
-import { UNDEFINED_ADDRESS } from '../format/bytes.js';
 import type { Datatype } from '../format/messages/datatype.js';
-import { encodeGroupInfo } from '../format/messages/group-info.js';
 import { encodeLink, type LinkMessage } from '../format/messages/link.js';
 import { encodeLinkInfo } from '../format/messages/link-info.js';
 import { DATASPACE, DATATYPE, GROUP_INFO, LAYOUT, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
@@ -15,17 +13,19 @@ import type { FileContext } from '../file/file-context.js';
 import type { HeaderMessage, HeaderModel } from '../file/header-model.js';
 import { Attributes } from './attributes.js';
 import { Dataset } from './dataset.js';
+import type { FileWriter } from '../file/file-writer.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { datasetMessages, planDataspace, type CreateLayout } from './dataset-create.js';
 import { linkInfoOf, linkStorageOf, readLinks } from './links.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount, inferShape } from './shape.js';
-import { valuesToBytes } from './values-io.js';
+import { hasVlen, valuesToBytes } from './values-io.js';
+import { selectAll } from '../selection/selection.js';
 import { pipelineFromOptions, sectionPipelinesFromOptions, type FilterOptions } from './filter-options.js';
 import { sparseDatasetMessages } from './sparse-create.js';
+import { groupMessages } from './group-create.js';
 import { chunkedDatasetMessages } from './chunked-create.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
-import { datatypeSize } from '../format/messages/datatype.js';
 
 /** A link to an object in another file (reported, not followed). */
 export class ExternalLink {
@@ -91,7 +91,11 @@ export interface CreateDatasetOptions extends FilterOptions {
   selectionEncoding?: 'smallest' | 'prototype';
   /** Chunk shape (`true`: guess one as h5py does). */
   chunks?: number[] | true;
-  /** When file space is allocated: 'early' (at creation, fill written), 'incremental' (per chunk; default), 'late'. */
+  /**
+   * When file space is allocated: 'early' (at creation, fill written), 'incremental' (per chunk;
+   * default), 'late'. Sparse datasets store a chunk when it first holds a defined element: only
+   * 'incremental' applies to them, 'early' and 'late' are a {@link ValueError}.
+   */
   allocTime?: 'early' | 'late' | 'incremental';
   /** Store partial edge chunks unfiltered (layout flag; default false). */
   dontFilterPartialChunks?: boolean;
@@ -100,6 +104,19 @@ export interface CreateDatasetOptions extends FilterOptions {
 }
 
 const MAX_SOFT_LINK_HOPS = 32;
+
+/** A new, unlinked dataset header and what its creation still has to write. */
+interface NewDatasetHeader {
+  model: HeaderModel;
+  /** Converted initial data (contiguous: to write at `address`; chunked: to write through the storage). */
+  data?: Uint8Array | undefined;
+  /** Contiguous storage allocated for `data`. */
+  address?: number | undefined;
+  /** Chunked or sparse: the storage is created and the data written after the header. */
+  chunked: boolean;
+  /** Number of elements. */
+  count: number;
+}
 
 /** An HDF5 group. */
 export class Group {
@@ -194,112 +211,132 @@ export class Group {
     return node;
   }
 
-  /** Creates a group (and missing intermediate groups). */
+  /**
+   * Creates a group (and missing intermediate groups). A failure (the name exists, a path
+   * component is not a group ...) leaves the file as it was.
+   */
   async createGroup(path: string, opts: CreateGroupOptions = {}): Promise<Group> {
-    const { parent, name, full } = await this.parentFor(path, 'create group');
+    const { full } = await this.planPath(path, 'create group');
     const writer = this.ctx.requireWriter(`create group "${full}"`);
-    const messages: HeaderMessage[] = [
-      {
-        type: LINK_INFO,
-        flags: 0,
-        body: encodeLinkInfo(
-          {
-            trackCreationOrder: opts.trackOrder === true,
-            indexCreationOrder: opts.trackOrder === true,
-            ...(opts.trackOrder ? { maxCreationIndex: 0 } : {}),
-            fractalHeapAddress: UNDEFINED_ADDRESS,
-            nameIndexAddress: UNDEFINED_ADDRESS,
-            ...(opts.trackOrder ? { creationOrderIndexAddress: UNDEFINED_ADDRESS } : {}),
-          },
-          this.ctx.sizes,
-        ),
-      },
-      { type: GROUP_INFO, flags: 0, body: encodeGroupInfo({}) },
-    ];
-    const model = writer.createHeader(messages);
-    await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
+    const model = writer.createHeader(groupMessages(this.ctx, opts.trackOrder === true));
+    try {
+      await this.linkNew(path, model, 'create group');
+    } catch (e) {
+      writer.discardHeader(model);
+      throw e;
+    }
     return new Group(this.ctx, model, full);
   }
 
-  /** Creates a dataset. */
+  /**
+   * Creates a dataset. Everything is checked before the file changes, and a failure (bad dtype,
+   * shape, chunks or filters, data that does not fit, a name that exists) leaves the file as it
+   * was: no object header, no link, no intermediate group, no allocated space.
+   */
   async createDataset(path: string, opts: CreateDatasetOptions): Promise<Dataset> {
-    const { parent, name, full } = await this.parentFor(path, 'create dataset');
+    const { full } = await this.planPath(path, 'create dataset');
     const writer = this.ctx.requireWriter(`create dataset "${full}"`);
     try {
-      const dtype = parseDtype(opts.dtype);
-      const shape = opts.shape ?? (opts.data !== undefined ? inferShape(opts.data) : undefined);
-      if (!shape) throw new ValueError('createDataset needs a shape');
-      const scalar = shape.length === 0;
-      if (opts.layout === 'sparse') return await this.createSparse(parent, name, full, dtype, shape, opts);
-      const pipeline = pipelineFromOptions(opts, full);
-      const growable = (opts.maxShape ?? []).some((m, i) => m !== shape[i]);
-      const chunked =
-        opts.layout === 'chunked' || opts.chunks !== undefined || pipeline.filters.length > 0 || growable;
-      if (chunked) {
-        if (scalar) throw new ValueError('scalar datasets cannot be chunked', { path: full });
-        if (opts.layout === 'compact' || opts.layout === 'contiguous') {
-          throw new ValueError(`layout '${opts.layout}' cannot have chunks, filters or a maxShape larger than the shape`, { path: full });
-        }
-        const messages = chunkedDatasetMessages(this.ctx, { ...opts, path: full, dtype, shape, pipeline });
-        const model = writer.createHeader(messages);
-        await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
+      // Synchronous up to the new header: heap objects stored by variable-length values (data,
+      // fill value) are taken back if anything in it fails.
+      const mark = writer.markHeap();
+      let made: NewDatasetHeader;
+      try {
+        made = this.newDatasetHeader(writer, full, opts);
+      } catch (e) {
+        writer.rollbackHeap(mark);
+        throw e;
+      }
+      const { model, data, address } = made;
+      let storage: ChunkedStorage | undefined;
+      try {
+        if (address !== undefined) await writer.writeRaw(address, data!);
         const dset = await Dataset.open(this.ctx, model, full);
-        if (opts.chunkCache) dset.setAccess({ chunkCache: opts.chunkCache });
-        const storage = (await dset.storage(true)) as ChunkedStorage;
-        if (opts.allocTime === 'early') await storage.allocateAll();
-        if (opts.data !== undefined) await dset.write(opts.data);
-        return dset;
-      }
-      const dataspace = planDataspace(shape, opts.maxShape, full, scalar);
-      const layout = (opts.layout ?? 'contiguous') as CreateLayout;
-      const count = scalar ? 1 : elementCount(shape);
-      let data: Uint8Array | undefined;
-      let address: number | undefined;
-      if (opts.data !== undefined) {
-        const values = scalar && !Array.isArray(opts.data) && !ArrayBuffer.isView(opts.data) ? [opts.data] : opts.data;
-        data = valuesToBytes(this.ctx, values, dtype, count, `create dataset "${full}"`);
-        if (layout === 'contiguous' && data.length > 0) {
-          address = writer.allocator.alloc(data.length);
-          await writer.writeRaw(address, data);
+        if (made.chunked) {
+          dset.setAccess({
+            ...(opts.chunkCache ? { chunkCache: opts.chunkCache } : {}),
+            ...(opts.layout === 'sparse' && opts.selectionEncoding ? { selectionEncoding: opts.selectionEncoding } : {}),
+          });
+          storage = (await dset.storage(true)) as ChunkedStorage;
+          if (opts.allocTime === 'early') await storage.allocateAll();
+          const bytes = data ?? (opts.data !== undefined ? valuesToBytes(this.ctx, opts.data, dset.dtype, made.count, `create dataset "${full}"`) : undefined);
+          if (bytes && made.count > 0) await storage.write(selectAll(), bytes);
         }
+        await this.linkNew(path, model, 'create dataset');
+        return dset;
+      } catch (e) {
+        await storage?.discard();
+        writer.discardHeader(model);
+        if (address !== undefined) writer.allocator.release(address, data!.length);
+        throw e;
       }
-      const messages = datasetMessages(
-        this.ctx,
-        { path: full, dtype, shape, maxShape: opts.maxShape, fillValue: opts.fillValue, layout, data, address },
-        dataspace,
-      );
-      const model = writer.createHeader(messages);
-      await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
-      return await Dataset.open(this.ctx, model, full);
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(full) : e;
     }
   }
 
-  /** Creates a sparse (structured-chunk) dataset. */
-  private async createSparse(parent: Group, name: string, full: string, dtype: Datatype, shape: number[], opts: CreateDatasetOptions): Promise<Dataset> {
-    const writer = this.ctx.requireWriter(`create dataset "${full}"`);
-    const messages = sparseDatasetMessages(this.ctx, {
-      path: full,
-      dtype,
-      shape,
-      maxShape: opts.maxShape,
-      chunks: opts.chunks,
-      fillValue: opts.fillValue,
-      dontFilterPartialChunks: opts.dontFilterPartialChunks,
-      ...sectionPipelinesFromOptions(opts, full),
-      pipelineMessage: opts.pipelineMessage,
-    });
-    const model = writer.createHeader(messages);
-    await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
-    const dset = await Dataset.open(this.ctx, model, full);
-    dset.setAccess({
-      ...(opts.chunkCache ? { chunkCache: opts.chunkCache } : {}),
-      ...(opts.selectionEncoding ? { selectionEncoding: opts.selectionEncoding } : {}),
-    });
-    await dset.storage(true);
-    if (opts.data !== undefined) await dset.write(opts.data);
-    return dset;
+  /**
+   * Checks the options of a new dataset and creates its (unlinked) object header, synchronously.
+   * Contiguous data gets its space here (written by the caller); chunked and sparse datasets get
+   * their converted data (fixed-size types; variable-length data is converted once the storage exists).
+   */
+  private newDatasetHeader(
+    writer: FileWriter,
+    full: string,
+    opts: CreateDatasetOptions,
+  ): NewDatasetHeader {
+    const dtype = parseDtype(opts.dtype);
+    const shape = opts.shape ?? (opts.data !== undefined ? inferShape(opts.data) : undefined);
+    if (!shape) throw new ValueError('createDataset needs a shape');
+    const scalar = shape.length === 0;
+    const count = scalar ? 1 : elementCount(shape);
+    const what = `create dataset "${full}"`;
+    let messages: HeaderMessage[];
+    if (opts.layout === 'sparse') {
+      messages = sparseDatasetMessages(this.ctx, {
+        path: full,
+        dtype,
+        shape,
+        maxShape: opts.maxShape,
+        chunks: opts.chunks,
+        fillValue: opts.fillValue,
+        allocTime: opts.allocTime,
+        dontFilterPartialChunks: opts.dontFilterPartialChunks,
+        ...sectionPipelinesFromOptions(opts, full),
+        pipelineMessage: opts.pipelineMessage,
+      });
+    }
+    else {
+      const pipeline = pipelineFromOptions(opts, full);
+      const growable = (opts.maxShape ?? []).some((m, i) => m !== shape[i]);
+      const chunked = opts.layout === 'chunked' || opts.chunks !== undefined || pipeline.filters.length > 0 || growable;
+      if (chunked) {
+        if (scalar) throw new ValueError('scalar datasets cannot be chunked', { path: full });
+        if (opts.layout === 'compact' || opts.layout === 'contiguous') {
+          throw new ValueError(`layout '${opts.layout}' cannot have chunks, filters or a maxShape larger than the shape`, { path: full });
+        }
+        messages = chunkedDatasetMessages(this.ctx, { ...opts, path: full, dtype, shape, pipeline });
+      } else {
+        const dataspace = planDataspace(shape, opts.maxShape, full, scalar);
+        const layout = (opts.layout ?? 'contiguous') as CreateLayout;
+        let data: Uint8Array | undefined;
+        if (opts.data !== undefined) {
+          const values = scalar && !Array.isArray(opts.data) && !ArrayBuffer.isView(opts.data) ? [opts.data] : opts.data;
+          data = valuesToBytes(this.ctx, values, dtype, count, what);
+        }
+        const address = layout === 'contiguous' && data && data.length > 0 ? writer.allocator.alloc(data.length) : undefined;
+        try {
+          const plan = { path: full, dtype, shape, maxShape: opts.maxShape, fillValue: opts.fillValue, layout, data, address };
+          const model = writer.createHeader(datasetMessages(this.ctx, plan, dataspace));
+          return { model, data, address, chunked: false, count };
+        } catch (e) {
+          if (address !== undefined) writer.allocator.release(address, data!.length);
+          throw e;
+        }
+      }
+    }
+    const data = opts.data !== undefined && !hasVlen(dtype) ? valuesToBytes(this.ctx, opts.data, dtype, count, what) : undefined;
+    return { model: writer.createHeader(messages), data, chunked: true, count };
   }
 
   /** Adds a link to this group (compact link storage). @internal */
@@ -309,7 +346,11 @@ export class Group {
     if (storage !== 'compact') {
       throw new UnsupportedError(`adding links to a group with ${storage} link storage is not supported yet`, { path: this.path });
     }
-    if ((await this.linkMessages()).some((l) => l.name === link.name)) {
+    // The list checked must be current when the link is pushed: another call may add a link while
+    // this one waits (a change clears the cached list, so wait again until it is the current one).
+    let links = await this.linkMessages();
+    while (this.model.derived.get('links') !== links) links = await this.linkMessages();
+    if (links.some((l) => l.name === link.name)) {
       throw new ValueError(`"${joinPath(this.path, link.name)}" already exists`, { path: this.path });
     }
     writer.adopt(this.model, this.path);
@@ -326,20 +367,64 @@ export class Group {
     this.model.touch();
   }
 
-  /** The group that will hold `path`'s last component, creating intermediate groups. */
-  private async parentFor(path: string, what: string): Promise<{ parent: Group; name: string; full: string }> {
+  /**
+   * Where `path` goes, without changing anything: the deepest existing group on the way, the
+   * intermediate groups still to create, and the last component.
+   * @throws ValueError an empty name, a path component that is not a group, or a name that exists.
+   */
+  private async planPath(path: string, what: string): Promise<{ parent: Group; missing: string[]; name: string; full: string }> {
     const parts = path.split('/').filter((p) => p.length > 0 && p !== '.');
     if (parts.length === 0) throw new ValueError(`cannot ${what} "${path}": empty name`, { path: this.path });
     const name = parts.pop()!;
     let parent: Group = path.startsWith('/') ? await this.root() : this;
-    for (const p of parts) {
+    let k = 0;
+    for (; k < parts.length; k++) {
+      const p = parts[k]!;
       const here = joinPath(parent.path, p);
-      const exists = (await parent.linkMessages()).some((l) => l.name === p);
-      const next = exists ? await parent.get(p) : await parent.createGroup(p);
+      if (!(await parent.linkMessages()).some((l) => l.name === p)) break;
+      const next = await parent.get(p);
       if (!(next instanceof Group)) throw new ValueError(`cannot ${what} "${path}": "${here}" is not a group`, { path: here });
       parent = next;
     }
-    return { parent, name, full: joinPath(parent.path, name) };
+    const missing = parts.slice(k);
+    let full = parent.path;
+    for (const p of missing) full = joinPath(full, p);
+    full = joinPath(full, name);
+    if (missing.length === 0 && (await parent.linkMessages()).some((l) => l.name === name)) {
+      throw new ValueError(`"${full}" already exists`, { path: parent.path });
+    }
+    return { parent, missing, name, full };
+  }
+
+  /**
+   * Links the new object `model` at `path`: the missing intermediate groups are built bottom-up
+   * (each linking the next) and the topmost new link goes into the existing parent last, so the
+   * object appears at once or not at all. Intermediate groups of a failed call are forgotten.
+   */
+  private async linkNew(path: string, model: HeaderModel, what: string): Promise<void> {
+    const writer = this.ctx.requireWriter(`${what} "${path}"`);
+    for (let attempt = 0; ; attempt++) {
+      const { parent, missing, name } = await this.planPath(path, what);
+      const made: HeaderModel[] = [];
+      try {
+        let child = { name, address: model.address };
+        for (let i = missing.length - 1; i >= 0; i--) {
+          const g = writer.createHeader(groupMessages(this.ctx, false));
+          made.push(g);
+          let gPath = parent.path;
+          for (const p of missing.slice(0, i + 1)) gPath = joinPath(gPath, p);
+          await new Group(this.ctx, g, gPath).addLink({ name: child.name, kind: 'hard', address: child.address, charset: 'utf-8' });
+          child = { name: missing[i]!, address: g.address };
+        }
+        await parent.addLink({ name: child.name, kind: 'hard', address: child.address, charset: 'utf-8' });
+        return;
+      } catch (e) {
+        for (const g of made) writer.discardHeader(g);
+        // An intermediate group created meanwhile by another call: plan again and use it.
+        if (missing.length > 0 && attempt < 3 && e instanceof ValueError && /already exists/.test(e.detail)) continue;
+        throw e;
+      }
+    }
   }
 
   /** The root group of this file. */

@@ -5,7 +5,7 @@
  * version-5 class-4 layout message (§3) with the index the prototype would choose (§3.3).
  * @module
  */
-import { ValueError } from '../errors.js';
+import { FilterError, ValueError } from '../errors.js';
 import { ByteWriter, UNDEFINED_ADDRESS } from '../format/bytes.js';
 import { datatypeSize, encodeDatatype, type Datatype } from '../format/messages/datatype.js';
 import { encodeDataspace } from '../format/messages/dataspace.js';
@@ -40,6 +40,8 @@ export interface SparsePlan {
   maxShape?: (number | null)[] | undefined;
   chunks?: number[] | true | undefined;
   fillValue?: unknown;
+  /** Only 'incremental' (or absent): a sparse chunk is stored when it first holds a defined element. */
+  allocTime?: 'early' | 'late' | 'incremental' | undefined;
   dontFilterPartialChunks?: boolean | undefined;
   /** One pipeline per section. */
   pipelines: FilterPipeline[];
@@ -65,15 +67,50 @@ export function selectionRecordSize(chunkDims: readonly number[]): number {
   return blockRecordSize(chunkDims.length, widthFor(high));
 }
 
+/**
+ * Filters that cannot filter a section of a sparse chunk: their parameters (set at creation) describe
+ * a chunk of exactly `chunkDims` elements, but a sparse chunk stores only its defined elements
+ * (values section) and their encoded selection (selection section), whose lengths vary per chunk.
+ */
+const NOT_FOR_SECTIONS: Readonly<Record<number, string>> = { 5: 'n-bit', 6: 'scale-offset' };
+const SECTION_NAMES = ['selection', 'values'];
+
+/** @throws FilterError a section pipeline holds a filter from {@link NOT_FOR_SECTIONS} (before anything is stored). */
+function checkSectionFilters(pipelines: readonly FilterPipeline[], chunkDims: readonly number[], path: string): void {
+  pipelines.forEach((pl, section) => {
+    for (const f of pl.filters) {
+      const name = NOT_FOR_SECTIONS[f.id];
+      if (name === undefined) continue;
+      const n = chunkDims.reduce((a, b) => a * b, 1);
+      throw new FilterError(
+        `${name} (filter ${f.id}) cannot filter the ${SECTION_NAMES[section] ?? `#${section}`} section of a sparse dataset: ` +
+          `its parameters describe whole chunks of ${n} elements, but a sparse chunk stores only its defined elements ` +
+          'and their encoded selection; use a compressor (deflate, zstd, lz4, bitshuffle, shuffle) in filters: { selection, values }, ' +
+          'or a dense dataset for ' + name,
+        { filterId: f.id, filterName: name },
+        { path },
+      );
+    }
+  });
+}
+
 /** The messages of a new sparse dataset's object header. */
 export function sparseDatasetMessages(ctx: FileContext, p: SparsePlan): HeaderMessage[] {
   const { path, dtype, shape } = p;
   if (hasVlen(dtype)) throw new ValueError('sparse datasets need a fixed-size datatype', { path });
   if (shape.length === 0) throw new ValueError('sparse datasets need at least one dimension', { path });
+  if (p.allocTime !== undefined && p.allocTime !== 'incremental') {
+    throw new ValueError(
+      `allocTime '${String(p.allocTime)}' has no meaning for a sparse dataset: a sparse chunk is stored when it first ` +
+        "holds a defined element (there is nothing to allocate or fill before); omit allocTime or use 'incremental'",
+      { path },
+    );
+  }
   checkShape(shape, p.maxShape, path);
   const es = datatypeSize(dtype, ctx.sizes);
   const { maxDims, chunkDims } = chunkGeometry(shape, p.maxShape, p.chunks, es, path);
   const fill = encodeFill(ctx, dtype, p.fillValue, path);
+  checkSectionFilters(p.pipelines, chunkDims, path);
   const pipelines = p.pipelines.map((pl) => completePipeline(ctx, pl, dtype, es, chunkDims, fill, path));
   const at = p.selectionRecordShuffle;
   if (at !== undefined) {

@@ -34,6 +34,14 @@ export async function bytesToValues(ctx: FileContext, bytes: Uint8Array, type: D
 
 /** Encodes `count` elements of `type`, storing variable-length data in the file's global heap. The result may alias `values` (a matching TypedArray): copy it to keep it. */
 export function valuesToBytes(ctx: FileContext, values: unknown, type: Datatype, count: number, what: string): Uint8Array {
-  const writer = hasVlen(type) ? ctx.requireWriter(what) : undefined;
-  return encodeValues(values, type, count, ctx.sizes, writer);
+  if (!hasVlen(type)) return encodeValues(values, type, count, ctx.sizes);
+  const writer = ctx.requireWriter(what);
+  // A value that fails to encode part way leaves no heap object behind (the encoding is synchronous).
+  const mark = writer.markHeap();
+  try {
+    return encodeValues(values, type, count, ctx.sizes, writer);
+  } catch (e) {
+    writer.rollbackHeap(mark);
+    throw e;
+  }
 }

@@ -167,8 +167,26 @@ export class ChunkedStorage implements DatasetStorage {
       dims: () => dims,
     });
     const storage = new ChunkedStorage(ctx, model, info, index, engine);
-    writer?.flushHooks.add(() => storage.flush());
+    writer?.flushHooks.add(storage.flushHook);
     return storage;
+  }
+
+  /** The writer's flush hook of this dataset. */
+  private readonly flushHook = (): Promise<void> => this.flush();
+
+  /**
+   * Forgets a dataset whose creation failed before anything links to it: flushes stop writing it,
+   * and the space of chunks already stored for it is released (best effort: its index is new).
+   */
+  async discard(): Promise<void> {
+    const writer = this.ctx.writer;
+    if (!writer) return;
+    writer.flushHooks.delete(this.flushHook);
+    try {
+      for await (const rec of this.index.iterate()) writer.allocator.release(rec.address, rec.size);
+    } catch {
+      // nothing more to release
+    }
   }
 
   async read(sel: Selection, count: number, into?: Uint8Array): Promise<StorageRead> {

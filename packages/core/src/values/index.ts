@@ -7,3 +7,4 @@ export { decodeValues, vlenHeapCollections, type GlobalHeapLookup } from './deco
 export { encodeValues, type GlobalHeapWriter } from './encode.js';
 export { boolType, datatypeOfValues, dtypeToString, isBoolType, parseDtype, vlenStringType, type DtypeSpec } from './dtype.js';
 export { float64ToHalfBits, halfToFloat32 } from './numeric.js';
+export { CASTINGS, castInto, type Casting } from './cast.js';

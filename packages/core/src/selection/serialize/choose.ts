@@ -7,6 +7,7 @@
  *   order, chosen arithmetically among `all`, points v2, hyperslab v3 regular and hyperslab v3
  *   block list (over the smaller of two reduced block covers: vertical merging, or column runs
  *   for small groups — see component-cover.ts), each with its narrowest width.
+ * Both write the blocks of a block list sorted by their start corner in C order, as HDF5 does.
  * @module
  */
 import { hyperslabIntervals, productToBoxes } from '../hyperslab.js';
@@ -24,6 +25,7 @@ import {
   regularElementCount,
   regularFromBoxes,
   regularHigh,
+  sortBoxesByStart,
   verticalCover,
 } from './cover.js';
 import { blockListSize, regularSize, type RegularParams } from './hyperslab.js';
@@ -166,7 +168,8 @@ export function smallestBody(sel: Selection, dims: readonly number[]): Selection
     const grouped = componentCover(canonical, rank);
     const cover = grouped && grouped.length < vertical.length ? grouped : vertical;
     nboxes = cover.length / (2 * rank);
-    boxes = () => cover;
+    // Blocks in HDF5's order (by start corner, C order); the cover's own order is its build order.
+    boxes = () => sortBoxesByStart(cover, rank, dims);
   }
   if (count === total) return { kind: 'all' };
   if (regular) {

@@ -174,6 +174,45 @@ export function verticalCover(boxes: Float64Array, rank: number): Float64Array {
   return nOut === n ? boxes : out.slice(0, nOut * w);
 }
 
+/**
+ * The disjoint `boxes` ordered by their start corner in C (row-major) order, as HDF5 writes the
+ * blocks of a hyperslab (its span tree is walked dimension 0 first). The same array when already in
+ * that order (canonical boxes are); else a sorted copy. Disjoint boxes have distinct starts, so the
+ * order is total. Linear check, then one numeric sort of packed keys (start offset × n + index).
+ */
+export function sortBoxesByStart(boxes: Float64Array, rank: number, dims: readonly number[]): Float64Array {
+  const w = 2 * rank;
+  const n = boxes.length / w;
+  if (n < 2) return boxes;
+  const strides = cStrides(dims);
+  const keys = new Float64Array(n);
+  let sorted = true;
+  for (let i = 0; i < n; i++) {
+    let k = 0;
+    for (let d = 0; d < rank; d++) k += boxes[i * w + 2 * d]! * strides[d]!;
+    keys[i] = k;
+    if (i > 0 && k < keys[i - 1]!) sorted = false;
+  }
+  if (sorted) return boxes;
+  let total = 1;
+  for (const s of dims) total *= s;
+  let order: ArrayLike<number>;
+  if (total * n <= Number.MAX_SAFE_INTEGER) {
+    // Keys are below `total`: key × n + index is exact and sorts by key, with the index recoverable.
+    const packed = new Float64Array(n);
+    for (let i = 0; i < n; i++) packed[i] = keys[i]! * n + i;
+    packed.sort();
+    const idx = new Uint32Array(n);
+    for (let i = 0; i < n; i++) idx[i] = packed[i]! % n;
+    order = idx;
+  } else {
+    order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => keys[a]! - keys[b]!);
+  }
+  const out = new Float64Array(boxes.length);
+  for (let i = 0; i < n; i++) out.set(boxes.subarray(order[i]! * w, order[i]! * w + w), i * w);
+  return out;
+}
+
 /** Largest inclusive coordinate of a non-empty box list, over all dimensions. */
 export function boxesMaxHigh(boxes: Float64Array, rank: number): number {
   let m = 0;
