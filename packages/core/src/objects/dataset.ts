@@ -58,8 +58,10 @@ export interface DatasetAccessOptions {
 export interface ReadIntoOptions {
   /**
    * How values are converted when `out` has another element type than the dataset (numpy's
-   * `casting`): `'same_value'` (default) refuses any value that would change; `'unsafe'` converts
-   * anyway (integers wrap, fractions truncate, NaN becomes 0, float64 rounds to float32).
+   * `casting`): `'same_kind'` (default) refuses values the array cannot hold (overflow, negatives into
+   * unsigned, fractions/NaN/±infinity into integers, finite values beyond float32's range) and lets
+   * floats round; `'same_value'` also refuses rounding; `'unsafe'` converts anyway (integers wrap,
+   * fractions truncate, NaN becomes 0).
    */
   casting?: Casting;
 }
@@ -220,18 +222,19 @@ export class Dataset {
    * `out` holds one element per selected element (flat, selection order). Integer and float
    * datasets only.
    *
-   * An `out` of another element type gets converted values, checked as numpy's
-   * `casting='same_value'`: a value the array cannot hold exactly (float32 data with 2^31 into an
-   * `Int16Array`, -1 into a `Uint8Array`, 2.5 or NaN into any integer array, float64 data that
-   * float32 would round into a `Float32Array`) is a {@link ValueError} naming the element, thrown
-   * before `out` is written. Pass `{ casting: 'unsafe' }` to convert anyway, as TypedArrays store
-   * numbers (integers wrap, fractions truncate, NaN becomes 0).
+   * An `out` of another element type gets converted values, checked (`casting: 'same_kind'`, the
+   * default): a value the array cannot hold (float32 data with 2^31 into an `Int16Array`, -1 into a
+   * `Uint8Array`, 2.5 or NaN into any integer array, 1e300 into a `Float32Array`) is a
+   * {@link ValueError} naming the element, thrown before `out` is written; floats round as usual
+   * (float64 data into a `Float32Array`). `{ casting: 'same_value' }` refuses rounding too;
+   * `{ casting: 'unsafe' }` converts anyway, as TypedArrays store numbers (integers wrap, fractions
+   * truncate, NaN becomes 0).
    * @throws ValueError for another datatype class, an `out` of the wrong length, or a value that
    *   would change (unless `casting: 'unsafe'`).
    */
   async readInto<T extends NumericArray>(out: T, selection?: Selection, opts: ReadIntoOptions = {}): Promise<T> {
     try {
-      const casting = opts.casting ?? 'same_value';
+      const casting = opts.casting ?? 'same_kind';
       if (!CASTINGS.includes(casting)) {
         throw new ValueError(`unknown casting ${JSON.stringify(casting)}; use ${CASTINGS.map((c) => `'${c}'`).join(' or ')}`);
       }

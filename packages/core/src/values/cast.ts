@@ -1,11 +1,12 @@
 /**
  * Checked conversion of decoded numbers into a caller's TypedArray (`Dataset.readInto`), with
- * numpy's casting names: `'same_value'` refuses any conversion that would change a value —
- * overflow (int32 → Int16Array, 2^31 → Int16Array), a negative into an unsigned array, a fraction,
- * NaN or ±infinity into an integer array, float rounding (float64 → Float32Array, int32 beyond
- * 2^24 → Float32Array); `'unsafe'` converts as JavaScript stores numbers (integers wrap, fractions
- * truncate, NaN becomes 0). Each check is one loop over the whole array, skipped when the source
- * type always fits the target.
+ * numpy's casting names. `'same_kind'` (the default) refuses what does not fit — overflow (int32 →
+ * Int16Array, 2^31 → Int16Array), a negative into an unsigned array, a fraction, NaN or ±infinity into
+ * an integer array, a finite value beyond float32's range into a Float32Array — and lets floats round
+ * (float64 → Float32Array, int32 beyond 2^24 → Float32Array), as h5py's `read_direct` does;
+ * `'same_value'` also refuses rounding (every value must be stored exactly); `'unsafe'` converts as
+ * JavaScript stores numbers (integers wrap, fractions truncate, NaN becomes 0). Each check is one loop
+ * over the whole array, skipped when the source type always fits the target.
  * @module
  */
 import { ValueError } from '../errors.js';
@@ -13,10 +14,10 @@ import type { Datatype } from '../format/messages/datatype.js';
 import type { NumericArray } from './types.js';
 
 /** How values are converted into an array of another element type (numpy's `casting`). */
-export type Casting = 'same_value' | 'unsafe';
+export type Casting = 'same_kind' | 'same_value' | 'unsafe';
 
 /** The accepted {@link Casting} values. */
-export const CASTINGS: readonly Casting[] = ['same_value', 'unsafe'];
+export const CASTINGS: readonly Casting[] = ['same_kind', 'same_value', 'unsafe'];
 
 /** What an array type holds: integers (a range), floats (float32 or float64 precision) or bigints (a range). */
 interface Kind {
@@ -133,6 +134,16 @@ function notFloat32(a: NumberArray): number {
   return -1;
 }
 
+/** First finite value float32 rounding turns into ±infinity (beyond float32's range). */
+function beyondFloat32(a: NumberArray): number {
+  const n = a.length;
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    if (Number.isFinite(v) && !Number.isFinite(Math.fround(v))) return i;
+  }
+  return -1;
+}
+
 /** First bigint outside [lo, hi]. */
 function bigOutOfRange(a: BigArray, lo: bigint, hi: bigint): number {
   const n = a.length;
@@ -155,7 +166,11 @@ function bigNotFloat(a: BigArray, f32: boolean): number {
 }
 
 /** Index of the first element of `src` whose value a `d`-kind array cannot hold exactly, or -1. */
-function firstChanged(src: NumericArray, s: Kind, d: Kind): number {
+function firstChanged(src: NumericArray, s: Kind, d: Kind, casting: Casting): number {
+  if (casting === 'same_kind' && d.kind === 'float') {
+    // rounding allowed: only float64 values beyond float32's range do not fit (bigints always fit a float's range)
+    return d.bits === 24 && s.kind === 'float' ? beyondFloat32(src as NumberArray) : -1;
+  }
   if (s.kind === 'big') {
     const a = src as BigArray;
     if (d.kind === 'float') return bigNotFloat(a, d.bits === 24);
@@ -170,15 +185,15 @@ function firstChanged(src: NumericArray, s: Kind, d: Kind): number {
 }
 
 function describeTarget(d: Kind, name: string): string {
-  if (d.kind === 'float') return `${name} cannot hold it exactly`;
+  if (d.kind === 'float') return `${name} cannot hold it exactly${d.bits === 24 ? ' (or it lies beyond float32\'s range)' : ''}`;
   const hi = d.kind === 'big' ? (d.hi === 2 ** 64 ? '2^64 - 1' : '2^63 - 1') : String(d.hi);
   const lo = d.kind === 'big' && d.lo !== 0 ? '-2^63' : String(d.lo);
   return `${name} holds whole numbers from ${lo} to ${hi}`;
 }
 
 /**
- * Copies `src` into `out` (same length), converting element types. With `'same_value'` a value
- * that would change throws a {@link ValueError} naming the first such element, before `out` is
+ * Copies `src` into `out` (same length), converting element types. With `'same_kind'` a value that
+ * does not fit (rounding of floats aside) and with `'same_value'` a value that would change throws a {@link ValueError} naming the first such element, before `out` is
  * written; with `'unsafe'` values convert as JavaScript stores them (BigInt sources wrap to the
  * target width, NaN and ±infinity into BigInt arrays become 0).
  */
@@ -191,7 +206,7 @@ export function castInto(src: NumericArray, out: NumericArray, casting: Casting)
   const s = kindOf(src);
   const d = kindOf(out);
   if (casting !== 'unsafe' && !alwaysFits(s, d)) {
-    const i = firstChanged(src, s, d);
+    const i = firstChanged(src, s, d, casting);
     if (i >= 0) {
       throw new ValueError(
         `element ${i} (${String(src[i])}) would change when stored in ${out.constructor.name}: ${describeTarget(d, out.constructor.name)}; ` +
