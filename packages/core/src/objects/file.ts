@@ -52,21 +52,32 @@ export class H5File extends Group {
     return this.ctx.name;
   }
 
-  /** Writes all pending changes to the store (no-op for read-only files). */
+  /**
+   * Writes all pending changes to the store (no-op for read-only files). It takes its turn after
+   * the calls made before it (un-awaited writes included) and before those made after it, so what
+   * it writes is the state after every earlier call and no later one.
+   */
   async flush(): Promise<void> {
-    this.ctx.ensureOpen();
-    await this.ctx.writer?.flush();
+    return this.ctx.lock.file('write', async () => {
+      this.ctx.ensureOpen();
+      await this.ctx.writer?.flush();
+    });
   }
 
-  /** Flushes and releases the file. Further use of its objects throws {@link InvalidStateError}. */
+  /**
+   * Flushes and releases the file, after the calls made before it have finished. Further use of
+   * its objects (calls made after `close()` included) throws {@link InvalidStateError}.
+   */
   async close(): Promise<void> {
-    if (this.ctx.closed) return;
-    try {
-      await this.ctx.writer?.flush();
-    } finally {
-      this.ctx.closed = true;
-      await this.owned?.close?.();
-    }
+    return this.ctx.lock.file('write', async () => {
+      if (this.ctx.closed) return;
+      try {
+        await this.ctx.writer?.flush();
+      } finally {
+        this.ctx.closed = true;
+        await this.owned?.close?.();
+      }
+    });
   }
 
   /** The bytes of a file created in memory (`createFile(new MemoryStore())`), after a flush. */

@@ -16,6 +16,7 @@ import type { HeaderMessage, HeaderModel } from '../file/header-model.js';
 import { Attributes } from './attributes.js';
 import { Dataset } from './dataset.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
+import { selectAll } from '../selection/selection.js';
 import { datasetMessages, planDataspace, type CreateLayout } from './dataset-create.js';
 import { linkInfoOf, linkStorageOf, readLinks } from './links.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
@@ -101,7 +102,11 @@ export interface CreateDatasetOptions extends FilterOptions {
 
 const MAX_SOFT_LINK_HOPS = 32;
 
-/** An HDF5 group. */
+/**
+ * An HDF5 group. Reading calls (`keys`, `links`, `get`, attribute reads) run alongside each other;
+ * creating groups, datasets and links and changing attributes run alone in the file. All take
+ * their turn with the other calls on the file in the order they were made (see {@link Dataset}).
+ */
 export class Group {
   /** The group's attributes. */
   readonly attrs: Attributes;
@@ -128,14 +133,16 @@ export class Group {
 
   /** All links of this group, described. */
   async links(): Promise<LinkInfo[]> {
-    return (await this.linkMessages()).map(describeLink);
+    return this.ctx.lock.file('read', async () => (await this.linkMessages()).map(describeLink));
   }
 
   /** The link called `name` in this group. */
   async getLink(name: string): Promise<LinkInfo> {
-    const l = (await this.linkMessages()).find((m) => m.name === name);
-    if (!l) throw new NotFoundError(`no link "${name}"`, { path: this.path });
-    return describeLink(l);
+    return this.ctx.lock.file('read', async () => {
+      const l = (await this.linkMessages()).find((m) => m.name === name);
+      if (!l) throw new NotFoundError(`no link "${name}"`, { path: this.path });
+      return describeLink(l);
+    });
   }
 
   /** True when `path` leads to an object (dangling soft links → false). */
@@ -154,8 +161,10 @@ export class Group {
    * link at the end of the path is returned as an {@link ExternalLink}.
    */
   async get(path: string): Promise<H5Node> {
-    this.ctx.ensureOpen();
-    return this.resolve(path, 0);
+    return this.ctx.lock.file('read', () => {
+      this.ctx.ensureOpen();
+      return this.resolve(path, 0);
+    });
   }
 
   private async resolve(path: string, hops: number): Promise<H5Node> {
@@ -196,6 +205,10 @@ export class Group {
 
   /** Creates a group (and missing intermediate groups). */
   async createGroup(path: string, opts: CreateGroupOptions = {}): Promise<Group> {
+    return this.ctx.lock.file('write', () => this.createGroupNow(path, opts));
+  }
+
+  private async createGroupNow(path: string, opts: CreateGroupOptions): Promise<Group> {
     const { parent, name, full } = await this.parentFor(path, 'create group');
     const writer = this.ctx.requireWriter(`create group "${full}"`);
     const messages: HeaderMessage[] = [
@@ -217,12 +230,16 @@ export class Group {
       { type: GROUP_INFO, flags: 0, body: encodeGroupInfo({}) },
     ];
     const model = writer.createHeader(messages);
-    await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
+    await parent.addLinkNow({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
     return new Group(this.ctx, model, full);
   }
 
   /** Creates a dataset. */
   async createDataset(path: string, opts: CreateDatasetOptions): Promise<Dataset> {
+    return this.ctx.lock.file('write', () => this.createDatasetNow(path, opts));
+  }
+
+  private async createDatasetNow(path: string, opts: CreateDatasetOptions): Promise<Dataset> {
     const { parent, name, full } = await this.parentFor(path, 'create dataset');
     const writer = this.ctx.requireWriter(`create dataset "${full}"`);
     try {
@@ -242,12 +259,12 @@ export class Group {
         }
         const messages = chunkedDatasetMessages(this.ctx, { ...opts, path: full, dtype, shape, pipeline });
         const model = writer.createHeader(messages);
-        await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
+        await parent.addLinkNow({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
         const dset = await Dataset.open(this.ctx, model, full);
         if (opts.chunkCache) dset.setAccess({ chunkCache: opts.chunkCache });
         const storage = (await dset.storage(true)) as ChunkedStorage;
         if (opts.allocTime === 'early') await storage.allocateAll();
-        if (opts.data !== undefined) await dset.write(opts.data);
+        if (opts.data !== undefined) await dset.writeValues(opts.data, selectAll());
         return dset;
       }
       const dataspace = planDataspace(shape, opts.maxShape, full, scalar);
@@ -269,7 +286,7 @@ export class Group {
         dataspace,
       );
       const model = writer.createHeader(messages);
-      await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
+      await parent.addLinkNow({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
       return await Dataset.open(this.ctx, model, full);
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(full) : e;
@@ -291,19 +308,23 @@ export class Group {
       pipelineMessage: opts.pipelineMessage,
     });
     const model = writer.createHeader(messages);
-    await parent.addLink({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
+    await parent.addLinkNow({ name, kind: 'hard', address: model.address, charset: 'utf-8' });
     const dset = await Dataset.open(this.ctx, model, full);
     dset.setAccess({
       ...(opts.chunkCache ? { chunkCache: opts.chunkCache } : {}),
       ...(opts.selectionEncoding ? { selectionEncoding: opts.selectionEncoding } : {}),
     });
     await dset.storage(true);
-    if (opts.data !== undefined) await dset.write(opts.data);
+    if (opts.data !== undefined) await dset.writeValues(opts.data, selectAll());
     return dset;
   }
 
   /** Adds a link to this group (compact link storage). @internal */
   async addLink(link: LinkMessage): Promise<void> {
+    return this.ctx.lock.file('write', () => this.addLinkNow(link));
+  }
+
+  private async addLinkNow(link: LinkMessage): Promise<void> {
     const writer = this.ctx.requireWriter(`add link "${link.name}"`);
     const storage = linkStorageOf(this.model, this.ctx);
     if (storage !== 'compact') {
@@ -335,7 +356,7 @@ export class Group {
     for (const p of parts) {
       const here = joinPath(parent.path, p);
       const exists = (await parent.linkMessages()).some((l) => l.name === p);
-      const next = exists ? await parent.get(p) : await parent.createGroup(p);
+      const next = exists ? await parent.resolve(p, 0) : await parent.createGroupNow(p, {});
       if (!(next instanceof Group)) throw new ValueError(`cannot ${what} "${path}": "${here}" is not a group`, { path: here });
       parent = next;
     }
