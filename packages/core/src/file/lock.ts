@@ -193,16 +193,14 @@ export class FileLock {
   /** Starts every waiting call that conflicts with no running call and no earlier waiting one. */
   private drainFile(): void {
     const r = this.running;
-    let seenX = false;
+    const q = this.queue;
     let seenS = false;
     let seenIX = false;
     const keep: FileWaiter[] = [];
     const start: FileWaiter[] = [];
-    for (const w of this.queue) {
-      if (seenX) {
-        keep.push(w);
-        continue;
-      }
+    let i = 0;
+    for (; i < q.length; i++) {
+      const w = q[i]!;
       let ok: boolean;
       switch (w.mode) {
         case 'is':
@@ -221,15 +219,16 @@ export class FileLock {
         r[w.mode]++;
         this.waiting[w.mode]--;
         start.push(w);
-      } else {
-        keep.push(w);
-        if (w.mode === 'x') seenX = true;
-        else if (w.mode === 's') seenS = true;
-        else if (w.mode === 'ix') seenIX = true;
+        continue;
       }
+      // Everything after a waiting exclusive call waits for it.
+      if (w.mode === 'x') break;
+      keep.push(w);
+      if (w.mode === 's') seenS = true;
+      else if (w.mode === 'ix') seenIX = true;
     }
     if (start.length === 0) return;
-    this.queue = keep;
+    this.queue = i < q.length ? keep.concat(q.slice(i)) : keep;
     for (const w of start) w.grant();
   }
 }
