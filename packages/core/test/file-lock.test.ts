@@ -110,6 +110,24 @@ describe('FileLock / DatasetLock', () => {
     await h.finish('wa2');
   });
 
+  it('a dataset call waiting at the file level holds back later calls on that dataset', async () => {
+    const f = new FileLock();
+    const a = new DatasetLock();
+    const h = new Harness();
+    h.call('get', (fn) => f.file('read', fn));
+    h.call('wa', (fn) => f.dataset(a, 'write', fn)); // waits for the group read
+    h.call('ra', (fn) => f.dataset(a, 'read', fn)); // free at the file level, not on the dataset
+    h.call('rb', (fn) => f.dataset(new DatasetLock(), 'read', fn));
+    await ticks();
+    expect([...h.running].sort()).toEqual(['get', 'rb']);
+    await h.finish('get');
+    expect([...h.running].sort()).toEqual(['rb', 'wa']);
+    await h.finish('wa');
+    expect([...h.running].sort()).toEqual(['ra', 'rb']);
+    await h.finish('ra');
+    await h.finish('rb');
+  });
+
   it('a failed call releases its turn', async () => {
     const f = new FileLock();
     const d = new DatasetLock();

@@ -29,8 +29,11 @@ interface FileWaiter {
   grant: () => void;
 }
 
+/** A call waiting on a dataset: in call order, whether or not the file level has let it through yet. */
 interface DatasetWaiter {
   write: boolean;
+  /** False while the call still waits at the file level (it then holds back the calls behind it). */
+  ready: boolean;
   grant: (exclusive: boolean) => void;
 }
 
@@ -69,9 +72,20 @@ export class DatasetLock {
     return false;
   }
 
-  /** Queues a call behind the earlier ones; `grant` runs when it may start. */
-  enqueue(write: boolean, grant: (exclusive: boolean) => void): void {
-    this.queue.push({ write, grant });
+  /**
+   * Queues a call behind the earlier ones; `grant` runs when it may start. `ready`: the call holds
+   * its file-level turn already (else {@link ready} tells when it does).
+   */
+  enqueue(write: boolean, ready: boolean, grant: (exclusive: boolean) => void): DatasetWaiter {
+    const w: DatasetWaiter = { write, ready, grant };
+    this.queue.push(w);
+    return w;
+  }
+
+  /** A queued call got its file-level turn. */
+  ready(w: DatasetWaiter): void {
+    w.ready = true;
+    this.drain();
   }
 
   /** Releases a hold taken by {@link tryAcquire} or granted from the queue. */
@@ -86,6 +100,7 @@ export class DatasetLock {
     const q = this.queue;
     while (this.head < q.length && !this.held) {
       const w = q[this.head]!;
+      if (!w.ready) break;
       let exclusive: boolean;
       if (w.write || this.readsAlone()) {
         if (this.readers > 0) break;
@@ -138,9 +153,13 @@ export class FileLock {
     let exclusive: boolean | undefined;
     if (this.tryFile(m)) {
       exclusive = lock.tryAcquire(write);
-      exclusive ??= await new Promise<boolean>((grant) => lock.enqueue(write, grant));
+      exclusive ??= await new Promise<boolean>((grant) => lock.enqueue(write, true, grant));
     } else {
-      exclusive = await new Promise<boolean>((grant) => this.enqueueFile(m, () => this.thenDataset(lock, write, grant)));
+      // Take the place in the dataset's order now, so that later calls on it cannot pass.
+      exclusive = await new Promise<boolean>((grant) => {
+        const w = lock.enqueue(write, false, grant);
+        this.enqueueFile(m, () => lock.ready(w));
+      });
     }
     try {
       return await fn();
@@ -148,13 +167,6 @@ export class FileLock {
       lock.release(exclusive);
       this.releaseFile(m);
     }
-  }
-
-  /** With the file level held, takes the dataset level now or queues for it. */
-  private thenDataset(lock: DatasetLock, write: boolean, grant: (exclusive: boolean) => void): void {
-    const got = lock.tryAcquire(write);
-    if (got === undefined) lock.enqueue(write, grant);
-    else grant(got);
   }
 
   /** Takes file mode `m` now when no running or earlier waiting call conflicts. */
