@@ -6,18 +6,7 @@
  * @module
  */
 import { MemoryStore, type ByteStore } from '../../packages/core/src/index.js';
-
-/** A small deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './mutations.js';
 
 /** A memory store with random delays and flush snapshots. */
 export class DelayStore implements ByteStore {

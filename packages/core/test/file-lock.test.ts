@@ -42,6 +42,16 @@ class Harness {
     this.gates.get(name)!.open();
     await ticks();
   }
+
+  /** Checks which calls run at first, then after each named call finishes (names sorted). */
+  async steps(first: string[], ...then: [finished: string, running: string[]][]): Promise<void> {
+    await ticks();
+    expect([...this.running].sort()).toEqual(first);
+    for (const [name, running] of then) {
+      await this.finish(name);
+      expect([...this.running].sort()).toEqual(running);
+    }
+  }
 }
 
 describe('FileLock / DatasetLock', () => {
@@ -55,18 +65,7 @@ describe('FileLock / DatasetLock', () => {
     h.call('w1', on('write'));
     h.call('r3', on('read'));
     h.call('w2', on('write'));
-    await ticks();
-    expect([...h.running]).toEqual(['r1', 'r2']);
-    await h.finish('r1');
-    expect([...h.running]).toEqual(['r2']);
-    await h.finish('r2');
-    expect([...h.running]).toEqual(['w1']);
-    await h.finish('w1');
-    expect([...h.running]).toEqual(['r3']);
-    await h.finish('r3');
-    expect([...h.running]).toEqual(['w2']);
-    await h.finish('w2');
-    expect(h.running.size).toBe(0);
+    await h.steps(['r1', 'r2'], ['r1', ['r2']], ['r2', ['w1']], ['w1', ['r3']], ['r3', ['w2']], ['w2', []]);
   });
 
   it('lets different datasets proceed in parallel, and a file write waits for all of them', async () => {
@@ -79,17 +78,8 @@ describe('FileLock / DatasetLock', () => {
     h.call('flush', (fn) => f.file('write', fn));
     h.call('ra', (fn) => f.dataset(a, 'read', fn));
     h.call('list', (fn) => f.file('read', fn));
-    await ticks();
-    expect([...h.running]).toEqual(['wa', 'wb']);
-    await h.finish('wa');
-    expect([...h.running]).toEqual(['wb']);
-    await h.finish('wb');
-    expect([...h.running]).toEqual(['flush']);
-    await h.finish('flush');
     // After the flush: a dataset read and a group read do not conflict.
-    expect([...h.running].sort()).toEqual(['list', 'ra']);
-    await h.finish('ra');
-    await h.finish('list');
+    await h.steps(['wa', 'wb'], ['wa', ['wb']], ['wb', ['flush']], ['flush', ['list', 'ra']], ['ra', ['list']], ['list', []]);
   });
 
   it('orders group reads after earlier dataset mutations, and dataset reads pass waiting group reads', async () => {
@@ -100,14 +90,7 @@ describe('FileLock / DatasetLock', () => {
     h.call('get', (fn) => f.file('read', fn));
     h.call('wa2', (fn) => f.dataset(a, 'write', fn));
     h.call('rb', (fn) => f.dataset(new DatasetLock(), 'read', fn));
-    await ticks();
-    expect([...h.running].sort()).toEqual(['rb', 'wa']);
-    await h.finish('rb');
-    await h.finish('wa');
-    expect([...h.running]).toEqual(['get']);
-    await h.finish('get');
-    expect([...h.running]).toEqual(['wa2']);
-    await h.finish('wa2');
+    await h.steps(['rb', 'wa'], ['rb', ['wa']], ['wa', ['get']], ['get', ['wa2']], ['wa2', []]);
   });
 
   it('a dataset call waiting at the file level holds back later calls on that dataset', async () => {
@@ -118,14 +101,7 @@ describe('FileLock / DatasetLock', () => {
     h.call('wa', (fn) => f.dataset(a, 'write', fn)); // waits for the group read
     h.call('ra', (fn) => f.dataset(a, 'read', fn)); // free at the file level, not on the dataset
     h.call('rb', (fn) => f.dataset(new DatasetLock(), 'read', fn));
-    await ticks();
-    expect([...h.running].sort()).toEqual(['get', 'rb']);
-    await h.finish('get');
-    expect([...h.running].sort()).toEqual(['rb', 'wa']);
-    await h.finish('wa');
-    expect([...h.running].sort()).toEqual(['ra', 'rb']);
-    await h.finish('ra');
-    await h.finish('rb');
+    await h.steps(['get', 'rb'], ['get', ['rb', 'wa']], ['wa', ['ra', 'rb']], ['ra', ['rb']], ['rb', []]);
   });
 
   it('a failed call releases its turn', async () => {
@@ -160,13 +136,9 @@ describe('FileLock / DatasetLock', () => {
     h.call('r1', (fn) => f.dataset(d, 'read', fn));
     h.call('r2', (fn) => f.dataset(d, 'read', fn));
     h.call('r3', (fn) => f.dataset(d, 'read', fn));
-    await ticks();
-    expect([...h.running]).toEqual(['r1']);
+    await h.steps(['r1']);
     dirty = false;
-    await h.finish('r1');
-    expect([...h.running]).toEqual(['r2', 'r3']);
-    await h.finish('r2');
-    await h.finish('r3');
+    await h.steps(['r1'], ['r1', ['r2', 'r3']], ['r2', ['r3']], ['r3', []]);
   });
 
   it('keeps call order over many queued calls (no per-call growth of work)', async () => {
