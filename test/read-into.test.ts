@@ -134,11 +134,11 @@ describe('Dataset.readInto conversions (issue 10, item 5): refused when a value 
       ['float64', [0.1, 1 / 3], Float32Array],
       ['int32', [16777217], Float32Array],
       ['int64', [2n ** 53n + 1n], Float64Array],
-    ] as [string, (number | bigint)[], new (n: number) => Float32Array | Float64Array][]) {
+    ] as [string, (number | bigint)[], typeof Float32Array | typeof Float64Array][]) {
       const { g, d } = await stored(dtype, values);
       const out = new Out(values.length);
       await d.readInto(out);
-      expect(Array.from(out)).toEqual(Array.from(Out.from(values.map(Number))));
+      expect(Array.from(out)).toEqual(Array.from(new Out(values.map(Number))));
       const strict = new Out(values.length);
       const err = await d.readInto(strict, undefined, { casting: 'same_value' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ValueError);

@@ -20,6 +20,7 @@ import type { GlobalHeapLookup } from '../values/decode.js';
 import { HeaderModel } from './header-model.js';
 import { SourceMetadataReader } from './metadata-reader.js';
 import type { FileWriter } from './file-writer.js';
+import { FileLock } from './lock.js';
 import { defaultContainer, type Container } from '../di/container.js';
 
 /** Shared state of one open file. */
@@ -33,6 +34,8 @@ export class FileContext {
   /** Set when the file is writable. */
   writer: FileWriter | null = null;
   closed = false;
+  /** Orders the API calls on this file (file/lock.ts). */
+  readonly lock = new FileLock();
 
   constructor(
     readonly source: ByteSource,

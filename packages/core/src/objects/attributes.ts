@@ -15,6 +15,7 @@ import { ATTRIBUTE, ATTRIBUTE_INFO } from '../format/messages/message-types.js';
 import { datatypeOfValues, parseDtype, type DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
+import type { LockMode } from '../file/lock.js';
 import { compareNames } from './links.js';
 import { loadCommittedDatatype } from './shared-datatype.js';
 import { bytesToValues, valuesToBytes } from './values-io.js';
@@ -28,23 +29,31 @@ export interface SetAttributeOptions {
   shape?: number[];
 }
 
-/** Attributes of one object. */
+/** Runs a call in the call order of the object the attributes belong to. @internal */
+export type InOrder = <T>(mode: LockMode, fn: () => Promise<T>) => Promise<T>;
+
+/**
+ * Attributes of one object. Calls take their turn with the other calls on the file (see
+ * {@link Dataset}): on a dataset, attribute changes are mutations of the dataset; on a group or a
+ * committed datatype they are file-wide operations.
+ */
 export class Attributes {
   /** @internal */
   constructor(
     private readonly ctx: FileContext,
     private readonly header: () => Promise<HeaderModel>,
     private readonly path: string,
+    private readonly inOrder: InOrder = (mode, fn) => ctx.lock.file(mode, fn),
   ) {}
 
   /** Attribute names, in creation order when the object tracks it, else in name order (as h5py lists them). */
   async keys(): Promise<string[]> {
-    return (await this.messages()).map((a) => a.name);
+    return this.inOrder('read', async () => (await this.messages()).map((a) => a.name));
   }
 
   /** True when the attribute exists. */
   async has(name: string): Promise<boolean> {
-    return (await this.messages()).some((a) => a.name === name);
+    return this.inOrder('read', async () => (await this.messages()).some((a) => a.name === name));
   }
 
   /**
@@ -52,27 +61,37 @@ export class Attributes {
    * the flat values (TypedArray / array) for a simple one, `null` for an empty (null-dataspace) one.
    */
   async get(name: string): Promise<unknown> {
-    const a = (await this.messages()).find((m) => m.name === name);
-    if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
-    return this.valueOf(a);
+    return this.inOrder('read', async () => {
+      const a = (await this.messages()).find((m) => m.name === name);
+      if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
+      return this.valueOf(a);
+    });
   }
 
   /** Shape of an attribute (`[]` for scalar, `null` for an empty one). */
   async shape(name: string): Promise<number[] | null> {
-    const a = (await this.messages()).find((m) => m.name === name);
-    if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
-    return a.dataspace.kind === 'null' ? null : a.dataspace.dims.slice();
+    return this.inOrder('read', async () => {
+      const a = (await this.messages()).find((m) => m.name === name);
+      if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
+      return a.dataspace.kind === 'null' ? null : a.dataspace.dims.slice();
+    });
   }
 
   /** All attributes as a name → value object. */
   async toObject(): Promise<Record<string, unknown>> {
-    const out: Record<string, unknown> = {};
-    for (const a of await this.messages()) out[a.name] = await this.valueOf(a);
-    return out;
+    return this.inOrder('read', async () => {
+      const out: Record<string, unknown> = {};
+      for (const a of await this.messages()) out[a.name] = await this.valueOf(a);
+      return out;
+    });
   }
 
   /** Creates or replaces an attribute. */
   async set(name: string, value: unknown, opts: SetAttributeOptions = {}): Promise<void> {
+    return this.inOrder('write', () => this.setNow(name, value, opts));
+  }
+
+  private async setNow(name: string, value: unknown, opts: SetAttributeOptions): Promise<void> {
     const writer = this.ctx.requireWriter(`set attribute "${name}"`);
     if (name.length === 0) throw new ValueError('attribute names must not be empty', { path: this.path });
     const h = await this.header();
@@ -111,11 +130,15 @@ export class Attributes {
 
   /** Deletes an attribute. */
   async delete(name: string): Promise<void> {
+    return this.inOrder('write', () => this.deleteNow(name));
+  }
+
+  private async deleteNow(name: string): Promise<void> {
     const writer = this.ctx.requireWriter(`delete attribute "${name}"`);
     const h = await this.header();
     const idx = h.messages.findIndex((m) => m.type === ATTRIBUTE && this.decode(m.body).name === name);
     if (idx < 0) {
-      if (await this.has(name)) throw new UnsupportedError('deleting densely stored attributes is not supported yet', { path: this.path });
+      if ((await this.messages()).some((a) => a.name === name)) throw new UnsupportedError('deleting densely stored attributes is not supported yet', { path: this.path });
       throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
     }
     writer.adopt(h, this.path);

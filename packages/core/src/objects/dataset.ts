@@ -1,6 +1,9 @@
 /**
  * `Dataset`: an HDF5 dataset (h5py's `Dataset`): shape, datatype, layout, fill value, attributes,
  * reading and writing values (whole or through a selection), resizing, and direct chunk I/O.
+ *
+ * Calls need not be awaited one by one: the calls on a dataset run as if one after the other, in the
+ * order they were made (see {@link Dataset}).
  * @module
  */
 import { FormatError, H5Error, UnsupportedError, ValueError } from '../errors.js';
@@ -12,7 +15,6 @@ import { decodeLayout, type DataLayout } from '../format/messages/layout.js';
 import {
   DATASPACE,
   DATATYPE,
-  EXTERNAL_FILES,
   FILL_VALUE,
   FILL_VALUE_OLD,
   FILTER_PIPELINE,
@@ -23,15 +25,14 @@ import { decodeStcFilterPipeline } from '../format/messages/stc-filter-pipeline.
 import type { NumericArray, Values } from '../values/types.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
-import type { ChunkCacheOptions } from '../chunk/cache.js';
 import type { ChunkImage } from '../chunk/chunk-format.js';
 import { selectAll, type Selection } from '../selection/selection.js';
 import { slice, type SliceSpec } from '../selection/slice.js';
 import { selectionCount, validateSelection } from '../selection/algebra.js';
 import type { DatasetStorage } from '../storage/dataset-storage.js';
-import { CompactStorage } from '../storage/compact-storage.js';
-import { ContiguousStorage } from '../storage/contiguous-storage.js';
 import { ChunkedStorage, type ChunkInfo } from '../storage/chunked-storage.js';
+import type { LockMode } from '../file/lock.js';
+import { datasetState, storageOf, type DatasetAccessOptions, type DatasetState } from './dataset-state.js';
 import { Attributes } from './attributes.js';
 import { joinSections, splitSections, structInfo, type StructChunkInfo, type StructChunkWriteInfo } from './struct-chunk-io.js';
 import type { StructuredChunkLayout } from '../format/messages/layout-structured.js';
@@ -43,16 +44,7 @@ import { CASTINGS, castInto, nativeArrayType, type Casting } from '../values/cas
 /** The unlimited maximum dimension size, as `maxShape` reports it (h5py uses `None`). */
 export const UNLIMITED = null;
 
-/** Options when a dataset is opened. */
-export interface DatasetAccessOptions {
-  /** Chunk cache settings for this dataset. */
-  chunkCache?: ChunkCacheOptions;
-  /**
-   * Sparse datasets: how section 0 of chunks written from now on encodes the defined elements —
-   * 'smallest' (default; the smallest valid H5S encoding) or 'prototype' (what the HDF Group prototype writes).
-   */
-  selectionEncoding?: 'smallest' | 'prototype';
-}
+export type { DatasetAccessOptions } from './dataset-state.js';
 
 /** Options of {@link Dataset.readInto}. */
 export interface ReadIntoOptions {
@@ -66,7 +58,25 @@ export interface ReadIntoOptions {
   casting?: Casting;
 }
 
-/** An HDF5 dataset. Obtain one from {@link Group.get} or {@link Group.createDataset}. */
+/**
+ * An HDF5 dataset. Obtain one from {@link Group.get} or {@link Group.createDataset}.
+ *
+ * **Ordering guarantee.** Calls may be left un-awaited (e.g. `await Promise.all(frames.map((f, i) =>
+ * d.write(f, rowSel(i))))`): every call on a file takes effect as if the calls had run one after
+ * the other in the order they were made. On one dataset, mutations (`write`, `set`, `erase`,
+ * `resize`, `writeChunk`, `writeStructChunk`, `attrs.set`/`attrs.delete`) run alone and in call
+ * order; reads (`read`, `readInto`, `get`, `getDefined`, `readDefined`, chunk listings, `attrs`
+ * reads) run together but never overlap a mutation, so `write(a); read()` reads `a` and
+ * `write(a); write(b)` leaves `b` where they overlap. File-wide operations (`flush`, `close`,
+ * creating groups, datasets and links, changing group attributes) wait for the calls made before
+ * them and hold back those made after, so a flush never sees half a write. A call that fails
+ * leaves the order intact: the calls after it run normally. Different datasets proceed in parallel.
+ * All handles of one dataset (`f.get(path)` twice) share one order, one chunk cache and one shape.
+ *
+ * Arguments are taken when the call runs, not when it is made: keep a buffer passed to `write`
+ * unchanged until the call settles; a selection is checked against the shape of that moment.
+ * Synchronous getters (`shape`, `dataspace`) show the calls that have finished.
+ */
 export class Dataset {
   /** The dataset's attributes. */
   readonly attrs: Attributes;
@@ -78,9 +88,8 @@ export class Dataset {
   readonly fill: FillValue;
   /** Sparse (structured-chunk) datasets: the filter pipeline of each section (0 = selection, 1 = values). */
   readonly sectionFilters: FilterPipeline[] | null;
-  private space: Dataspace;
-  private storageP: Promise<DatasetStorage> | undefined;
-  private access: DatasetAccessOptions = {};
+  /** Shared by every handle of this dataset. */
+  private readonly state: DatasetState;
   /** The layout class (fixed for the dataset's lifetime), once looked up. */
   private layoutClass: DataLayout['class'] | undefined;
 
@@ -99,11 +108,12 @@ export class Dataset {
     },
   ) {
     this.sectionFilters = parts.sectionFilters;
-    this.space = parts.dataspace;
+    this.state = datasetState(model, parts.dataspace);
     this.dtype = parts.dtype;
     this.filters = parts.filters;
     this.fill = parts.fill;
-    this.attrs = new Attributes(ctx, async () => this.model, path);
+    // Attribute changes are mutations of the dataset: they take their turn in its call order.
+    this.attrs = new Attributes(ctx, async () => this.model, path, (mode, fn) => ctx.lock.dataset(this.state.lock, mode, fn));
   }
 
   /** Builds a dataset from its object header. @internal */
@@ -148,17 +158,19 @@ export class Dataset {
 
   /** The dataspace message. */
   get dataspace(): Dataspace {
-    return this.space;
+    return this.state.space;
   }
 
   /** Shape (`[]` for a scalar or empty dataset). */
   get shape(): number[] {
-    return this.space.kind === 'simple' ? this.space.dims.slice() : [];
+    const space = this.state.space;
+    return space.kind === 'simple' ? space.dims.slice() : [];
   }
 
   /** Maximum shape (`null` entries are unlimited), or `null` when the file stores none. */
   get maxShape(): (number | null)[] | null {
-    return this.space.kind === 'simple' && this.space.maxDims ? this.space.maxDims.map((d) => (d === -1 ? UNLIMITED : d)) : null;
+    const space = this.state.space;
+    return space.kind === 'simple' && space.maxDims ? space.maxDims.map((d) => (d === -1 ? UNLIMITED : d)) : null;
   }
 
   /** Storage layout as stored in the file (current: chunked datasets update it on flush). */
@@ -178,7 +190,7 @@ export class Dataset {
 
   /** Number of elements. */
   get size(): number {
-    return this.space.kind === 'null' ? 0 : elementCount(this.shape);
+    return this.state.space.kind === 'null' ? 0 : elementCount(this.shape);
   }
 
   /** Bytes per element in the file. */
@@ -193,10 +205,10 @@ export class Dataset {
     return (v as ArrayLike<unknown>)[0];
   }
 
-  /** Sets access options (chunk cache) before the first read or write. */
+  /** Sets access options (chunk cache) before the first read or write (through any handle of the dataset). */
   setAccess(opts: DatasetAccessOptions): this {
-    if (this.storageP) throw new ValueError('access options must be set before the first read or write', { path: this.path });
-    this.access = { ...opts };
+    if (this.state.storageP) throw new ValueError('access options must be set before the first read or write', { path: this.path });
+    this.state.access = { ...opts };
     return this;
   }
 
@@ -205,14 +217,7 @@ export class Dataset {
    * `string[]` for strings, records for compounds. Without a selection, the whole dataset.
    */
   async read(selection?: Selection): Promise<Values> {
-    try {
-      const sel = selection ?? selectAll();
-      const count = this.countOf(sel);
-      const { bytes, owned } = await (await this.storage()).read(sel, count);
-      return await bytesToValues(this.ctx, bytes, this.dtype, count, owned);
-    } catch (e) {
-      throw e instanceof H5Error ? e.withPath(this.path) : e;
-    }
+    return this.locked('read', () => this.readValues(selection ?? selectAll()));
   }
 
   /**
@@ -233,7 +238,7 @@ export class Dataset {
    *   would change (unless `casting: 'unsafe'`).
    */
   async readInto<T extends NumericArray>(out: T, selection?: Selection, opts: ReadIntoOptions = {}): Promise<T> {
-    try {
+    return this.locked('read', async () => {
       const casting = opts.casting ?? 'same_kind';
       if (!CASTINGS.includes(casting)) {
         throw new ValueError(`unknown casting ${JSON.stringify(casting)}; use ${CASTINGS.map((c) => `'${c}'`).join(' or ')}`);
@@ -245,7 +250,7 @@ export class Dataset {
       }
       if (out.length !== count) throw new ValueError(`readInto: the selection has ${count} elements but out holds ${out.length}`);
       if (out.byteLength !== count * this.elementSize || out.constructor !== nativeArrayType(this.dtype)) {
-        castInto((await this.read(sel)) as NumericArray, out, casting);
+        castInto((await this.readValues(sel)) as NumericArray, out, casting);
         return out;
       }
       const into = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
@@ -254,9 +259,7 @@ export class Dataset {
       const tv = v as NumericArray;
       if (tv.buffer !== out.buffer || tv.byteOffset !== out.byteOffset || tv.constructor !== out.constructor) castInto(tv, out, casting);
       return out;
-    } catch (e) {
-      throw e instanceof H5Error ? e.withPath(this.path) : e;
-    }
+    });
   }
 
   /**
@@ -264,27 +267,23 @@ export class Dataset {
    * `dset.get(2, [10, 20], [null, null, 2])`. Values come flat in C order; `shape` is h5py's result shape.
    */
   async get(...spec: SliceSpec[]): Promise<{ values: Values; shape: number[] }> {
-    const { selection, shape } = slice(this.shape, ...spec);
-    return { values: await this.read(selection), shape };
+    return this.locked('read', async () => {
+      const { selection, shape } = slice(this.shape, ...spec);
+      return { values: await this.readValues(selection), shape };
+    });
   }
 
   /** Writes with numpy-style indices, like h5py's `dset[2, 10:20] = data` → `dset.set(data, 2, [10, 20])`. */
   async set(data: unknown, ...spec: SliceSpec[]): Promise<void> {
-    await this.write(data, slice(this.shape, ...spec).selection);
+    return this.locked('write', () => this.writeValues(data, slice(this.shape, ...spec).selection));
   }
 
-  /** Writes values (flat or nested arrays in selection order, or a TypedArray) to the selection (default: all). */
+  /**
+   * Writes values (flat or nested arrays in selection order, or a TypedArray) to the selection (default: all).
+   * `data` is read when the call runs: do not change a buffer passed here before the call settles.
+   */
   async write(data: unknown, selection?: Selection): Promise<void> {
-    this.ctx.requireWriter(`write dataset "${this.path}"`);
-    try {
-      const sel = selection ?? selectAll();
-      const count = this.countOf(sel);
-      const bytes = valuesToBytes(this.ctx, data, this.dtype, count, `write dataset "${this.path}"`);
-      if (count === 0) return;
-      await (await this.storage()).write(sel, bytes);
-    } catch (e) {
-      throw e instanceof H5Error ? e.withPath(this.path) : e;
-    }
+    return this.locked('write', () => this.writeValues(data, selection ?? selectAll()));
   }
 
   /**
@@ -292,42 +291,39 @@ export class Dataset {
    * Every element of a dense dataset is defined, so it returns the selection unchanged.
    */
   async getDefined(selection?: Selection): Promise<Selection> {
-    try {
-      const sel = selection ?? selectAll();
-      this.countOf(sel);
-      const storage = await this.storage();
-      return storage.defined ? await storage.defined(sel) : sel;
-    } catch (e) {
-      throw e instanceof H5Error ? e.withPath(this.path) : e;
-    }
+    return this.locked('read', () => this.definedIn(selection ?? selectAll()));
   }
 
   /** The defined elements within `selection` and their values (in the defined selection's C order), in one call. */
   async readDefined(selection?: Selection): Promise<{ selection: Selection; values: Values }> {
-    const defined = await this.getDefined(selection);
-    return { selection: defined, values: await this.read(defined) };
+    return this.locked('read', async () => {
+      const defined = await this.definedIn(selection ?? selectAll());
+      return { selection: defined, values: await this.readValues(defined) };
+    });
   }
 
   /** Makes the elements of `selection` undefined (sparse datasets; seed 003 `H5Derase`). */
   async erase(selection: Selection): Promise<void> {
-    this.ctx.requireWriter(`erase elements of "${this.path}"`);
-    try {
+    return this.locked('write', async () => {
+      this.ctx.requireWriter(`erase elements of "${this.path}"`);
       this.countOf(selection);
       const storage = await this.storage();
       if (!storage.erase || !(storage instanceof ChunkedStorage) || !(await storage.tracksDefined())) {
         throw new ValueError('erase needs a sparse dataset: every element of a dense dataset is defined');
       }
       await storage.erase(selection);
-    } catch (e) {
-      throw e instanceof H5Error ? e.withPath(this.path) : e;
-    }
+    });
   }
 
   /** Changes the shape of a chunked dataset within its maximum shape (h5py's `resize`). */
   async resize(shape: number[]): Promise<void> {
+    return this.locked('write', () => this.resizeTo(shape));
+  }
+
+  private async resizeTo(shape: number[]): Promise<void> {
     const writer = this.ctx.requireWriter(`resize dataset "${this.path}"`);
     const old = this.shape;
-    const max = this.space.maxDims;
+    const max = this.state.space.maxDims;
     // The layout class never changes (and decoding the layout after every resize's header touch costs)
     this.layoutClass ??= this.layout.class;
     if (this.layoutClass !== 'chunked' && this.layoutClass !== 'structured') {
@@ -342,28 +338,29 @@ export class Dataset {
     });
     const storage = await this.storage();
     await storage.resize!(old, shape);
-    this.space = { ...this.space, dims: shape.slice() };
+    const space = { ...this.state.space, dims: shape.slice() };
+    this.state.space = space;
     writer.adopt(this.model, this.path);
-    this.model.find(DATASPACE)!.body = encodeDataspace(this.space, this.ctx.sizes);
+    this.model.find(DATASPACE)!.body = encodeDataspace(space, this.ctx.sizes);
     this.model.touch();
   }
 
   // ---- direct chunk I/O (H5Dread_chunk / H5Dwrite_chunk / H5Dget_chunk_info) --------------
 
-  /** Stored chunks of a chunked dataset, in index order. */
+  /** Stored chunks of a chunked dataset, in index order (`cb` runs after the listing, outside the call order). */
   async iterateChunks(cb: (info: ChunkInfo) => void | Promise<void>): Promise<void> {
-    const all = await this.located(async () => (await this.chunked()).chunks());
+    const all = await this.locked('read', async () => (await this.chunked()).chunks());
     for (const c of all) await cb(c);
   }
 
   /** Number of stored chunks. */
   async numChunks(): Promise<number> {
-    return this.located(async () => (await (await this.chunked()).chunks()).length);
+    return this.locked('read', async () => (await (await this.chunked()).chunks()).length);
   }
 
   /** The `index`-th stored chunk (index order, like `H5Dget_chunk_info`). */
   async chunkInfo(index: number): Promise<ChunkInfo> {
-    return this.located(async () => {
+    return this.locked('read', async () => {
       const all = await (await this.chunked()).chunks();
       const c = all[index];
       if (!c) throw new ValueError(`chunk index ${index} is out of range (${all.length} chunks stored)`);
@@ -373,23 +370,26 @@ export class Dataset {
 
   /** The stored chunk whose first element is at `offset`, or null when never written. */
   async chunkInfoByCoord(offset: number[]): Promise<ChunkInfo | null> {
-    return this.located(async () => (await this.chunked()).chunkInfoByCoord(offset));
+    return this.locked('read', async () => (await this.chunked()).chunkInfoByCoord(offset));
   }
 
   /** The raw stored (filtered) bytes of the chunk at `offset` and its filter mask. */
   async readChunk(offset: number[]): Promise<ChunkImage> {
-    return this.located(async () => (await this.chunked()).readChunk(offset), offset);
+    return this.locked('read', async () => (await this.chunked()).readChunk(offset), offset);
   }
 
   /** Stores already-filtered bytes as the chunk at `offset` (filter mask: bit i = filter i not applied). */
   async writeChunk(offset: number[], bytes: Uint8Array, filterMask = 0): Promise<void> {
-    return this.located(async () => (await this.chunked()).writeChunk(offset, { bytes, filterMask }), offset);
+    return this.locked('write', async () => (await this.chunked()).writeChunk(offset, { bytes, filterMask }), offset);
   }
 
-  /** Runs `fn`, adding the dataset path (and chunk offset) to typed errors that lack a path. */
-  private async located<T>(fn: () => Promise<T>, chunkOffset?: readonly number[]): Promise<T> {
+  /**
+   * Runs `fn` in the dataset's call order ({@link Dataset} describes it), adding the dataset path
+   * (and chunk offset) to typed errors that lack a path.
+   */
+  private async locked<T>(mode: LockMode, fn: () => Promise<T>, chunkOffset?: readonly number[]): Promise<T> {
     try {
-      return await fn();
+      return await this.ctx.lock.dataset(this.state.lock, mode, fn);
     } catch (e) {
       if (!(e instanceof H5Error)) throw e;
       throw e.withPath(chunkOffset ? `${this.path} (chunk at [${chunkOffset.join(', ')}])` : this.path);
@@ -400,22 +400,27 @@ export class Dataset {
 
   /** The stored (filtered) sections of the sparse chunk at `offset` and its info record. */
   async readStructChunk(offset: number[]): Promise<{ sections: Uint8Array[]; info: StructChunkInfo }> {
-    const layout = this.structuredLayout();
-    const image = await (await this.chunked()).readChunk(offset);
-    const info = structInfo(offset.slice(), -1, image.bytes.length, image.sections, layout.sectionCount);
-    const stored = await this.chunkInfoByCoord(offset);
-    info.address = stored?.address ?? -1;
-    return { sections: splitSections(image, layout.sectionCount, this.path), info };
+    return this.locked('read', async () => {
+      const layout = this.structuredLayout();
+      const storage = await this.chunked();
+      const image = await storage.readChunk(offset);
+      const info = structInfo(offset.slice(), -1, image.bytes.length, image.sections, layout.sectionCount);
+      const stored = await storage.chunkInfoByCoord(offset);
+      info.address = stored?.address ?? -1;
+      return { sections: splitSections(image, layout.sectionCount, this.path), info };
+    }, offset);
   }
 
   /** Stores already-encoded (and filtered) sections as the sparse chunk at `offset`. */
   async writeStructChunk(offset: number[], sections: Uint8Array[], info: StructChunkWriteInfo = {}): Promise<void> {
-    const layout = this.structuredLayout();
-    if (sections.length !== layout.sectionCount) {
-      throw new ValueError(`${sections.length} sections given, the dataset's chunks have ${layout.sectionCount}`, { path: this.path });
-    }
-    const filtered = (this.sectionFilters ?? []).some((p) => p.filters.length > 0);
-    await (await this.chunked()).writeChunk(offset, joinSections(sections, info, filtered, this.path));
+    return this.locked('write', async () => {
+      const layout = this.structuredLayout();
+      if (sections.length !== layout.sectionCount) {
+        throw new ValueError(`${sections.length} sections given, the dataset's chunks have ${layout.sectionCount}`, { path: this.path });
+      }
+      const filtered = (this.sectionFilters ?? []).some((p) => p.filters.length > 0);
+      await (await this.chunked()).writeChunk(offset, joinSections(sections, info, filtered, this.path));
+    });
   }
 
   /** The info record of the `index`-th stored sparse chunk. */
@@ -436,6 +441,29 @@ export class Dataset {
     await this.iterateChunks((c) => cb(structInfo(c.offset, c.address, c.size, c.sections, n)));
   }
 
+  // ---- the work of the calls, without ordering (for calls that already hold the order) ------
+
+  private async readValues(sel: Selection): Promise<Values> {
+    const count = this.countOf(sel);
+    const { bytes, owned } = await (await this.storage()).read(sel, count);
+    return bytesToValues(this.ctx, bytes, this.dtype, count, owned);
+  }
+
+  /** Writes without taking the call order: for a caller that holds the file or the dataset already. @internal */
+  async writeValues(data: unknown, sel: Selection): Promise<void> {
+    this.ctx.requireWriter(`write dataset "${this.path}"`);
+    const count = this.countOf(sel);
+    const bytes = valuesToBytes(this.ctx, data, this.dtype, count, `write dataset "${this.path}"`);
+    if (count === 0) return;
+    await (await this.storage()).write(sel, bytes);
+  }
+
+  private async definedIn(sel: Selection): Promise<Selection> {
+    this.countOf(sel);
+    const storage = await this.storage();
+    return storage.defined ? await storage.defined(sel) : sel;
+  }
+
   private structuredLayout(): StructuredChunkLayout {
     const l = this.layout;
     if (l.class !== 'structured') throw new ValueError('structured-chunk I/O needs a sparse dataset', { path: this.path });
@@ -449,59 +477,28 @@ export class Dataset {
   }
 
   private countOf(sel: Selection): number {
-    if (this.space.kind === 'null') {
+    const space = this.state.space;
+    if (space.kind === 'null') {
       if (sel.kind === 'all' || sel.kind === 'none') return 0;
       throw new ValueError('a dataset with a null dataspace has no elements to select', { path: this.path });
     }
-    const dims = this.space.kind === 'scalar' ? [] : this.shape;
+    const dims = space.kind === 'scalar' ? [] : this.shape;
     if (sel.kind === 'all') return elementCount(dims);
     validateSelection(sel, dims);
     return selectionCount(sel, dims);
   }
 
-  /** The per-section pipelines, one per section (unfiltered sections get an empty pipeline). */
-  private sectionPipelines(count: number): FilterPipeline[] {
-    const out: FilterPipeline[] = [];
-    for (let i = 0; i < count; i++) out.push({ filters: this.sectionFilters?.[i]?.filters ?? [] });
-    return out;
-  }
-
-  /** The storage of the dataset's layout (opened once). @internal */
+  /** The storage of the dataset's layout (opened once per dataset, shared by its handles). @internal */
   async storage(create = false): Promise<DatasetStorage> {
-    this.storageP ??= this.openStorage(create);
-    this.storageP.catch(() => (this.storageP = undefined));
-    return this.storageP;
-  }
-
-  private async openStorage(create: boolean): Promise<DatasetStorage> {
-    if (this.model.find(EXTERNAL_FILES)) throw new UnsupportedError('datasets stored in external files are not supported');
-    const layout = this.layout;
-    const dims = this.space.kind === 'simple' ? this.space.dims.slice() : this.space.kind === 'scalar' ? [] : [0];
-    const es = this.elementSize;
-    switch (layout.class) {
-      case 'compact':
-        return new CompactStorage(this.ctx, this.model, this.path, layout, dims, es);
-      case 'contiguous':
-        return new ContiguousStorage(this.ctx, this.model, this.path, layout, dims, es, this.fill.value);
-      case 'chunked':
-      case 'structured':
-        return ChunkedStorage.open(this.ctx, this.model, {
-          ...(layout.class === 'structured'
-            ? { sectionPipelines: this.sectionPipelines(layout.sectionCount), selectionEncoding: this.access.selectionEncoding ?? 'smallest' }
-            : {}),
-          path: this.path,
-          layout,
-          pipeline: { filters: this.filters },
-          datatype: this.dtype,
-          elementSize: es,
-          dims,
-          maxDims: this.space.maxDims?.slice() ?? dims.slice(),
-          fillValue: this.fill.value,
-          ...(this.access.chunkCache ? { cache: this.access.chunkCache } : {}),
-        }, create);
-      default:
-        throw new UnsupportedError(`reading ${layout.class} datasets is not supported yet`);
-    }
+    return storageOf(this.ctx, this.model, this.state, {
+      path: this.path,
+      layout: this.layout,
+      dtype: this.dtype,
+      elementSize: this.elementSize,
+      filters: this.filters,
+      sectionFilters: this.sectionFilters,
+      fillValue: this.fill.value,
+    }, create);
   }
 
   /** @internal the header model (for tools and the CLI). */

@@ -72,7 +72,9 @@ export class H5File extends Group {
   }
 
   /**
-   * Writes all pending changes to the store (no-op for read-only files).
+   * Writes all pending changes to the store (no-op for read-only files). It takes its turn after
+   * the calls made before it (un-awaited writes included) and before those made after it, so what
+   * it writes is the state after every earlier call and no later one.
    *
    * Until a flush, changes live in memory and in new file space only: the file on disk keeps its
    * last flushed state, and a crash or kill (or a store that fails) at any point — also during a
@@ -86,24 +88,29 @@ export class H5File extends Group {
    * @param opts.durable sync to stable storage (default false).
    */
   async flush(opts: FlushOptions = {}): Promise<void> {
-    this.ctx.ensureOpen();
-    await this.ctx.writer?.flush(opts);
+    return this.ctx.lock.file('write', async () => {
+      this.ctx.ensureOpen();
+      await this.ctx.writer?.flush(opts);
+    });
   }
 
   /**
-   * Flushes (see {@link flush}; `durable` as there) and releases the file. The file is released even
-   * if the flush fails (the error is then thrown, and the file on disk keeps its last flushed state).
-   * Further use of its objects throws {@link InvalidStateError}; closing again does nothing.
+   * Flushes (see {@link flush}; `durable` as there) and releases the file, after the calls made before
+   * it have finished. The file is released even if the flush fails (the error is then thrown, and the
+   * file on disk keeps its last flushed state). Further use of its objects (calls made after `close()`
+   * included) throws {@link InvalidStateError}; closing again does nothing.
    * @param opts.durable sync to stable storage before closing (default false).
    */
   async close(opts: FlushOptions = {}): Promise<void> {
-    if (this.ctx.closed) return;
-    try {
-      await this.ctx.writer?.flush(opts);
-    } finally {
-      this.ctx.closed = true;
-      await this.owned?.close?.();
-    }
+    return this.ctx.lock.file('write', async () => {
+      if (this.ctx.closed) return;
+      try {
+        await this.ctx.writer?.flush(opts);
+      } finally {
+        this.ctx.closed = true;
+        await this.owned?.close?.();
+      }
+    });
   }
 
   /** The bytes of a file created in memory (`createFile(new MemoryStore())`), after a flush. */

@@ -15,12 +15,12 @@ import { Attributes } from './attributes.js';
 import { Dataset } from './dataset.js';
 import type { FileWriter } from '../file/file-writer.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
+import { selectAll } from '../selection/selection.js';
 import { datasetMessages, planDataspace, type CreateLayout } from './dataset-create.js';
 import { linkInfoOf, linkStorageOf, readLinks } from './links.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount, inferShape } from './shape.js';
 import { hasVlen, valuesToBytes } from './values-io.js';
-import { selectAll } from '../selection/selection.js';
 import { pipelineFromOptions, sectionPipelinesFromOptions, type FilterOptions } from './filter-options.js';
 import { sparseDatasetMessages } from './sparse-create.js';
 import { groupMessages } from './group-create.js';
@@ -118,7 +118,11 @@ interface NewDatasetHeader {
   count: number;
 }
 
-/** An HDF5 group. */
+/**
+ * An HDF5 group. Reading calls (`keys`, `links`, `get`, attribute reads) run alongside each other;
+ * creating groups, datasets and links and changing attributes run alone in the file. All take
+ * their turn with the other calls on the file in the order they were made (see {@link Dataset}).
+ */
 export class Group {
   /** The group's attributes. */
   readonly attrs: Attributes;
@@ -145,14 +149,16 @@ export class Group {
 
   /** All links of this group, described. */
   async links(): Promise<LinkInfo[]> {
-    return (await this.linkMessages()).map(describeLink);
+    return this.ctx.lock.file('read', async () => (await this.linkMessages()).map(describeLink));
   }
 
   /** The link called `name` in this group. */
   async getLink(name: string): Promise<LinkInfo> {
-    const l = (await this.linkMessages()).find((m) => m.name === name);
-    if (!l) throw new NotFoundError(`no link "${name}"`, { path: this.path });
-    return describeLink(l);
+    return this.ctx.lock.file('read', async () => {
+      const l = (await this.linkMessages()).find((m) => m.name === name);
+      if (!l) throw new NotFoundError(`no link "${name}"`, { path: this.path });
+      return describeLink(l);
+    });
   }
 
   /** True when `path` leads to an object (dangling soft links → false). */
@@ -171,8 +177,10 @@ export class Group {
    * link at the end of the path is returned as an {@link ExternalLink}.
    */
   async get(path: string): Promise<H5Node> {
-    this.ctx.ensureOpen();
-    return this.resolve(path, 0);
+    return this.ctx.lock.file('read', () => {
+      this.ctx.ensureOpen();
+      return this.resolve(path, 0);
+    });
   }
 
   private async resolve(path: string, hops: number): Promise<H5Node> {
@@ -216,6 +224,10 @@ export class Group {
    * component is not a group ...) leaves the file as it was.
    */
   async createGroup(path: string, opts: CreateGroupOptions = {}): Promise<Group> {
+    return this.ctx.lock.file('write', () => this.createGroupNow(path, opts));
+  }
+
+  private async createGroupNow(path: string, opts: CreateGroupOptions): Promise<Group> {
     const { full } = await this.planPath(path, 'create group');
     const writer = this.ctx.requireWriter(`create group "${full}"`);
     const model = writer.createHeader(groupMessages(this.ctx, opts.trackOrder === true));
@@ -234,6 +246,10 @@ export class Group {
    * was: no object header, no link, no intermediate group, no allocated space.
    */
   async createDataset(path: string, opts: CreateDatasetOptions): Promise<Dataset> {
+    return this.ctx.lock.file('write', () => this.createDatasetNow(path, opts));
+  }
+
+  private async createDatasetNow(path: string, opts: CreateDatasetOptions): Promise<Dataset> {
     const { full } = await this.planPath(path, 'create dataset');
     const writer = this.ctx.requireWriter(`create dataset "${full}"`);
     try {
@@ -341,6 +357,10 @@ export class Group {
 
   /** Adds a link to this group (compact link storage). @internal */
   async addLink(link: LinkMessage): Promise<void> {
+    return this.ctx.lock.file('write', () => this.addLinkNow(link));
+  }
+
+  private async addLinkNow(link: LinkMessage): Promise<void> {
     const writer = this.ctx.requireWriter(`add link "${link.name}"`);
     const storage = linkStorageOf(this.model, this.ctx);
     if (storage !== 'compact') {
@@ -382,7 +402,7 @@ export class Group {
       const p = parts[k]!;
       const here = joinPath(parent.path, p);
       if (!(await parent.linkMessages()).some((l) => l.name === p)) break;
-      const next = await parent.get(p);
+      const next = await parent.resolve(p, 0);
       if (!(next instanceof Group)) throw new ValueError(`cannot ${what} "${path}": "${here}" is not a group`, { path: here });
       parent = next;
     }
@@ -413,10 +433,10 @@ export class Group {
           made.push(g);
           let gPath = parent.path;
           for (const p of missing.slice(0, i + 1)) gPath = joinPath(gPath, p);
-          await new Group(this.ctx, g, gPath).addLink({ name: child.name, kind: 'hard', address: child.address, charset: 'utf-8' });
+          await new Group(this.ctx, g, gPath).addLinkNow({ name: child.name, kind: 'hard', address: child.address, charset: 'utf-8' });
           child = { name: missing[i]!, address: g.address };
         }
-        await parent.addLink({ name: child.name, kind: 'hard', address: child.address, charset: 'utf-8' });
+        await parent.addLinkNow({ name: child.name, kind: 'hard', address: child.address, charset: 'utf-8' });
         return;
       } catch (e) {
         for (const g of made) writer.discardHeader(g);

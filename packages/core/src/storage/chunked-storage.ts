@@ -60,12 +60,16 @@ export interface ChunkedDatasetInfo {
 
 /** A chunked dataset's storage. */
 export class ChunkedStorage implements DatasetStorage {
+  /** False once the cache was seen without dirty chunks and nothing changed since. */
+  private maybeDirty = false;
+
   private constructor(
     private readonly ctx: FileContext,
     private readonly model: HeaderModel,
     private readonly info: ChunkedDatasetInfo,
     private readonly index: ChunkIndex,
     private readonly engine: ChunkEngine<unknown>,
+    private readonly cache: ChunkCache<unknown>,
   ) {}
 
   /** Resolves index, format and filters for a dataset and opens its index (`create`: a new, empty one). */
@@ -156,17 +160,18 @@ export class ChunkedStorage implements DatasetStorage {
       release: (address, size) => ctx.writer?.allocator.release(address, size),
       isFresh: (address, size) => ctx.writer?.isFresh(address, size) ?? false,
     };
+    const cache = new ChunkCache<unknown>(info.cache);
     const engine = new ChunkEngine<unknown>({
       path,
       index,
       format,
-      cache: new ChunkCache(info.cache),
+      cache,
       store,
       chunkDims: layout.chunkDims,
       elementSize: info.elementSize,
       dims: () => dims,
     });
-    const storage = new ChunkedStorage(ctx, model, info, index, engine);
+    const storage = new ChunkedStorage(ctx, model, info, index, engine, cache);
     writer?.flushHooks.add(storage.flushHook);
     return storage;
   }
@@ -199,6 +204,7 @@ export class ChunkedStorage implements DatasetStorage {
     // (never the case for chunks of the last flushed state: those need a new record).
     if (!this.index.readOnly || !(await this.engine.rewritesInPlace(sel))) this.writable('write');
     else this.ctx.requireWriter(`write dataset "${this.info.path}"`);
+    this.maybeDirty = true;
     await this.engine.write(sel, bytes);
   }
 
@@ -214,6 +220,14 @@ export class ChunkedStorage implements DatasetStorage {
     }
   }
 
+  /** True when the chunk cache holds chunks changed since they were last written to the file. */
+  hasCachedChanges(): boolean {
+    if (!this.maybeDirty) return false;
+    for (const e of this.cache.all()) if (e.dirty) return true;
+    this.maybeDirty = false;
+    return false;
+  }
+
   /** True when the chunk format tracks defined elements (sparse). */
   async tracksDefined(): Promise<boolean> {
     return this.engine.tracksDefined;
@@ -227,6 +241,7 @@ export class ChunkedStorage implements DatasetStorage {
   /** Makes the elements of `sel` undefined (sparse formats). */
   async erase(sel: Selection): Promise<void> {
     this.writable('erase elements of');
+    this.maybeDirty = true;
     await this.engine.erase(sel);
   }
 
@@ -249,6 +264,7 @@ export class ChunkedStorage implements DatasetStorage {
   async allocateAll(): Promise<void> {
     const { dims } = this.info;
     if (dims.some((d) => d === 0)) return;
+    this.maybeDirty = true;
     await this.engine.write(selectAll(), this.fillBytes(dims.reduce((a, b) => a * b, 1)));
   }
 
@@ -259,6 +275,7 @@ export class ChunkedStorage implements DatasetStorage {
    */
   async resize(oldDims: readonly number[], newDims: readonly number[]): Promise<void> {
     this.writable('resize');
+    this.maybeDirty = true;
     const chunk = this.info.layout.chunkDims;
     const dims = this.info.dims;
     const shrunk = newDims.some((d, i) => d < oldDims[i]!);

@@ -31,4 +31,9 @@ export interface DatasetStorage {
   erase?(sel: Selection): Promise<void>;
   /** The dataset's dimensions changed (chunked storage only). */
   resize?(oldDims: readonly number[], newDims: readonly number[]): Promise<void>;
+  /**
+   * True when changes live only in a cache, so that a read may write some of them out (chunked
+   * storage); such reads must not run alongside other calls on the dataset.
+   */
+  hasCachedChanges?(): boolean;
 }
