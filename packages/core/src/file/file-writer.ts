@@ -277,7 +277,9 @@ export class FileWriter implements GlobalHeapWriter {
     // Space allocated but not written (e.g. an implicit index's chunk block) still counts: the file
     // must reach its end-of-file address before the superblock says so.
     if ((await this.store.size()) < this.ctx.superblock.baseAddress + eof) await this.store.truncate(this.ctx.superblock.baseAddress + eof);
-    await this.store.flush({ durable });
+    // Durable: the new data reaches stable storage before the commit writes that reference it (without
+    // `durable` the bytes go to the operating system in write order, which a killed process cannot reorder).
+    if (durable) await this.store.flush({ durable });
     // From here on the new state is being committed in place: nothing may be rewritten any more.
     this.allocator.beginCommit();
     this.collections = [];
