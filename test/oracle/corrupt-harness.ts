@@ -19,6 +19,11 @@ export interface HarnessOutcome {
   errorName?: string;
   message?: string;
   stack?: string;
+  /**
+   * Peak resident memory (MB) of the child over its baseline (its size before its first mutation) by
+   * the end of this mutation: the process's peak so far, so an upper bound for this one mutation.
+   */
+  peakMb?: number;
   /** Every error the walk met (worker-specific details). */
   errors?: { name: string; message: string; chunk?: number[]; filterId?: number }[];
 }
@@ -45,7 +50,7 @@ export function runMutations<M>(worker: string, file: string, mutations: M[], op
       let finished = false;
       let stderr = '';
       const child: ChildProcess = fork(worker, [], {
-        execArgv: ['--import', 'tsx', `--max-old-space-size=${opts.maxOldSpaceMb ?? 2048}`],
+        execArgv: ['--import', 'tsx', '--expose-gc', `--max-old-space-size=${opts.maxOldSpaceMb ?? 2048}`],
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         serialization: 'advanced',
       });

@@ -16,6 +16,13 @@ import type { HarnessOutcome } from './corrupt-harness.js';
 /** The child's own timer (asynchronous hangs); the parent's watchdog catches synchronous ones. */
 export const WALK_TIMEOUT_MS = 5000;
 
+/**
+ * The walks' read limit (openFile's `maxReadBytes`): a dataspace inflated by a mutation past it must
+ * give a typed error before anything is allocated; below it, the read may allocate (peak memory per
+ * mutation stays within the suites' 256 MB bound).
+ */
+export const WALK_MAX_READ_BYTES = 64 << 20;
+
 /** Runs `fn`, recording an error it throws instead of propagating it (then: undefined). */
 export type Attempt = <T>(fn: () => Promise<T>) => Promise<T | undefined>;
 
@@ -33,7 +40,7 @@ export async function walkFile(bytes: Uint8Array, visit: (f: H5File, attempt: At
       return undefined;
     }
   };
-  const f = await attempt(() => openFile(bytes));
+  const f = await attempt(() => openFile(bytes, { maxReadBytes: WALK_MAX_READ_BYTES }));
   if (!f) return errors;
   await visit(f, attempt);
   await attempt(() => f.close());
@@ -82,9 +89,17 @@ export interface WorkerSpec<M> {
   listErrors?: boolean;
 }
 
+/** Resident set size in MB now, and the process's peak so far. */
+function memory(): { rssMb: number; maxRssMb: number } {
+  return { rssMb: process.memoryUsage.rss() / 2 ** 20, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
 async function run<M>(spec: WorkerSpec<M>, file: string, mutations: M[], start: number): Promise<void> {
   const orig = new Uint8Array(readFileSync(file));
   const send = (msg: unknown): Promise<void> => new Promise((res) => process.send!(msg, () => res()));
+  // The baseline: this child's resident size before its first mutation (modules loaded, nothing walked).
+  (globalThis as { gc?: () => void }).gc?.();
+  const baseRssMb = memory().rssMb;
   for (let i = start; i < mutations.length; i++) {
     await send({ type: 'start', i });
     const bytes = spec.apply(orig, mutations[i]!);
@@ -94,7 +109,10 @@ async function run<M>(spec: WorkerSpec<M>, file: string, mutations: M[], start: 
     });
     const r = await Promise.race([spec.walk(bytes), hang]);
     clearTimeout(timer);
-    await send({ type: 'result', ...(r === 'hang' ? { i, outcome: 'hang' } : classify(i, r, spec.listErrors)) });
+    // Peak memory of the case: the process's peak resident size so far (an upper bound: an earlier
+    // case of this child may have set it, and garbage of earlier cases counts), over the baseline.
+    const peakMb = Math.round(memory().maxRssMb - baseRssMb);
+    await send({ type: 'result', ...(r === 'hang' ? { i, outcome: 'hang' } : classify(i, r, spec.listErrors)), peakMb });
   }
   await send({ type: 'done' });
 }

@@ -21,6 +21,7 @@ import { HeaderModel } from './header-model.js';
 import { SourceMetadataReader } from './metadata-reader.js';
 import type { FileWriter } from './file-writer.js';
 import { defaultContainer, type Container } from '../di/container.js';
+import { DEFAULT_MAX_READ_BYTES } from '../storage/read-limit.js';
 
 /** Shared state of one open file. */
 export class FileContext {
@@ -33,6 +34,8 @@ export class FileContext {
   /** Set when the file is writable. */
   writer: FileWriter | null = null;
   closed = false;
+  /** Largest result (bytes) one dataset read may allocate (`openFile`'s `maxReadBytes`). */
+  maxReadBytes = DEFAULT_MAX_READ_BYTES;
 
   constructor(
     readonly source: ByteSource,

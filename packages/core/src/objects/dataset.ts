@@ -37,6 +37,8 @@ import { joinSections, splitSections, structInfo, type StructChunkInfo, type Str
 import type { StructuredChunkLayout } from '../format/messages/layout-structured.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount } from './shape.js';
+import { checkDatasetSizes } from './plausibility.js';
+import { checkReadSize, validReadLimit } from '../storage/read-limit.js';
 import { bytesToValues, valuesToBytes } from './values-io.js';
 
 /** The unlimited maximum dimension size, as `maxShape` reports it (h5py uses `None`). */
@@ -51,6 +53,15 @@ export interface DatasetAccessOptions {
    * 'smallest' (default; the smallest valid H5S encoding) or 'prototype' (what the HDF Group prototype writes).
    */
   selectionEncoding?: 'smallest' | 'prototype';
+}
+
+/** Options of one read ({@link Dataset.read}, {@link Dataset.readDefined}, {@link Dataset.get}). */
+export interface ReadOptions {
+  /**
+   * Largest result this read may allocate, in bytes (default: the file's `maxReadBytes`, 1 GiB unless
+   * `openFile` set another). A larger read throws `ResourceLimitError` before allocating anything.
+   */
+  maxReadBytes?: number;
 }
 
 /** An HDF5 dataset. Obtain one from {@link Group.get} or {@link Group.createDataset}. */
@@ -121,7 +132,15 @@ export class Dataset {
         fill = { allocTime: 'late', fillTime: 'ifset', defined: value !== null && value.length > 0, value: value && value.length ? value : null };
       }
       const d = new Dataset(ctx, model, path, { dataspace, dtype, filters, fill, sectionFilters });
-      void d.layout; // decode now so a corrupt layout message fails at open
+      // Decode the layout now so a corrupt layout message fails at open, and check the sizes agree.
+      checkDatasetSizes({
+        path,
+        dataspace,
+        layout: d.layout,
+        elementSize: d.elementSize,
+        eof: ctx.reader.eof,
+        external: model.find(EXTERNAL_FILES) !== undefined,
+      });
       return d;
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(path) : e;
@@ -190,11 +209,14 @@ export class Dataset {
   /**
    * Reads values (flat, in selection order — C order for hyperslabs): a TypedArray for numbers,
    * `string[]` for strings, records for compounds. Without a selection, the whole dataset.
+   * @throws ResourceLimitError when the result would exceed `maxReadBytes` (nothing is allocated).
    */
-  async read(selection?: Selection): Promise<Values> {
+  async read(selection?: Selection, opts: ReadOptions = {}): Promise<Values> {
     try {
       const sel = selection ?? selectAll();
       const count = this.countOf(sel);
+      const limit = opts.maxReadBytes === undefined ? this.ctx.maxReadBytes : validReadLimit(opts.maxReadBytes, 'read');
+      checkReadSize(count, this.elementSize, limit, this.path);
       const { bytes, owned } = await (await this.storage()).read(sel, count);
       return await bytesToValues(this.ctx, bytes, this.dtype, count, owned);
     } catch (e) {
@@ -276,9 +298,9 @@ export class Dataset {
   }
 
   /** The defined elements within `selection` and their values (in the defined selection's C order), in one call. */
-  async readDefined(selection?: Selection): Promise<{ selection: Selection; values: Values }> {
+  async readDefined(selection?: Selection, opts: ReadOptions = {}): Promise<{ selection: Selection; values: Values }> {
     const defined = await this.getDefined(selection);
-    return { selection: defined, values: await this.read(defined) };
+    return { selection: defined, values: await this.read(defined, opts) };
   }
 
   /** Makes the elements of `selection` undefined (sparse datasets; seed 003 `H5Derase`). */

@@ -14,6 +14,7 @@ import { FileContext } from '../file/file-context.js';
 import { FileWriter } from '../file/file-writer.js';
 import { Group } from './group.js';
 import type { Container } from '../di/container.js';
+import { validReadLimit } from '../storage/read-limit.js';
 
 /** Options of {@link openFile}. */
 export interface OpenOptions {
@@ -21,6 +22,13 @@ export interface OpenOptions {
   mode?: 'r' | 'r+';
   /** Where filters, chunk indexes and chunk formats are looked up (default: the process-wide container). */
   container?: Container;
+  /**
+   * Largest result one dataset read may allocate, in bytes (default 1 GiB; `Infinity` for no limit but
+   * the platform's). A larger read throws `ResourceLimitError` before allocating anything; a
+   * read can raise it with its own `maxReadBytes` option. It protects against files whose dataspace
+   * claims more elements than anyone stored.
+   */
+  maxReadBytes?: number;
 }
 
 /** Options of {@link createFile}. */
@@ -91,6 +99,7 @@ async function nodeStore(path: string, mode: 'r' | 'r+' | 'w'): Promise<ByteStor
  */
 export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuffer, opts: OpenOptions = {}): Promise<H5File> {
   const mode = opts.mode ?? 'r';
+  const maxReadBytes = opts.maxReadBytes === undefined ? undefined : validReadLimit(opts.maxReadBytes, 'openFile');
   let source: ByteSource;
   let owned: ByteSource | null = null;
   let name: string;
@@ -107,6 +116,7 @@ export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuff
   try {
     const ctx = await FileContext.open(source, name);
     if (opts.container) ctx.container = opts.container;
+    if (maxReadBytes !== undefined) ctx.maxReadBytes = maxReadBytes;
     if (mode === 'r+') {
       if (!isByteStore(source)) throw new ValueError('mode "r+" needs a writable ByteStore');
       if (ctx.superblock.version < 2) {
