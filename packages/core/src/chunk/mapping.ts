@@ -325,12 +325,13 @@ export function mapToChunks(sel: Selection, dims: readonly number[], chunkDims: 
  * extent): the pieces of those chunks, with buffer positions in the whole selection, in the order
  * of `coords`; chunks the selection misses give no piece. Work is proportional to `coords` and their
  * runs, not to the chunks the selection spans. Null for selections that are not products (points,
- * unions of blocks): map those with {@link mapToChunks}.
+ * unions of blocks) and for scalars: map those with {@link mapToChunks}.
  */
 export function mapChunksAt(sel: Selection, dims: readonly number[], chunkDims: readonly number[], coords: readonly (readonly number[])[]): ChunkPiece[] | null {
   validateSelection(sel, dims);
   const g = makeGrid(dims, chunkDims);
-  if (sel.kind === 'none' || g.r === 0) return null;
+  if (sel.kind === 'none') return [];
+  if (g.r === 0) return null;
   const lists = productIntervals(sel, dims);
   if (!lists) return null;
   const prefixes = lists.map((l) => {
