@@ -202,3 +202,22 @@ describe('reads of mostly absent extents follow the stored chunks', () => {
     expect(rows[1234]).toBe(3);
   });
 });
+
+describe('resize over a large extent of few chunks', () => {
+  it('shrinking resets the straddling chunk and drops the others (work follows the stored chunks)', async () => {
+    const N = 100_000; // 10,000 chunks: more than are looked up one by one
+    const store = new MemoryStore();
+    const f = await createFile(store, { superblockVersion: 3 });
+    const d = await f.createDataset('/d', { dtype: '<i4', shape: [N], maxShape: [null], chunks: [10], fillValue: -1 });
+    await d.write([5, 6, 7, 8], selectHyperslab({ start: [5], count: [4] }));
+    await d.write([9], selectPoints([[N - 5]]));
+    await d.resize([7]);
+    expect(await d.numChunks()).toBe(1);
+    await d.resize([20]);
+    expect(Array.from((await d.read()) as Int32Array)).toEqual([-1, -1, -1, -1, -1, 5, 6, ...new Array<number>(13).fill(-1)]);
+    await f.close();
+    const g = await openFile(store.toBytes());
+    const reopened = (await g.get('/d')) as Dataset;
+    expect(Array.from((await reopened.read()) as Int32Array).slice(0, 9)).toEqual([-1, -1, -1, -1, -1, 5, 6, -1, -1]);
+  });
+});
