@@ -258,7 +258,7 @@ export async function runSizeSuite(jobs: SizeJob[], concurrency = 2): Promise<Ma
       const mutations = await sizeMutations(new Uint8Array(readFileSync(j.file)), j.name, j.max);
       const t0 = Date.now();
       const all: ChunkedMutation[] = [{ kind: 'xor', offset: 0, mask: 0 }, ...mutations.map((m) => m.mutation)];
-      const outcomes = await runMutations(j.worker, j.file, all);
+      const outcomes = await runMutations(j.worker, j.file, all, { gcEachCase: true });
       runs.set(j.name, {
         name: j.name,
         mutations,

@@ -96,7 +96,8 @@ function mapProduct(lists: Float64Array[], g: Grid): ChunkPiece[] {
   return mapSplits(lists.map((l, d) => splitDim(l, g.chunk[d]!)), g);
 }
 
-function mapSplits(splits: DimSplit[], g: Grid): ChunkPiece[] {
+/** The pieces of the product of `splits`; runs are carved from `slab` (shared by calls of one mapping). */
+function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab()): ChunkPiece[] {
   const r = g.r;
   if (splits.some((s) => s.q.length === 0)) return [];
   const bStride = new Array<number>(r);
@@ -107,7 +108,6 @@ function mapSplits(splits: DimSplit[], g: Grid): ChunkPiece[] {
   const pieces: ChunkPiece[] = [];
   const gi = new Array<number>(r).fill(0);
   let m = 0;
-  const slab = new RunSlab();
   let out: TripleBuilder = new TripleBuilder(1);
   const emit = (d: number, cBase: number, bBase: number): void => {
     const s = splits[d]!;
@@ -340,6 +340,7 @@ export function mapChunksAt(sel: Selection, dims: readonly number[], chunkDims: 
     return p;
   });
   const out: ChunkPiece[] = [];
+  const slab = new RunSlab();
   for (const q of coords) {
     const splits: DimSplit[] = [];
     for (let d = 0; d < g.r; d++) {
@@ -347,7 +348,7 @@ export function mapChunksAt(sel: Selection, dims: readonly number[], chunkDims: 
       if (!s) break;
       splits.push(s);
     }
-    if (splits.length === g.r) out.push(...mapSplits(splits, g));
+    if (splits.length === g.r) out.push(...mapSplits(splits, g, slab));
   }
   return out;
 }
