@@ -91,7 +91,7 @@ export {
   type Container,
 } from './di/container.js';
 export type { ChunkInfo } from './storage/chunked-storage.js';
-export type { DatasetAccessOptions } from './objects/dataset.js';
+export type { DatasetAccessOptions, ReadOptions } from './objects/dataset.js';
 export type { FilterOptions, FilterSpec } from './objects/filter-options.js';
 export * from './selection/index.js';
 export {

@@ -12,7 +12,7 @@ import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-format.js';
 import { GATHER_BYTES, GATHER_IMAGE_MAX, putFullChunks, writePlaced, type Placed, type WriteSteps } from './gather.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
-import { chunkParts, unionAll } from './defined.js';
+import { chunkParts, compareCoords, unionAll } from './defined.js';
 import { filledBytes } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
@@ -105,11 +105,7 @@ export class ChunkEngine<Mem> {
     if (inRange <= MAX_LOOKUPS) return null;
     const have = await this.candidates(sel);
     if (have.length * 2 >= inRange) return null;
-    const compare = (a: readonly number[], b: readonly number[]): number => {
-      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-      return 0;
-    };
-    const pieces = mapChunksAt(sel, dims, chunk, have.sort(compare));
+    const pieces = mapChunksAt(sel, dims, chunk, have.sort(compareCoords));
     if (!pieces) return null;
     // The fill value: element 0 of a never-written chunk, as the format reads it, repeated over `out`.
     const es = this.o.elementSize;

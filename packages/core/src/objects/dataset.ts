@@ -55,7 +55,7 @@ export interface DatasetAccessOptions {
   selectionEncoding?: 'smallest' | 'prototype';
 }
 
-/** Options of one read ({@link Dataset.read}, {@link Dataset.readDefined}, {@link Dataset.get}). */
+/** Options of one read ({@link Dataset.read}, {@link Dataset.readDefined}). */
 export interface ReadOptions {
   /**
    * Largest result this read may allocate, in bytes (default: the file's `maxReadBytes`, 1 GiB unless
