@@ -96,6 +96,8 @@ export class ChunkEngine<Mem> {
    * the ordinary per-chunk mapping is as cheap (or the selection is not a product of intervals).
    */
   private async storedPieces(sel: Selection, out: Uint8Array): Promise<ChunkRequest[] | null> {
+    // points and unions of boxes are mapped by what they list (bounded by the selection itself)
+    if (sel.kind === 'points' || (sel.kind === 'blocks' && sel.boxCount !== 1)) return null;
     const dims = [...this.o.dims()];
     const chunk = this.o.chunkDims;
     const bb = boundingBox(sel, dims);
