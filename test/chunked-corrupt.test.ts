@@ -10,6 +10,10 @@
  * 2. A sweep of single-byte corruptions and truncations over every index structure and some chunk
  *    data: each outcome is success or an H5Error — never another error, a hang or a crash.
  *
+ * 3. Size-field mutations (test/oracle/size-mutations.ts: dataspace dims and max dims, datatype size,
+ *    layout chunk dims, fixed/extensible array and v2 B-tree header counts, checksums recomputed): success
+ *    or an H5Error, no hang, at most 256 MB peak memory per mutation over the child's baseline.
+ *
  * Everything runs in child processes (test/chunked-corrupt-worker.ts via test/oracle/corrupt-harness.ts),
  * two at a time, so synchronous loops and out-of-memory crashes are caught and attributed.
  */
@@ -27,6 +31,7 @@ import {
   type Structure,
 } from './oracle/chunked-mutations.js';
 import { runMutations, type HarnessOutcome } from './oracle/corrupt-harness.js';
+import { runSizeSuite, sizeFailures, SIZE_PEAK_LIMIT_MB, type SizeRun } from './oracle/size-mutations.js';
 import { chunkedFixturePath, ensureChunkedFixtures, loadChunkedExpected, type ChunkedFixtureEntry } from './oracle/fixtures.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -302,6 +307,29 @@ describe('corrupt chunked storage', () => {
           });
         expect(failures.slice(0, 25), `${failures.length} corruptions of ${e.file} gave a non-H5Error, a hang or a crash`).toEqual([]);
       });
+    });
+  }
+});
+
+describe('corrupt chunked storage: size-field mutations (checksums recomputed)', () => {
+  let size: Map<string, SizeRun>;
+  beforeAll(async () => {
+    size = await runSizeSuite(entries.map((e) => ({ name: e.file, file: chunkedFixturePath(e.file), worker: WORKER, max: 40 })), CONCURRENCY);
+  }, 300_000);
+
+  it('a dataspace dimension inflated over a few stored chunks reads (fill values) within the limits', () => {
+    const run = size.get('corrupt_ea.h5')!;
+    const k = run.mutations.findIndex((m) => m.name === '/d: dataspace dim 0 400 → 16777215');
+    expect(k, run.mutations.map((m) => m.name).join('\n')).toBeGreaterThanOrEqual(0);
+    expect(run.outcomes.find((o) => o.i === k)?.outcome).toBe('ok');
+  });
+
+  for (const e of entries) {
+    it(`${e.file}: success or an H5Error, no hang, at most ${SIZE_PEAK_LIMIT_MB} MB`, () => {
+      const { failures, summary } = sizeFailures(size.get(e.file)!);
+      console.log(summary);
+      expect(size.get(e.file)!.mutations.length).toBeGreaterThan(10);
+      expect(failures.slice(0, 25), `${failures.length} size-field mutations of ${e.file} failed`).toEqual([]);
     });
   }
 });

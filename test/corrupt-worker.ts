@@ -4,7 +4,7 @@
  * Runs out of process so that a synchronous hang or a crash can be detected and attributed (protocol
  * of test/oracle/corrupt-harness.ts, child side in test/oracle/corrupt-worker-common.ts).
  */
-import { mutate, type Mutation } from './oracle/mutations.js';
+import { applyChunkedMutation, type ChunkedMutation } from './oracle/chunked-mutations.js';
 import { serveMutations, walkFile } from './oracle/corrupt-worker-common.js';
 
 const MAX_OBJECTS = 5000;
@@ -56,4 +56,4 @@ function walk(bytes: Uint8Array): Promise<unknown[]> {
   });
 }
 
-serveMutations<Mutation>({ name: 'corrupt-worker', apply: mutate, walk });
+serveMutations<ChunkedMutation>({ name: 'corrupt-worker', apply: applyChunkedMutation, walk });

@@ -4,6 +4,10 @@
  * walked (groups, links, attributes, dataset values). Whatever happens must be either success or an
  * H5Error — never a TypeError/RangeError/plain Error, a hang (5 s) or a crash.
  *
+ * Then size-field mutations (test/oracle/size-mutations.ts: dataspace dims and max dims, datatype and
+ * layout sizes, continuation and heap lengths, checksums recomputed): the same criteria, plus a peak
+ * memory per mutation of at most 256 MB over the walking child's baseline.
+ *
  * The walks run in child processes (test/corrupt-worker.ts via test/oracle/corrupt-harness.ts), two at a
  * time, so that synchronous infinite loops and out-of-memory crashes are caught and attributed to a mutation.
  */
@@ -14,6 +18,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureFixtures, fixturePath, type FixtureEntry } from './oracle/fixtures.js';
 import { runMutations, type HarnessOutcome } from './oracle/corrupt-harness.js';
 import { describeMutation, mutationsFor, type Mutation } from './oracle/mutations.js';
+import { runSizeSuite, sizeFailures, SIZE_PEAK_LIMIT_MB, type SizeRun } from './oracle/size-mutations.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WORKER = join(HERE, 'corrupt-worker.ts');
@@ -87,6 +92,22 @@ describe('corrupt input', () => {
           return `${e.file} ${what}\n  ${err.replace(/\n/g, '\n  ')}`;
         });
       expect(failures.slice(0, 25), `${failures.length} corruptions of ${e.file} gave a non-H5Error, a hang or a crash`).toEqual([]);
+    });
+  }
+});
+
+describe('size-field mutations (checksums recomputed)', () => {
+  let size: Map<string, SizeRun>;
+  beforeAll(async () => {
+    size = await runSizeSuite(entries.map((e) => ({ name: e.file, file: fixturePath(e.file), worker: WORKER, max: 60 })), CONCURRENCY);
+  }, 300_000);
+
+  for (const e of entries) {
+    it(`${e.file}: success or an H5Error, no hang, at most ${SIZE_PEAK_LIMIT_MB} MB`, () => {
+      const { failures, summary } = sizeFailures(size.get(e.file)!);
+      console.log(summary);
+      expect(size.get(e.file)!.mutations.length).toBeGreaterThan(20);
+      expect(failures.slice(0, 25), `${failures.length} size-field mutations of ${e.file} failed`).toEqual([]);
     });
   }
 });

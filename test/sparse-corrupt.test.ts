@@ -30,6 +30,7 @@ import {
 } from '../packages/core/src/index.js';
 import { findStructures, le, patchWithChecksum, applyChunkedMutation, type ChunkedMutation } from './oracle/chunked-mutations.js';
 import { runMutations, type HarnessOutcome } from './oracle/corrupt-harness.js';
+import { runSizeSuite, sizeFailures, SIZE_PEAK_LIMIT_MB, type SizeRun } from './oracle/size-mutations.js';
 import { describeMutation, mutationsFor } from './oracle/mutations.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -332,5 +333,22 @@ describe('byte-flip sweep over a small sparse file (child processes)', () => {
     }
     expect(checked.length).toBeGreaterThanOrEqual(8);
     expect(missed).toEqual([]);
+  });
+});
+
+describe('size-field mutations of the small sparse file (checksums recomputed, child processes)', () => {
+  let size: Map<string, SizeRun>;
+  beforeAll(async () => {
+    const file = join(TMP, 'size.h5');
+    writeFileSync(file, await sweepFile());
+    size = await runSizeSuite([{ name: 'sparse-size', file, worker: join(HERE, 'oracle', 'sparse-corrupt-worker.ts'), max: 120 }], 1);
+  }, 300_000);
+
+  it(`success or an H5Error (read-only walks and r+ edits), no hang, at most ${SIZE_PEAK_LIMIT_MB} MB`, () => {
+    const run = size.get('sparse-size')!;
+    const { failures, summary } = sizeFailures(run);
+    console.log(summary);
+    expect(run.mutations.filter((m) => m.name.includes('dataspace dim')).length).toBeGreaterThan(10);
+    expect(failures.slice(0, 25), `${failures.length} size-field mutations failed`).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  * the result, reporting over IPC; the parent restarts it after a synchronous hang (watchdog) or a
  * crash and attributes both to the mutation being processed.
  *
- * Parent → child: { file, mutations, start }.
+ * Parent → child: { file, mutations, start, gc }.
  * Child → parent: { type: 'start', i } before mutation i, { type: 'result', i, ...outcome } after it,
  *                 { type: 'done' } at the end.
  * @module
@@ -19,6 +19,11 @@ export interface HarnessOutcome {
   errorName?: string;
   message?: string;
   stack?: string;
+  /**
+   * Peak resident memory (MB) of the child over its baseline (its size before its first mutation) by
+   * the end of this mutation: the process's peak so far, so an upper bound for this one mutation.
+   */
+  peakMb?: number;
   /** Every error the walk met (worker-specific details). */
   errors?: { name: string; message: string; chunk?: number[]; filterId?: number }[];
 }
@@ -29,6 +34,11 @@ export interface HarnessOptions {
   watchdogMs?: number;
   /** V8 heap limit of the child in MB (default 2048): allocations sized by corrupt numbers crash it. */
   maxOldSpaceMb?: number;
+  /**
+   * Collect garbage before each mutation, so that `peakMb` reflects the mutation rather than garbage
+   * V8 has not collected yet (a few ms per mutation; the size-field suites use it).
+   */
+  gcEachCase?: boolean;
 }
 
 /** Runs `mutations` of `file` in children of `worker`, restarting after a hang or crash. */
@@ -45,7 +55,7 @@ export function runMutations<M>(worker: string, file: string, mutations: M[], op
       let finished = false;
       let stderr = '';
       const child: ChildProcess = fork(worker, [], {
-        execArgv: ['--import', 'tsx', `--max-old-space-size=${opts.maxOldSpaceMb ?? 2048}`],
+        execArgv: ['--import', 'tsx', '--expose-gc', `--max-old-space-size=${opts.maxOldSpaceMb ?? 2048}`],
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         serialization: 'advanced',
       });
@@ -98,7 +108,7 @@ export function runMutations<M>(worker: string, file: string, mutations: M[], op
         startChild(current + 1);
       });
       arm();
-      child.send({ file, mutations, start });
+      child.send({ file, mutations, start, gc: opts.gcEachCase === true });
     };
     startChild(0);
   });

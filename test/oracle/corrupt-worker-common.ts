@@ -4,7 +4,7 @@
  * mutated file while collecting every error thrown, classifying the errors into an outcome, and the
  * message loop that applies each mutation, walks the result under a timer and reports over IPC.
  *
- * Parent → child: { file, mutations, start }.
+ * Parent → child: { file, mutations, start, gc }.
  * Child → parent: { type: 'start', i } before mutation i, { type: 'result', i, ...outcome } after it,
  *                 { type: 'done' } at the end.
  * @module
@@ -15,6 +15,13 @@ import type { HarnessOutcome } from './corrupt-harness.js';
 
 /** The child's own timer (asynchronous hangs); the parent's watchdog catches synchronous ones. */
 export const WALK_TIMEOUT_MS = 5000;
+
+/**
+ * The walks' read limit (openFile's `maxReadBytes`): a dataspace inflated by a mutation past it must
+ * give a typed error before anything is allocated; below it, the read may allocate (peak memory per
+ * mutation stays within the suites' 256 MB bound).
+ */
+export const WALK_MAX_READ_BYTES = 64 << 20;
 
 /** Runs `fn`, recording an error it throws instead of propagating it (then: undefined). */
 export type Attempt = <T>(fn: () => Promise<T>) => Promise<T | undefined>;
@@ -33,7 +40,7 @@ export async function walkFile(bytes: Uint8Array, visit: (f: H5File, attempt: At
       return undefined;
     }
   };
-  const f = await attempt(() => openFile(bytes));
+  const f = await attempt(() => openFile(bytes, { maxReadBytes: WALK_MAX_READ_BYTES }));
   if (!f) return errors;
   await visit(f, attempt);
   await attempt(() => f.close());
@@ -82,10 +89,20 @@ export interface WorkerSpec<M> {
   listErrors?: boolean;
 }
 
-async function run<M>(spec: WorkerSpec<M>, file: string, mutations: M[], start: number): Promise<void> {
+/** Resident set size in MB now, and the process's peak so far. */
+function memory(): { rssMb: number; maxRssMb: number } {
+  return { rssMb: process.memoryUsage.rss() / 2 ** 20, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+async function run<M>(spec: WorkerSpec<M>, file: string, mutations: M[], start: number, gcEach: boolean): Promise<void> {
   const orig = new Uint8Array(readFileSync(file));
   const send = (msg: unknown): Promise<void> => new Promise((res) => process.send!(msg, () => res()));
+  const gc = (globalThis as { gc?: () => void }).gc;
+  // The baseline: this child's resident size before its first mutation (modules loaded, nothing walked).
+  gc?.();
+  const baseRssMb = memory().rssMb;
   for (let i = start; i < mutations.length; i++) {
+    if (gcEach) gc?.();
     await send({ type: 'start', i });
     const bytes = spec.apply(orig, mutations[i]!);
     let timer: NodeJS.Timeout | undefined;
@@ -94,15 +111,18 @@ async function run<M>(spec: WorkerSpec<M>, file: string, mutations: M[], start: 
     });
     const r = await Promise.race([spec.walk(bytes), hang]);
     clearTimeout(timer);
-    await send({ type: 'result', ...(r === 'hang' ? { i, outcome: 'hang' } : classify(i, r, spec.listErrors)) });
+    // Peak memory of the case: the process's peak resident size so far, over the baseline (an upper
+    // bound: an earlier case of this child may have set it; without `gc`, uncollected garbage counts).
+    const peakMb = Math.round(memory().maxRssMb - baseRssMb);
+    await send({ type: 'result', ...(r === 'hang' ? { i, outcome: 'hang' } : classify(i, r, spec.listErrors)), peakMb });
   }
   await send({ type: 'done' });
 }
 
 /** Serves the parent's request (one per child): runs its mutations from `start` on, then exits. */
 export function serveMutations<M>(spec: WorkerSpec<M>): void {
-  process.on('message', (msg: { file: string; mutations: M[]; start: number }) => {
-    run(spec, msg.file, msg.mutations, msg.start).then(
+  process.on('message', (msg: { file: string; mutations: M[]; start: number; gc?: boolean }) => {
+    run(spec, msg.file, msg.mutations, msg.start, msg.gc === true).then(
       () => process.exit(0),
       (e: unknown) => {
         process.stderr.write(`${spec.name} failed: ${e instanceof Error ? e.stack : String(e)}\n`);

@@ -10,7 +10,7 @@
 import '../setup-registrations.js';
 import { MemoryStore, openFile, selectHyperslab, selectPoints, type Dataset, type H5File } from '../../packages/core/src/index.js';
 import { applyChunkedMutation, type ChunkedMutation } from './chunked-mutations.js';
-import { serveMutations, walkFile, type Attempt } from './corrupt-worker-common.js';
+import { serveMutations, walkFile, WALK_MAX_READ_BYTES, type Attempt } from './corrupt-worker-common.js';
 
 const MAX_CHUNKS = 100;
 
@@ -71,7 +71,7 @@ async function walk(bytes: Uint8Array): Promise<unknown[]> {
       return undefined;
     }
   };
-  const g = await attempt(() => openFile(new MemoryStore(bytes.slice()), { mode: 'r+' }));
+  const g = await attempt(() => openFile(new MemoryStore(bytes.slice()), { mode: 'r+', maxReadBytes: WALK_MAX_READ_BYTES }));
   if (g) {
     for (const d of await datasets(g, attempt)) {
       if (d.layout.class !== 'structured' || d.shape.some((n) => n < 2)) continue;

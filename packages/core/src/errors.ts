@@ -160,3 +160,19 @@ export class FilterError extends H5Error {
     if (info.cause !== undefined) Object.defineProperty(this, 'cause', { value: info.cause, writable: true, configurable: true });
   }
 }
+
+/**
+ * An operation would need more memory than allowed: a read larger than the `maxReadBytes` limit
+ * (see `openFile`), or an array larger than the platform can allocate.
+ */
+export class ResourceLimitError extends H5Error {
+  /** Bytes the operation asked for. */
+  readonly requested: number;
+  /** The limit it exceeded (bytes). */
+  readonly limit: number;
+  constructor(message: string, requested: number, limit: number, loc: ErrorLocation = {}) {
+    super(message, loc);
+    this.requested = requested;
+    this.limit = limit;
+  }
+}

@@ -93,7 +93,7 @@ export {
   type Container,
 } from './di/container.js';
 export type { ChunkInfo } from './storage/chunked-storage.js';
-export type { DatasetAccessOptions, ReadIntoOptions } from './objects/dataset.js';
+export type { DatasetAccessOptions, ReadIntoOptions, ReadOptions } from './objects/dataset.js';
 export type { FilterOptions, FilterSpec } from './objects/filter-options.js';
 export * from './selection/index.js';
 export {

@@ -48,7 +48,8 @@ export function unionAll(parts: Selection[], dims: readonly number[]): Selection
   return level[0]!;
 }
 
-function compareCoords(a: readonly number[], b: readonly number[]): number {
+/** C-order comparison of chunk coordinates. */
+export function compareCoords(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return 0;
 }

@@ -6,14 +6,15 @@
  * @module
  */
 import { H5Error, UnsupportedError, ValueError } from '../errors.js';
-import { mapToChunks } from './mapping.js';
+import { mapChunksAt, mapToChunks } from './mapping.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-format.js';
 import { GATHER_BYTES, GATHER_IMAGE_MAX, putFullChunks, writePlaced, type Placed, type WriteSteps } from './gather.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
-import { chunkParts, unionAll } from './defined.js';
+import { chunkParts, compareCoords, unionAll } from './defined.js';
 import { filledBytes } from '../storage/flat-runs.js';
+import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
 
 export type { ChunkStore } from './chunk-format.js';
@@ -81,12 +82,42 @@ export class ChunkEngine<Mem> {
    * (`count × elementSize` bytes; every byte is overwritten) when given.
    */
   async read(sel: Selection, count: number, into?: Uint8Array): Promise<Uint8Array> {
-    const out = into ?? new Uint8Array(count * this.o.elementSize);
-    const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
+    const out = into ?? allocBytes(count * this.o.elementSize, this.o.path);
+    const pieces = (await this.storedPieces(sel, out)) ?? mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
     // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
     else await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.readPiece(req, out)));
     return out;
+  }
+
+  /**
+   * A read of a mostly absent extent (far more chunks in the selection's reach than exist): `out`
+   * filled with the fill value, and the pieces of only the chunks that exist, so the work follows
+   * the stored chunks, not the extent (a corrupt or huge dimension over a few chunks). Null when
+   * the ordinary per-chunk mapping is as cheap (or the selection is not a product of intervals).
+   */
+  private async storedPieces(sel: Selection, out: Uint8Array): Promise<ChunkRequest[] | null> {
+    // points and unions of boxes are mapped by what they list (bounded by the selection itself)
+    if (sel.kind === 'points' || (sel.kind === 'blocks' && sel.boxCount !== 1)) return null;
+    const dims = [...this.o.dims()];
+    const chunk = this.o.chunkDims;
+    const bb = boundingBox(sel, dims);
+    if (!bb || dims.length === 0) return null;
+    let inRange = 1;
+    for (let i = 0; i < dims.length; i++) inRange *= Math.ceil(bb.end[i]! / chunk[i]!) - Math.floor(bb.start[i]! / chunk[i]!);
+    if (inRange <= MAX_LOOKUPS) return null;
+    const have = await this.candidates(sel);
+    if (have.length * 2 >= inRange) return null;
+    const pieces = mapChunksAt(sel, dims, chunk, have.sort(compareCoords));
+    if (!pieces) return null;
+    // The fill value: element 0 of a never-written chunk, as the format reads it, repeated over `out`.
+    const es = this.o.elementSize;
+    this.fillMem ??= this.o.format.fill(chunk.map(() => 0));
+    if (out.length >= es) {
+      this.o.format.memRead(this.fillMem, { coords: chunk.map(() => 0), runs: Float64Array.of(0, 0, 1), count: 1, full: false }, out);
+      for (let filled = es; filled < out.length; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, out.length - filled));
+    }
+    return pieces;
   }
 
   /** Writes `src` (the elements of `sel` in selection order) into the chunks. */
@@ -244,16 +275,18 @@ export class ChunkEngine<Mem> {
     }
   }
 
-  /** Writes the fill value over `sel` in chunks that exist (stored or cached); absent chunks read as fill already. */
+  /**
+   * Writes the fill value over `sel` in chunks that exist (stored or cached); absent chunks read as
+   * fill already. Work is proportional to the chunks that exist, not to the chunks `sel` spans.
+   */
   async fillExisting(sel: Selection, fill: Uint8Array | null): Promise<void> {
     const dims = [...this.o.dims()];
-    const have = new Set((await this.candidates(sel)).map((c) => c.join(',')));
-    const pieces = mapToChunks(sel, dims, [...this.o.chunkDims]).filter((p) => have.has(p.coords.join(',')));
-    if (pieces.length === 0) return;
-    let count = 0;
-    for (const p of pieces) for (let i = 0; i < p.runs.length; i += 3) count = Math.max(count, p.runs[i + 1]! + p.runs[i + 2]!);
-    const src = filledBytes(count, this.o.elementSize, fill);
-    for (const p of pieces) await this.guard(p.coords, () => this.writePiece(p, src));
+    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
+      for (const p of mapToChunks(offsetSelection(part.chunkSel, part.start), dims, [...this.o.chunkDims])) {
+        const src = filledBytes(p.count, this.o.elementSize, fill);
+        await this.guard(p.coords, () => this.writePiece(p, src));
+      }
+    }
   }
 
   /**

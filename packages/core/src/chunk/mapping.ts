@@ -63,9 +63,42 @@ function splitDim(list: Float64Array, cd: number): DimSplit {
   return s;
 }
 
+/**
+ * The split of one dimension's interval list restricted to chunk `q` (one group), with ranks and
+ * `size` of the whole list, so the runs keep their buffer positions in the whole selection.
+ * `prefix[i]` = elements of the list before interval i. Null when the chunk holds none of the list.
+ */
+function splitDimAt(list: Float64Array, prefix: Float64Array, cd: number, q: number): DimSplit | null {
+  const lo = q * cd;
+  const hi = lo + cd;
+  // first interval ending after lo (intervals are sorted and disjoint)
+  let a = 0;
+  let b = list.length / 2;
+  while (a < b) {
+    const m = (a + b) >> 1;
+    if (list[2 * m + 1]! <= lo) a = m + 1;
+    else b = m;
+  }
+  const s: DimSplit = { q: [q], first: [0], t: [], sum: [0], bothFull: [], size: prefix[list.length / 2]! };
+  for (let i = a; i < list.length / 2 && list[2 * i]! < hi; i++) {
+    const x = Math.max(lo, list[2 * i]!);
+    const e = Math.min(hi, list[2 * i + 1]!);
+    s.t.push(x - lo, e - x, prefix[i]! + (x - list[2 * i]!));
+    s.sum[0] += e - x;
+  }
+  if (s.t.length === 0) return null;
+  s.first.push(s.t.length / 3);
+  s.bothFull.push(s.t.length === 3 && s.t[0] === 0 && s.sum[0] === cd && s.sum[0] === s.size);
+  return s;
+}
+
 function mapProduct(lists: Float64Array[], g: Grid): ChunkPiece[] {
+  return mapSplits(lists.map((l, d) => splitDim(l, g.chunk[d]!)), g);
+}
+
+/** The pieces of the product of `splits`; runs are carved from `slab` (shared by calls of one mapping). */
+function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab()): ChunkPiece[] {
   const r = g.r;
-  const splits = lists.map((l, d) => splitDim(l, g.chunk[d]!));
   if (splits.some((s) => s.q.length === 0)) return [];
   const bStride = new Array<number>(r);
   for (let d = r - 1, acc = 1; d >= 0; d--) {
@@ -75,7 +108,6 @@ function mapProduct(lists: Float64Array[], g: Grid): ChunkPiece[] {
   const pieces: ChunkPiece[] = [];
   const gi = new Array<number>(r).fill(0);
   let m = 0;
-  const slab = new RunSlab();
   let out: TripleBuilder = new TripleBuilder(1);
   const emit = (d: number, cBase: number, bBase: number): void => {
     const s = splits[d]!;
@@ -286,4 +318,37 @@ export function mapToChunks(sel: Selection, dims: readonly number[], chunkDims: 
   const lists = productIntervals(sel, dims);
   if (lists) return mapProduct(lists, g);
   return mapBlocks(sel as BlockSelection, g);
+}
+
+/**
+ * {@link mapToChunks} for only the chunks at `coords` (e.g. the stored chunks of a mostly absent
+ * extent): the pieces of those chunks, with buffer positions in the whole selection, in the order
+ * of `coords`; chunks the selection misses give no piece. Work is proportional to `coords` and their
+ * runs, not to the chunks the selection spans. Null for selections that are not products (points,
+ * unions of blocks) and for scalars: map those with {@link mapToChunks}.
+ */
+export function mapChunksAt(sel: Selection, dims: readonly number[], chunkDims: readonly number[], coords: readonly (readonly number[])[]): ChunkPiece[] | null {
+  validateSelection(sel, dims);
+  const g = makeGrid(dims, chunkDims);
+  if (sel.kind === 'none') return [];
+  if (g.r === 0) return null;
+  const lists = productIntervals(sel, dims);
+  if (!lists) return null;
+  const prefixes = lists.map((l) => {
+    const p = new Float64Array(l.length / 2 + 1);
+    for (let i = 0; i < l.length / 2; i++) p[i + 1] = p[i]! + l[2 * i + 1]! - l[2 * i]!;
+    return p;
+  });
+  const out: ChunkPiece[] = [];
+  const slab = new RunSlab();
+  for (const q of coords) {
+    const splits: DimSplit[] = [];
+    for (let d = 0; d < g.r; d++) {
+      const s = q[d]! < g.n[d]! ? splitDimAt(lists[d]!, prefixes[d]!, g.chunk[d]!, q[d]!) : null;
+      if (!s) break;
+      splits.push(s);
+    }
+    if (splits.length === g.r) out.push(...mapSplits(splits, g, slab));
+  }
+  return out;
 }

@@ -22,6 +22,7 @@ import { SourceMetadataReader } from './metadata-reader.js';
 import type { FileWriter } from './file-writer.js';
 import { FileLock } from './lock.js';
 import { defaultContainer, type Container } from '../di/container.js';
+import { DEFAULT_MAX_READ_BYTES } from '../storage/read-limit.js';
 
 /** Shared state of one open file. */
 export class FileContext {
@@ -36,6 +37,8 @@ export class FileContext {
   closed = false;
   /** Orders the API calls on this file (file/lock.ts). */
   readonly lock = new FileLock();
+  /** Largest result (bytes) one dataset read may allocate (`openFile`'s `maxReadBytes`). */
+  maxReadBytes = DEFAULT_MAX_READ_BYTES;
 
   constructor(
     readonly source: ByteSource,

@@ -14,6 +14,7 @@ import { decodeFilterPipeline, type FilterPipeline } from '../format/messages/fi
 import { decodeLayout, type DataLayout } from '../format/messages/layout.js';
 import {
   DATASPACE,
+  EXTERNAL_FILES,
   DATATYPE,
   FILL_VALUE,
   FILL_VALUE_OLD,
@@ -38,6 +39,8 @@ import { joinSections, splitSections, structInfo, type StructChunkInfo, type Str
 import type { StructuredChunkLayout } from '../format/messages/layout-structured.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount } from './shape.js';
+import { checkDatasetSizes } from './plausibility.js';
+import { checkReadSize, validReadLimit } from '../storage/read-limit.js';
 import { bytesToValues, valuesToBytes } from './values-io.js';
 import { CASTINGS, castInto, nativeArrayType, type Casting } from '../values/cast.js';
 
@@ -56,6 +59,15 @@ export interface ReadIntoOptions {
    * fractions truncate, NaN becomes 0).
    */
   casting?: Casting;
+}
+
+/** Options of one read ({@link Dataset.read}, {@link Dataset.readDefined}). */
+export interface ReadOptions {
+  /**
+   * Largest result this read may allocate, in bytes (default: the file's `maxReadBytes`, 1 GiB unless
+   * `openFile` set another). A larger read throws `ResourceLimitError` before allocating anything.
+   */
+  maxReadBytes?: number;
 }
 
 /**
@@ -144,7 +156,15 @@ export class Dataset {
         fill = { allocTime: 'late', fillTime: 'ifset', defined: value !== null && value.length > 0, value: value && value.length ? value : null };
       }
       const d = new Dataset(ctx, model, path, { dataspace, dtype, filters, fill, sectionFilters });
-      void d.layout; // decode now so a corrupt layout message fails at open
+      // Decode the layout now so a corrupt layout message fails at open, and check the sizes agree.
+      checkDatasetSizes({
+        path,
+        dataspace,
+        layout: d.layout,
+        elementSize: d.elementSize,
+        eof: ctx.reader.eof,
+        external: model.find(EXTERNAL_FILES) !== undefined,
+      });
       return d;
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(path) : e;
@@ -215,9 +235,10 @@ export class Dataset {
   /**
    * Reads values (flat, in selection order — C order for hyperslabs): a TypedArray for numbers,
    * `string[]` for strings, records for compounds. Without a selection, the whole dataset.
+   * @throws ResourceLimitError when the result would exceed `maxReadBytes` (nothing is allocated).
    */
-  async read(selection?: Selection): Promise<Values> {
-    return this.locked('read', () => this.readValues(selection ?? selectAll()));
+  async read(selection?: Selection, opts: ReadOptions = {}): Promise<Values> {
+    return this.locked('read', () => this.readValues(selection ?? selectAll(), opts.maxReadBytes));
   }
 
   /**
@@ -295,10 +316,10 @@ export class Dataset {
   }
 
   /** The defined elements within `selection` and their values (in the defined selection's C order), in one call. */
-  async readDefined(selection?: Selection): Promise<{ selection: Selection; values: Values }> {
+  async readDefined(selection?: Selection, opts: ReadOptions = {}): Promise<{ selection: Selection; values: Values }> {
     return this.locked('read', async () => {
       const defined = await this.definedIn(selection ?? selectAll());
-      return { selection: defined, values: await this.readValues(defined) };
+      return { selection: defined, values: await this.readValues(defined, opts.maxReadBytes) };
     });
   }
 
@@ -443,8 +464,10 @@ export class Dataset {
 
   // ---- the work of the calls, without ordering (for calls that already hold the order) ------
 
-  private async readValues(sel: Selection): Promise<Values> {
+  private async readValues(sel: Selection, maxReadBytes?: number): Promise<Values> {
     const count = this.countOf(sel);
+    const limit = maxReadBytes === undefined ? this.ctx.maxReadBytes : validReadLimit(maxReadBytes, 'read');
+    checkReadSize(count, this.elementSize, limit, this.path);
     const { bytes, owned } = await (await this.storage()).read(sel, count);
     return bytesToValues(this.ctx, bytes, this.dtype, count, owned);
   }

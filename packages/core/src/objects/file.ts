@@ -12,6 +12,7 @@ import { FileWriter, type FlushOptions } from '../file/file-writer.js';
 import { Group } from './group.js';
 import { groupMessages } from './group-create.js';
 import type { Container } from '../di/container.js';
+import { validReadLimit } from '../storage/read-limit.js';
 
 /** How {@link openFile} opens a file (h5py's `mode`). */
 export type FileMode = 'r' | 'r+' | 'w' | 'w-' | 'x' | 'a';
@@ -40,6 +41,13 @@ export interface OpenOptions {
   superblockVersion?: 2 | 3;
   /** Where filters, chunk indexes and chunk formats are looked up (default: the process-wide container). */
   container?: Container;
+  /**
+   * Largest result one dataset read may allocate, in bytes (default 1 GiB; `Infinity` for no limit but
+   * the platform's). A larger read throws `ResourceLimitError` before allocating anything; a
+   * read can raise it with its own `maxReadBytes` option. It protects against files whose dataspace
+   * claims more elements than anyone stored.
+   */
+  maxReadBytes?: number;
 }
 
 /** Options of {@link createFile}. */
@@ -140,6 +148,7 @@ async function nodeStore(path: string, mode: 'r' | 'r+' | 'w' | 'x'): Promise<By
  */
 export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuffer, opts: OpenOptions = {}): Promise<H5File> {
   const mode = opts.mode ?? 'r';
+  if (opts.maxReadBytes !== undefined) validReadLimit(opts.maxReadBytes, 'openFile');
   if (!FILE_MODES.includes(mode)) {
     throw new ValueError(`unknown mode ${JSON.stringify(mode)}; use one of ${FILE_MODES.map((m) => `'${m}'`).join(', ')}`);
   }
@@ -186,6 +195,7 @@ async function openSource(source: ByteSource, name: string, mode: 'r' | 'r+', ow
   try {
     const ctx = await FileContext.open(source, name);
     if (opts.container) ctx.container = opts.container;
+    if (opts.maxReadBytes !== undefined) ctx.maxReadBytes = opts.maxReadBytes;
     if (mode === 'r+') {
       if (!isByteStore(source)) throw new ValueError('mode "r+" needs a writable ByteStore');
       if (ctx.superblock.version < 2) {

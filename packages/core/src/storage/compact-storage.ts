@@ -10,6 +10,7 @@ import type { HeaderModel } from '../file/header-model.js';
 import { selectionRuns } from '../selection/runs.js';
 import type { Selection } from '../selection/selection.js';
 import type { DatasetStorage, StorageRead } from './dataset-storage.js';
+import { allocBytes } from './read-limit.js';
 import { checkInto, copyRunsFromFlat, copyRunsToFlat, isAll } from './flat-runs.js';
 
 /** A compact dataset's storage. */
@@ -42,7 +43,7 @@ export class CompactStorage implements DatasetStorage {
       into.set(data);
       return { bytes: into, owned: false };
     }
-    const out = into ?? new Uint8Array(count * this.elementSize);
+    const out = into ?? allocBytes(count * this.elementSize, this.path);
     copyRunsFromFlat(data, 0, selectionRuns(sel, [...this.dims]), out, this.elementSize);
     return { bytes: out, owned: !into };
   }

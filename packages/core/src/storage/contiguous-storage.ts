@@ -17,6 +17,7 @@ import type { HeaderModel } from '../file/header-model.js';
 import { selectionRuns } from '../selection/runs.js';
 import type { Selection } from '../selection/selection.js';
 import type { DatasetStorage, StorageRead } from './dataset-storage.js';
+import { allocBytes } from './read-limit.js';
 import { checkInto, copyRunsFromFlat, copyRunsToFlat, filledBytes, isAll, runsExtent } from './flat-runs.js';
 
 /** Copy-on-write copies a flushed block through buffers of at most this many bytes. */
@@ -61,7 +62,7 @@ export class ContiguousStorage implements DatasetStorage {
     const runs = selectionRuns(sel, [...this.dims]);
     const [lo, hi] = runsExtent(runs);
     const span = await this.ctx.readRaw(this.layout.address + lo * es, (hi - lo) * es, 'contiguous dataset storage');
-    const out = into ?? new Uint8Array(count * es);
+    const out = into ?? allocBytes(count * es, this.path);
     copyRunsFromFlat(span, lo, runs, out, es);
     return { bytes: out, owned: !into };
   }

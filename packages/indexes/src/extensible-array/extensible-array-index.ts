@@ -71,6 +71,14 @@ export class ExtensibleArrayIndex implements ChunkIndex {
     if (header.stats.maxIndexSet > geometry.capacity) {
       throw formatError(where, `highest index set ${header.stats.maxIndexSet} exceeds the array's capacity 2^${header.maxBits}`);
     }
+    // The dataspace must fit: its last chunk needs an element below the capacity (a corrupt dimension
+    // otherwise makes reads walk chunks the array cannot even hold).
+    if (ctx.dims.every((d) => d > 0)) {
+      const last = grid.index(ctx.dims.map((d, i) => Math.ceil(d / ctx.chunkDims[i]!) - 1));
+      if (last < 0 || last >= geometry.capacity) {
+        throw formatError(where, `dims [${ctx.dims.join(', ')}] in chunks of [${ctx.chunkDims.join(', ')}] need more elements than the array's capacity 2^${header.maxBits}`);
+      }
+    }
     if (isDefinedAddress(header.indexBlockAddress)) {
       checkExtent(header.indexBlockAddress, extensibleArrayIndexBlockSize(geometry), ctx.reader.eof, {
         structure: 'extensible array index block',

@@ -279,7 +279,13 @@ export function encodeV2BTreeNode(
 /** Reads and decodes the header at `address`. */
 export async function openV2BTree(reader: MetadataReader, address: number): Promise<V2BTreeHeader> {
   const bytes = await reader.read(address, v2HeaderSize(reader.sizes), HEADER);
-  return decodeV2BTreeHeader(bytes, reader.sizes, address);
+  const h = decodeV2BTreeHeader(bytes, reader.sizes, address);
+  // Every node takes the whole node size in the file: a larger node size is corrupt (and would size
+  // the buffers of any node written later).
+  if (h.rootAddress !== UNDEFINED_ADDRESS && h.nodeSize > reader.eof) {
+    throw new FormatError(`node size ${h.nodeSize} is larger than the file (${reader.eof} bytes)`, { structure: HEADER, address });
+  }
+  return h;
 }
 
 /** Reads one node, bounded by the node size and the end of the file. */
