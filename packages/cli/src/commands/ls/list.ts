@@ -4,9 +4,9 @@
  * @module
  */
 import { CommittedDatatype, Dataset, Group, dtypeToString, KNOWN_FILTER_PACKAGES } from '@chunkform/core';
-import { formatDims, formatList, formatValue } from '../format-value.js';
-import { errorMessage } from '../error-message.js';
-import { datasetFilters, layoutSummary, layoutText, objectAddress, type LineSink } from '../inspect.js';
+import { formatDims, formatList, formatValue } from '../../format-value.js';
+import { errorMessage } from '../../error-message.js';
+import { datasetFilters, layoutSummary, layoutText, objectAddress, type LineSink } from '../../inspect.js';
 
 /** Options of {@link listObjects}. */
 export interface LsOptions {

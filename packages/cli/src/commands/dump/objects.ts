@@ -5,9 +5,9 @@
  * @module
  */
 import { CommittedDatatype, Dataset, Group, dtypeToString } from '@chunkform/core';
-import { formatDims, formatList, formatValue, formatValueLines, toJson, type JsonValue } from '../format-value.js';
-import { errorMessage } from '../error-message.js';
-import { datasetFilters, layoutSummary, layoutText, objectAddress, type LayoutSummary, type LineSink } from '../inspect.js';
+import { formatDims, formatList, formatValue, formatValueLines, toJson, type JsonValue } from '../../format-value.js';
+import { errorMessage } from '../../error-message.js';
+import { datasetFilters, layoutSummary, layoutText, objectAddress, type LayoutSummary, type LineSink } from '../../inspect.js';
 
 /** Fields every dump entry has. */
 interface EntryBase {
