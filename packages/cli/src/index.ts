@@ -27,5 +27,6 @@ export {
   type DumpUserLink,
 } from './commands/dump/objects.js';
 export { JSON_SCHEMA } from './commands/dump/json.js';
+export { dumpText, type DumpTextOptions } from './commands/dump/text-api.js';
 export * from './format-value.js';
 export { errorMessage } from './error-message.js';

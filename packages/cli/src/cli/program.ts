@@ -84,7 +84,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     return code;
   } catch (e) {
     if (e instanceof CommanderError) {
-      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : EXIT_USAGE;
+      return e.exitCode === 0 ? 0 : EXIT_USAGE;
     }
     const { message, code: c } = await describeError(e);
     io.stderr.write(`chunkform: ${message}\n`);

@@ -52,11 +52,16 @@ export class DdlDumper {
   /** `HDF5 "name" { … }` with the plan's targets (default: the root group). */
   async file(name: string, root: H5File): Promise<void> {
     this.line(`HDF5 "${name}" {`);
+    await this.objects(root);
+    this.line('}');
+    await this.w.flush();
+  }
+
+  /** The plan's targets (default: the root group), without the file wrapper. */
+  async objects(root: Group): Promise<void> {
     const rootAddr = objectAddress(root);
     if (rootAddr !== undefined) this.seen.set(rootAddr, '/');
     for (const t of this.plan.targets) await this.target(root, t);
-    this.line('}');
-    await this.w.flush();
   }
 
   private async target(root: Group, t: DumpTarget): Promise<void> {

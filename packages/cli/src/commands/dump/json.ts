@@ -87,7 +87,7 @@ class JsonWriter {
       ds = (await this.root.get(path)) as Dataset;
     } catch (e) {
       this.errors++;
-      this.w.text(`,"values":null,"valuesError":${JSON.stringify(errorMessage(e))}`);
+      this.w.text(`,"values":null,"error":${JSON.stringify(errorMessage(e))}`);
       return;
     }
     const sparse = ds.layout.class === 'structured';
@@ -112,14 +112,14 @@ class JsonWriter {
         return;
       }
       if (ds.dataspace.kind === 'scalar') {
-        this.w.text(JSON.stringify(toJson((await ds.read() as ArrayLike<unknown>)[0])));
+        this.w.text(JSON.stringify(toJson(await ds.read())));
         return;
       }
-      this.w.text('[');
-      opened = true;
       let first = true;
       for (const slab of slabs(fullSubset(ds.shape), Math.max(ds.elementSize, 1), SLAB_BYTES, ds.chunks)) {
         const v = toJson(await ds.read(slab.selection)) as unknown[];
+        if (!opened) this.w.text('[');
+        opened = true;
         const sel = slab.selection;
         const mask = boxes ? definedMask(boxes, [...sel.start], sel.count.map((c, d) => c * sel.block[d]!)) : null;
         const parts: string[] = new Array(v.length);
@@ -128,10 +128,10 @@ class JsonWriter {
         first = false;
         await this.w.maybeFlush();
       }
-      this.w.text(`\n${pad}]`);
+      this.w.text(opened ? `\n${pad}]` : '[]');
     } catch (e) {
       this.errors++;
-      this.w.text(`${opened ? `\n${pad}]` : 'null'},"valuesError":${JSON.stringify(errorMessage(e))}`);
+      this.w.text(`${opened ? `\n${pad}]` : 'null'},"error":${JSON.stringify(errorMessage(e))}`);
     }
   }
 }
