@@ -16,18 +16,29 @@ export class DataPrinter {
   private readonly ext: number[];
   private readonly rowLength: number;
   private readonly total: number;
+  /** Indent of the data lines (one level deeper with -y, as h5dump does). */
+  private readonly pad: string;
+  /** Columns h5dump counts beyond the line's length when it decides on a wrap. */
+  private readonly slack: number;
+  /** h5dump prints a subset of rank ≥ 3 plane by plane: no comma after a plane's last element. */
+  private readonly plane: number;
 
   constructor(
     private readonly w: LineWriter,
-    /** Indent of the data lines. */
-    private readonly pad: string,
+    /** Indent of the `DATA {` line. */
+    private readonly dataPad: string,
     private readonly width: number,
     private readonly noindex: boolean,
     private readonly subset: Subset | null,
+    planeBreaks = false,
   ) {
     this.ext = subset ? extents(subset) : [];
     this.total = this.ext.reduce((a, b) => a * b, 1);
     this.rowLength = this.ext.length > 0 ? this.ext[this.ext.length - 1]! : 1;
+    this.pad = noindex ? `${dataPad}   ` : dataPad;
+    this.slack = noindex ? 0 : 3;
+    const r = this.ext.length;
+    this.plane = planeBreaks && r >= 3 ? this.ext[r - 1]! * this.ext[r - 2]! : 0;
   }
 
   /** The `(i,j,…): ` prefix of the element at selection position `p`. */
@@ -53,9 +64,9 @@ export class DataPrinter {
   async block(values: unknown, n: number, fmt: ElementFormatter): Promise<void> {
     const width = this.width;
     for (let i = 0; i < n; i++) {
-      const last = this.pos === this.total - 1;
+      const last = this.pos === this.total - 1 || (this.plane > 0 && (this.pos + 1) % this.plane === 0);
       const s = last ? fmt(values, i) : `${fmt(values, i)},`;
-      if (this.pos === 0 || this.pos % this.rowLength === 0 || this.line.length + 3 + s.length + 1 > width) this.newLine(s);
+      if (this.pos === 0 || this.pos % this.rowLength === 0 || this.line.length + this.slack + s.length + 1 > width) this.newLine(s);
       else this.line += ` ${s}`;
       this.pos++;
       if ((this.pos & 1023) === 0) await this.w.maybeFlush();
@@ -71,8 +82,8 @@ export class DataPrinter {
       if (this.pos > 0) this.w.line(this.line);
       this.w.line(`${this.pad}${this.prefix(this.pos)}{`);
       const rec = recs[i]!;
-      members.forEach((m, j) => this.w.line(`${this.pad}      ${m.f(rec[m.name])}${j < members.length - 1 ? ',' : ''}`));
-      this.line = `${this.pad}   }${last ? '' : ','}`;
+      members.forEach((m, j) => this.w.line(`${this.dataPad}      ${m.f(rec[m.name])}${j < members.length - 1 ? ',' : ''}`));
+      this.line = `${this.dataPad}   }${last ? '' : ','}`;
       this.pos++;
       await this.w.maybeFlush();
     }

@@ -189,8 +189,8 @@ export class DdlDumper {
     this.line(`${pad}}`);
   }
 
-  private printer(pad: string, subset: Subset | null, to: LineWriter = this.w): DataPrinter {
-    return new DataPrinter(to, this.plan.noindex ? `${pad}   ` : pad, this.plan.width, this.plan.noindex, subset);
+  private printer(pad: string, subset: Subset | null, to: LineWriter = this.w, planeBreaks = false): DataPrinter {
+    return new DataPrinter(to, pad, this.plan.width, this.plan.noindex, subset, planeBreaks);
   }
 
   /** Prints a block of values of type `t`. */
@@ -245,7 +245,7 @@ export class DdlDumper {
         }
       }
     } else if (ds.dataspace.kind !== 'null') {
-      const p = this.printer(dataPad, sel, out);
+      const p = this.printer(dataPad, sel, out, subset !== undefined);
       if (!sel) {
         const v = await ds.read();
         await this.values(v, 1, ds.dtype, p);

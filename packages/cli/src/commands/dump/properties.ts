@@ -94,7 +94,7 @@ export async function propertyLines(ds: Dataset, pad: string, float: FloatFormat
     } else if (layout.class === 'contiguous') {
       const allocated = layout.address >= 0;
       out.push(`${inner}CONTIGUOUS`, `${inner}SIZE ${allocated ? logicalBytes : 0}`);
-      if (allocated) out.push(`${inner}OFFSET ${layout.address}`);
+      out.push(`${inner}OFFSET ${allocated ? layout.address : '18446744073709551615'}`);
     } else if (layout.class === 'compact') {
       out.push(`${inner}COMPACT`, `${inner}SIZE ${logicalBytes}`);
     } else {
