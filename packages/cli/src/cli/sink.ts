@@ -13,6 +13,7 @@ const BLOCK_CHARS = 1 << 16;
 export class LineWriter {
   private parts: string[] = [];
   private chars = 0;
+  private blocks = 0;
 
   /**
    * @param newlineFirst write the newline before each line instead of after it (h5dump's `-o`
@@ -47,6 +48,9 @@ export class LineWriter {
     const ok = this.stream.write(block);
     if (ok === false && typeof this.stream.once === 'function') {
       await new Promise<void>((resolve) => this.stream.once!('drain', resolve));
+    } else if (++this.blocks % 64 === 0) {
+      // let the event loop run now and then (freed buffers are released, timers and signals run)
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 }

@@ -4,7 +4,7 @@
  * memory, output from the first slab on). Sparse datasets add the blocks of docs/cli.md.
  * @module
  */
-import { CommittedDatatype, Dataset, Group, type Datatype, type H5File } from '@chunkform/core';
+import { CommittedDatatype, Dataset, Group, UnknownFilterError, type Datatype, type H5File } from '@chunkform/core';
 import type { LineWriter } from '../../cli/sink.js';
 import { UsageError } from '../../cli/io.js';
 import { BinaryWriter } from './binary.js';
@@ -15,11 +15,11 @@ import { dataspaceText, writeDatatype } from './ddl-types.js';
 import { elementFormatter, valueFormatter } from './ddl-values.js';
 import type { DumpPlan, DumpTarget } from './options.js';
 import { propertyLines } from './properties.js';
-import { fullSubset, slabs, type Subset } from './slabs.js';
+import { fullSubset, maxSlabElements, slabReader, slabs, type Subset } from './slabs.js';
 import { writeSparseSections } from './sparse.js';
 
 /** Bytes of values read per slab. */
-export const SLAB_BYTES = 4 << 20;
+export const SLAB_BYTES = 1 << 20;
 
 /** Byte-wise name order, as h5dump sorts links and attributes by default. */
 export function byName(a: string, b: string): number {
@@ -29,6 +29,8 @@ export function byName(a: string, b: string): number {
 /** Writes h5dump DDL for a file. */
 export class DdlDumper {
   errors = 0;
+  /** One line per error met (also printed in place as `ERROR …` lines). */
+  readonly messages: string[] = [];
   private readonly seen = new Map<number, string>();
 
   constructor(
@@ -47,6 +49,8 @@ export class DdlDumper {
   private fail(pad: string, what: string, e: unknown): void {
     this.errors++;
     this.line(`${pad}ERROR ${what}: ${errorMessage(e)}`);
+    const hint = e instanceof UnknownFilterError ? ' (load its plug-in with --plugin or CHUNKFORM_PLUGINS)' : '';
+    this.messages.push(`${errorMessage(e)}${hint}`);
   }
 
   /** `HDF5 "name" { … }` with the plan's targets (default: the root group). */
@@ -250,8 +254,10 @@ export class DdlDumper {
         const v = await ds.read();
         await this.values(v, 1, ds.dtype, p);
       } else {
-        for (const slab of slabs(sel, Math.max(ds.elementSize, 1), SLAB_BYTES, ds.chunks)) {
-          const v = await ds.read(slab.selection);
+        const es = Math.max(ds.elementSize, 1);
+        const read = slabReader(ds, maxSlabElements(sel, es, SLAB_BYTES));
+        for (const slab of slabs(sel, es, SLAB_BYTES, ds.chunks)) {
+          const v = await read(slab.selection, slab.elements);
           await this.values(v, slab.elements, ds.dtype, p);
           this.tick(slab.elements);
         }

@@ -13,7 +13,7 @@ import { SLAB_BYTES } from './ddl.js';
 import { dumpObjects, type DumpEntry } from './objects.js';
 import { sectionSizes, SECTION_NAMES } from './properties.js';
 import { definedBoxes } from './sparse.js';
-import { fullSubset, slabs } from './slabs.js';
+import { fullSubset, maxSlabElements, slabReader, slabs } from './slabs.js';
 
 /** Name and version of the JSON document format. */
 export const JSON_SCHEMA = { format: 'chunkform-dump', version: 1 } as const;
@@ -51,6 +51,24 @@ function definedMask(boxes: { start: number[]; end: number[] }[], start: number[
     }
   }
   return mask;
+}
+
+/** Elements per line of a JSON values array. */
+const JSON_LINE = 1024;
+
+function sliceOf(values: unknown, start: number, end: number): unknown {
+  if (ArrayBuffer.isView(values)) return (values as unknown as Uint8Array).subarray(start, end);
+  return (values as unknown[]).slice(start, end);
+}
+
+/** The JSON text of a slab's values (without brackets); undefined elements (mask 0) as `null`. */
+export function slabJson(values: unknown, mask: Uint8Array | null): string {
+  const isInt = values instanceof Int8Array || values instanceof Uint8Array || values instanceof Int16Array || values instanceof Uint16Array || values instanceof Int32Array || values instanceof Uint32Array;
+  if (isInt && !mask) return Array.prototype.join.call(values, ',');
+  const v = (isInt ? values : toJson(values)) as ArrayLike<unknown>;
+  const parts: string[] = new Array(v.length);
+  for (let i = 0; i < v.length; i++) parts[i] = mask && mask[i] === 0 ? 'null' : isInt ? String(v[i]) : JSON.stringify(v[i]);
+  return parts.join(',');
 }
 
 class JsonWriter {
@@ -116,17 +134,22 @@ class JsonWriter {
         return;
       }
       let first = true;
-      for (const slab of slabs(fullSubset(ds.shape), Math.max(ds.elementSize, 1), SLAB_BYTES, ds.chunks)) {
-        const v = toJson(await ds.read(slab.selection)) as unknown[];
+      const all = fullSubset(ds.shape);
+      const es = Math.max(ds.elementSize, 1);
+      const read = slabReader(ds, maxSlabElements(all, es, SLAB_BYTES));
+      for (const slab of slabs(all, es, SLAB_BYTES, ds.chunks)) {
+        const raw = await read(slab.selection, slab.elements);
         if (!opened) this.w.text('[');
         opened = true;
         const sel = slab.selection;
         const mask = boxes ? definedMask(boxes, [...sel.start], sel.count.map((c, d) => c * sel.block[d]!)) : null;
-        const parts: string[] = new Array(v.length);
-        for (let i = 0; i < v.length; i++) parts[i] = mask && mask[i] === 0 ? 'null' : JSON.stringify(v[i]);
-        this.w.text(`${first ? '' : ','}\n${pad}  ${parts.join(',')}`);
-        first = false;
-        await this.w.maybeFlush();
+        // one line per run of at most JSON_LINE elements: small strings, collected young
+        for (let off = 0; off < slab.elements; off += JSON_LINE) {
+          const end = Math.min(slab.elements, off + JSON_LINE);
+          this.w.text(`${first ? '' : ','}\n${pad}  ${slabJson(sliceOf(raw, off, end), mask ? mask.subarray(off, end) : null)}`);
+          first = false;
+          await this.w.maybeFlush();
+        }
       }
       this.w.text(opened ? `\n${pad}]` : '[]');
     } catch (e) {

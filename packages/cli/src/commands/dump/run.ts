@@ -52,6 +52,7 @@ export async function runDump(ctx: CliContext, file: string, plan: DumpPlan): Pr
       try {
         const d = new DdlDumper(w, plan, (n) => progress.tick(n), dataStream && (plan.binary ? new BinaryWriter(dataStream, plan.binary) : new LineWriter(dataStream, true)));
         await d.file(file, f);
+        for (const m of d.messages.slice(0, 5)) ctx.io.stderr.write(`chunkform: ${m}\n`);
         return d.errors;
       } finally {
         progress.stop();

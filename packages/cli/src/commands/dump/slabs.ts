@@ -5,7 +5,7 @@
  * whole selection in the inner dimensions (runs aligned to chunk rows where the selection allows).
  * @module
  */
-import { selectHyperslab, type HyperslabSelection } from '@chunkform/core';
+import { selectHyperslab, type Dataset, type HyperslabSelection, type Selection } from '@chunkform/core';
 
 /** A per-dimension regular hyperslab (h5dump's -s/-S/-c/-k). */
 export interface Subset {
@@ -35,6 +35,16 @@ export function coordAt(s: Subset, d: number, j: number): number {
 export interface Slab {
   selection: HyperslabSelection;
   elements: number;
+}
+
+/** Largest number of elements a slab of {@link slabs} holds for these arguments. */
+export function maxSlabElements(s: Subset, elementSize: number, budgetBytes: number): number {
+  let max = 0;
+  for (const slab of slabs(s, elementSize, budgetBytes)) {
+    max = Math.max(max, slab.elements);
+    break; // the first slab is the largest (later ones are only shorter in the split dimension)
+  }
+  return max;
 }
 
 /** The slabs of `s` in C order, each at most about `budgetBytes` (but at least one block of one row). */
@@ -96,4 +106,36 @@ export function* slabs(s: Subset, elementSize: number, budgetBytes: number, chun
     }
     if (d < 0) return;
   }
+}
+
+type NumericCtor = new (n: number) => ArrayLike<number | bigint> & { subarray(a: number, b: number): unknown };
+
+/** The TypedArray class `readInto` fills for an integer or float type, or undefined. */
+function numericArray(t: Dataset['dtype']): NumericCtor | undefined {
+  if (t.class === 'integer') {
+    const m: Record<number, [NumericCtor, NumericCtor]> = {
+      1: [Int8Array, Uint8Array],
+      2: [Int16Array, Uint16Array],
+      4: [Int32Array, Uint32Array],
+      8: [BigInt64Array as unknown as NumericCtor, BigUint64Array as unknown as NumericCtor],
+    };
+    const pair = m[t.size];
+    return pair ? pair[t.signed ? 0 : 1] : undefined;
+  }
+  if (t.class === 'float') return t.size === 4 ? Float32Array : t.size === 8 ? Float64Array : undefined;
+  return undefined;
+}
+
+/**
+ * Reads slabs of `ds`: integer and float values land in one buffer reused for every slab (no
+ * allocation per slab; the values of a slab are valid until the next read), others are read anew.
+ */
+export function slabReader(ds: Dataset, maxElements: number): (sel: Selection, n: number) => Promise<unknown> {
+  const Ctor = numericArray(ds.dtype);
+  if (!Ctor) return (sel) => ds.read(sel);
+  let buf: InstanceType<NumericCtor> | undefined;
+  return async (sel, n) => {
+    buf ??= new Ctor(maxElements);
+    return ds.readInto(buf.subarray(0, n) as never, sel);
+  };
 }
