@@ -33,6 +33,13 @@ async function writeFigure3(path: string): Promise<void> {
   await f.close();
 }
 
+async function ls(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(['ls', ...args], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+  return { code, stdout, stderr };
+}
+
 async function dump(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
@@ -138,5 +145,22 @@ describe('dump of a sparse dataset (figure 3)', () => {
     expect(e.values[6 * 10 + 1]).toBe(0); // defined zero
     expect(e.values[6 * 10 + 3]).toBeNull();
     expect(e.values.filter((v: unknown) => v !== null)).toHaveLength(18 + 3 + 3);
+  });
+
+  it('ls -v shows Sparse Chunks and one block per section with its sizes and filters', async () => {
+    const r = await ls('-v', file);
+    expect(r.code).toBe(0);
+    const out = r.stdout.split('\n');
+    expect(out[0]).toBe(`Opened "${file}" with sec2 driver.`);
+    expect(out[1]).toBe(`${'Sparse'.padEnd(24)} Dataset {13/13, 10/10}`);
+    const at = out.indexOf('    Sparse Chunks: {5, 4} 40 bytes');
+    expect(at).toBeGreaterThan(0);
+    expect(out[at + 1]).toBe('    Section 0: SELECTION');
+    expect(out[at + 2]).toMatch(/^ {15}\d+ logical bytes, \d+ allocated bytes, \d+\.\d\d% utilization$/);
+    expect(out[at + 3]).toBe('    Section 1: VALUES');
+    expect(out[at + 4]).toMatch(/^ {15}48 logical bytes, \d+ allocated bytes, \d+\.\d\d% utilization$/);
+    expect(out[at + 5]).toBe('               Filter-0:  deflate-1  {6}');
+    expect(out[at + 6]).toMatch(/^ {4}Storage: {3}260 logical bytes, \d+ allocated bytes, \d+\.\d\d% utilization$/);
+    expect(out[at + 7]).toBe('    Type:      native short');
   });
 });

@@ -54,3 +54,23 @@ export class LineWriter {
     }
   }
 }
+
+/** A {@link LineWriter} that hands each complete line to `out` (for APIs that take a line callback). */
+export function lineSinkWriter(out: (line: string) => void): { writer: LineWriter; end(): void } {
+  let pending = '';
+  const writer = new LineWriter({
+    write: (block: string) => {
+      const parts = (pending + block).split('\n');
+      pending = parts.pop()!;
+      for (const l of parts) out(l);
+      return true;
+    },
+  });
+  return {
+    writer,
+    end: () => {
+      if (pending !== '') out(pending);
+      pending = '';
+    },
+  };
+}

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Group } from '@chunkform/core';
-import { LineWriter } from '../../cli/sink.js';
+import { lineSinkWriter } from '../../cli/sink.js';
 import type { LineSink } from '../../inspect.js';
 import { DdlDumper } from './ddl.js';
 import { parseDumpOptions } from './options.js';
@@ -22,19 +22,11 @@ export interface DumpTextOptions {
  * Resolves to the number of objects that could not be read completely.
  */
 export async function dumpText(root: Group, path = '/', opts: DumpTextOptions = {}, out: LineSink): Promise<number> {
-  let pending = '';
-  const w = new LineWriter({
-    write: (block: string) => {
-      const parts = (pending + block).split('\n');
-      pending = parts.pop()!;
-      for (const l of parts) out(l);
-      return true;
-    },
-  });
+  const { writer: w, end } = lineSinkWriter(out);
   const plan = parseDumpOptions(path, { header: opts.noValues === true, properties: opts.properties === true });
   const d = new DdlDumper(w, plan);
   await d.objects(root);
   await w.flush();
-  if (pending !== '') out(pending);
+  end();
   return d.errors;
 }

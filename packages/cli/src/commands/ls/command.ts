@@ -10,6 +10,8 @@ import { EXIT_ERROR, type CliContext } from '../../cli/io.js';
 export interface LsCommandOptions {
   recursive?: boolean;
   verbose?: boolean;
+  data?: boolean;
+  simple?: boolean;
 }
 
 /** Adds `ls` to `program`. */
@@ -20,7 +22,9 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<file>', 'HDF5 file')
     .argument('[path]', 'group or dataset inside the file', '/')
     .option('-r, --recursive', 'list everything below PATH, naming objects by full path')
-    .option('-v, --verbose', 'show datatype, storage, sparse sections, filters and attributes')
+    .option('-v, --verbose', 'show attributes, location, links, chunks, storage (sparse: per section), filters and type')
+    .option('-d, --data', 'print the values of datasets (and, with -v, of attributes)')
+    .option('-S, --simple', 'with -d: one value per line')
     .action(async (file: string, path: string, opts: LsCommandOptions) => {
       await ctx.prepare();
       const { runLs } = await import('./run.js');
