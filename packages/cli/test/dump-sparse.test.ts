@@ -99,6 +99,11 @@ describe('dump of a sparse dataset (figure 3)', () => {
     ]);
   });
 
+  it('-s/-c restrict the locations to the subset', async () => {
+    const r = await dump('--sparse-locations', '-H', '-d', '/Sparse', '-s', '2,2', '-c', '5,5', file);
+    expect(r.stdout.split('\n').filter((l) => l.includes('REGION_TYPE'))).toEqual(['   REGION_TYPE BLOCK (2,2)-(4,6)', '   REGION_TYPE BLOCK (6,2)-(6,2)']);
+  });
+
   it('the dense DATA shows undefined elements as the fill value', async () => {
     const r = await dump('-d', '/Sparse', '-w', '200', file);
     const data = r.stdout.split('\n').filter((l) => l.startsWith('   ('));

@@ -215,9 +215,9 @@ export class DdlDumper {
       writeDatatype(ds.dtype, inner, (l) => this.line(l));
       this.line(`${inner}DATASPACE  ${dataspaceText(ds.dataspace, ds.shape, ds.maxShape)}`);
       if (this.plan.properties) for (const l of await propertyLines(ds, inner, this.plan.float)) this.line(l);
-      if (ds.layout.class === 'structured' && this.plan.sparseLocations && !this.plan.sparse) await writeSparseSections(this, ds, inner, this.plan);
+      if (ds.layout.class === 'structured' && this.plan.sparseLocations && !this.plan.sparse) await writeSparseSections(this, ds, inner, this.plan, subset);
       if (!this.plan.header && !this.plan.onlyattr) {
-        if (ds.layout.class === 'structured' && this.plan.sparse) await writeSparseSections(this, ds, inner, this.plan);
+        if (ds.layout.class === 'structured' && this.plan.sparse) await writeSparseSections(this, ds, inner, this.plan, subset);
         else await this.data(ds, inner, subset);
       }
     } catch (e) {

@@ -5,15 +5,16 @@
  * defined elements as one `REGION_TYPE POINT` section, instead of the full DATA.
  * @module
  */
-import { toBlocks, type Dataset } from '@chunkform/core';
+import { selectHyperslab, toBlocks, type Dataset } from '@chunkform/core';
 import type { DdlDumper } from './ddl.js';
 import type { DumpPlan } from './options.js';
 import { SLAB_BYTES } from './ddl.js';
 import { slabs, type Subset } from './slabs.js';
 
 /** The defined elements of `ds` as boxes `[start, end)` per dimension, in C order of their first element. */
-export async function definedBoxes(ds: Dataset): Promise<{ start: number[]; end: number[] }[]> {
-  const sel = toBlocks(await ds.getDefined(), ds.shape);
+export async function definedBoxes(ds: Dataset, within?: Subset): Promise<{ start: number[]; end: number[] }[]> {
+  const region = within ? selectHyperslab({ start: within.start, stride: within.stride, count: within.count, block: within.block }) : undefined;
+  const sel = toBlocks(await ds.getDefined(region), ds.shape);
   if (sel.kind === 'none') return [];
   const rank = ds.shape.length;
   const out: { start: number[]; end: number[] }[] = [];
@@ -39,12 +40,15 @@ function boxSubset(box: { start: number[]; end: number[] }): Subset {
   return { start: box.start, stride: box.start.map(() => 1), count: box.end.map((e, d) => e - box.start[d]!), block: box.start.map(() => 1) };
 }
 
-/** Writes the sparse blocks of `ds` at `pad` (and, without `--sparse`, the dense DATA after them). */
-export async function writeSparseSections(d: DdlDumper, ds: Dataset, pad: string, plan: DumpPlan): Promise<boolean> {
-  const boxes = await definedBoxes(ds);
+/**
+ * Writes where the defined elements of `ds` are (within `subset`, when given) at `pad`: location
+ * lines only, or with `--sparse` each block and the points with their values.
+ */
+export async function writeSparseSections(d: DdlDumper, ds: Dataset, pad: string, plan: DumpPlan, subset?: Subset): Promise<void> {
+  const boxes = await definedBoxes(ds, subset);
   if (!plan.sparse) {
     for (const b of boxes) d.emit(`${pad}REGION_TYPE BLOCK ${boxText(b)}`);
-    return false;
+    return;
   }
   const points: { start: number[]; end: number[] }[] = [];
   for (const b of boxes) {
@@ -75,5 +79,4 @@ export async function writeSparseSections(d: DdlDumper, ds: Dataset, pad: string
     }
     d.emit(`${pad}}`);
   }
-  return true;
 }
