@@ -54,6 +54,7 @@ const CASES: [file: string, args: string[]][] = [
   ['chunked', ['-d', '/data/gzip', '-d', '/data/ext']],
   ['chunked', ['-a', '/data/sub/note']],
   ['strings', []],
+  ['strings', ['-e']],
   ['compound', []],
   ['compound', ['-p', '-y']],
 ];

@@ -21,6 +21,7 @@ export interface DumpCommandOptions {
   binary?: string | boolean;
   output?: string;
   noindex?: boolean;
+  escape?: boolean;
   width?: Sequenced;
   format?: Sequenced;
   json?: boolean;
@@ -64,6 +65,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-b, --binary [order]', 'write raw data to the -o file: NATIVE (default), LE, BE or FILE')
     .option('-o, --output <file>', 'write data (text, or binary with -b) to FILE')
     .option('-y, --noindex', 'do not print array indices with the data')
+    .option('-e, --escape', 'escape quotes, backslashes and non-printing characters in strings')
     .option('-w, --width <n>', 'number of columns of output (default 80; 0: 65535)', sequenced)
     .option('-m, --format <fmt>', 'printf format of floating-point values, e.g. %.3f (one value per line unless -w follows, as in h5dump)', sequenced)
     .option('--json', 'write one JSON document (schema in docs/cli.md)')

@@ -200,10 +200,10 @@ export class DdlDumper {
   /** Prints a block of values of type `t`. */
   async values(values: unknown, n: number, t: Datatype, p: DataPrinter): Promise<void> {
     if (t.class === 'compound') {
-      const members = t.members.map((m) => ({ name: m.name, f: valueFormatter(m.type, this.plan.float) }));
+      const members = t.members.map((m) => ({ name: m.name, f: valueFormatter(m.type, this.plan.float, this.plan.escape) }));
       await p.records(values, n, members);
     } else {
-      await p.block(values, n, elementFormatter(t, this.plan.float));
+      await p.block(values, n, elementFormatter(t, this.plan.float, this.plan.escape));
     }
   }
 
@@ -214,7 +214,7 @@ export class DdlDumper {
     try {
       writeDatatype(ds.dtype, inner, (l) => this.line(l));
       this.line(`${inner}DATASPACE  ${dataspaceText(ds.dataspace, ds.shape, ds.maxShape)}`);
-      if (this.plan.properties) for (const l of await propertyLines(ds, inner, this.plan.float)) this.line(l);
+      if (this.plan.properties) for (const l of await propertyLines(ds, inner, this.plan.float, this.plan.escape)) this.line(l);
       if (ds.layout.class === 'structured' && this.plan.sparseLocations && !this.plan.sparse) await writeSparseSections(this, ds, inner, this.plan, subset);
       if (!this.plan.header && !this.plan.onlyattr) {
         if (ds.layout.class === 'structured' && this.plan.sparse) await writeSparseSections(this, ds, inner, this.plan, subset);

@@ -24,6 +24,8 @@ export interface DumpPlan {
   onlyattr: boolean;
   properties: boolean;
   noindex: boolean;
+  /** Escape quotes, backslashes and control characters in strings (h5dump -e). */
+  escape: boolean;
   width: number;
   float: FloatFormat;
   subset?: Partial<Subset>;
@@ -91,6 +93,7 @@ export function parseDumpOptions(path: string | undefined, o: DumpCommandOptions
     onlyattr: o.onlyattr === true,
     properties: o.properties === true,
     noindex: o.noindex === true,
+    escape: o.escape === true,
     width,
     float: o.format !== undefined ? parseFloatFormat(o.format.value) : DEFAULT_FLOAT_FORMAT,
     json: o.json === true,

@@ -66,7 +66,7 @@ export async function sectionSizes(ds: Dataset): Promise<{ stored: number[]; log
 }
 
 /** The `-p` lines of `ds` at `pad`. */
-export async function propertyLines(ds: Dataset, pad: string, float: FloatFormat): Promise<string[]> {
+export async function propertyLines(ds: Dataset, pad: string, float: FloatFormat, escape = false): Promise<string[]> {
   const inner = `${pad}   `;
   const out: string[] = [`${pad}STORAGE_LAYOUT {`];
   const layout = ds.layout;
@@ -106,7 +106,7 @@ export async function propertyLines(ds: Dataset, pad: string, float: FloatFormat
   const fill = ds.fill;
   out.push(`${pad}FILLVALUE {`, `${inner}FILL_TIME H5D_FILL_TIME_${fill.fillTime.toUpperCase()}`);
   const value = fill.defined && fill.value ? await ds.fillValue() : undefined;
-  out.push(`${inner}VALUE  ${value === undefined ? 'H5D_FILL_VALUE_DEFAULT' : valueFormatter(ds.dtype, float)(value)}`);
+  out.push(`${inner}VALUE  ${value === undefined ? 'H5D_FILL_VALUE_DEFAULT' : valueFormatter(ds.dtype, float, escape)(value)}`);
   out.push(`${pad}}`);
   const alloc = fill.allocTime === 'incremental' ? 'INCR' : fill.allocTime.toUpperCase();
   out.push(`${pad}ALLOCATION_TIME {`, `${inner}H5D_ALLOC_TIME_${alloc}`, `${pad}}`);

@@ -37,19 +37,21 @@ function utilization(logical: number, allocated: number): string {
   return `${logical} logical bytes, ${allocated} allocated bytes${allocated > 0 ? `, ${((100 * logical) / allocated).toFixed(2)}% utilization` : ''}`;
 }
 
-/** h5ls -S: non-printing characters as `%XX`, compound members separated by spaces. */
+/** h5ls -S: strings unescaped except control characters and spaces as `%XX`; compound members separated by spaces. */
 function simpleFormatter(t: Datatype): (v: unknown, i: number) => string {
   const float = t.class === 'float' && t.size === 4 ? FLOAT : DOUBLE;
-  const escape = (s: string): string => s.replace(/\\([0-7]{3})/g, (_m, o: string) => `%${Number.parseInt(o, 8).toString(16).padStart(2, '0')}`);
-  const esc = (type: Datatype, text: string): string => (type.class === 'string' ? escape(text).replace(/ /g, '%20') : text);
+  const hex = (c: number): string => `%${c.toString(16).padStart(2, '0')}`;
+  const escape = (s: string): string =>
+    s.replace(/\\000/g, '%00').replace(/[\u0000-\u0020\u007f]/g, (ch) => hex(ch.charCodeAt(0)));
+  const esc = (type: Datatype, text: string): string => (type.class === 'string' ? escape(text) : text);
   if (t.class === 'compound') {
-    const members = t.members.map((m) => ({ name: m.name, type: m.type, f: elementFormatter(m.type, float) }));
+    const members = t.members.map((m) => ({ name: m.name, type: m.type, f: elementFormatter(m.type, float, false) }));
     return (v, i) => {
       const rec = (v as ArrayLike<Record<string, unknown>>)[i]!;
       return members.map((m) => esc(m.type, m.f([rec[m.name]], 0))).join(' ');
     };
   }
-  const f = elementFormatter(t, float);
+  const f = elementFormatter(t, float, false);
   return (v, i) => esc(t, f(v, i));
 }
 
