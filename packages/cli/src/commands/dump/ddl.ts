@@ -11,7 +11,7 @@ import { BinaryWriter } from './binary.js';
 import { errorMessage } from '../../error-message.js';
 import { objectAddress } from '../../inspect.js';
 import { DataPrinter } from './data-printer.js';
-import { dataspaceText, writeDatatype } from './ddl-types.js';
+import { dataspaceText, datatypeLines, writeDatatype } from './ddl-types.js';
 import { elementFormatter, valueFormatter } from './ddl-values.js';
 import type { DumpPlan, DumpTarget } from './options.js';
 import { propertyLines } from './properties.js';
@@ -146,14 +146,13 @@ export class DdlDumper {
     }
   }
 
+  /** `DATATYPE "name" H5T_…;` (atomic) or `DATATYPE "name" H5T_COMPOUND { … }`, then its attributes. */
   private async namedType(t: CommittedDatatype, name: string, pad: string): Promise<void> {
-    const lines: string[] = [];
-    writeDatatype(t.dtype, `${pad}   `, (l) => lines.push(l));
-    lines[0] = lines[0]!.replace(/^\s*DATATYPE {2}/, '');
+    const lines = datatypeLines(t.dtype, pad);
+    if (lines.length === 1) lines[0] += ';';
     this.line(`${pad}DATATYPE "${name}" ${lines[0]}`);
     for (const l of lines.slice(1)) this.line(l);
     await this.attributes(t, `${pad}   `);
-    if (lines.length === 1) this.line(`${pad}}`);
   }
 
   private async attributes(obj: Group | Dataset | CommittedDatatype, pad: string): Promise<void> {
