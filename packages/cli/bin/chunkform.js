@@ -3,8 +3,8 @@
 // tsx (a root devDependency); in an installed package without tsx it runs the compiled dist/.
 import { existsSync } from 'node:fs';
 
-const src = new URL('../src/index.ts', import.meta.url);
-const dist = new URL('../dist/index.js', import.meta.url);
+const src = new URL('../src/main.ts', import.meta.url);
+const dist = new URL('../dist/main.js', import.meta.url);
 
 let entry = dist;
 if (existsSync(src)) {

@@ -11,6 +11,7 @@ import { openFractalHeap } from '../format/heaps/fractal-heap.js';
 import { decodeAttribute, encodeAttribute, type AttributeMessage } from '../format/messages/attribute.js';
 import { decodeAttributeInfo } from '../format/messages/attribute-info.js';
 import type { Dataspace } from '../format/messages/dataspace.js';
+import type { Datatype } from '../format/messages/datatype.js';
 import { ATTRIBUTE, ATTRIBUTE_INFO } from '../format/messages/message-types.js';
 import { datatypeOfValues, parseDtype, type DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
@@ -75,6 +76,14 @@ export class Attributes {
       if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
       return a.dataspace.kind === 'null' ? null : a.dataspace.dims.slice();
     });
+  }
+
+  /** Datatype and dataspace of an attribute (what h5dump prints before its value). */
+  async describe(name: string): Promise<{ dtype: Datatype; dataspace: Dataspace }> {
+    const a = (await this.messages()).find((m) => m.name === name);
+    if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
+    const dtype = a.sharedDatatypeRef ? await loadCommittedDatatype(this.ctx, { kind: 'object-header', address: a.sharedDatatypeRef.address }, this.path) : a.datatype;
+    return { dtype, dataspace: a.dataspace };
   }
 
   /** All attributes as a name → value object. */

@@ -1,12 +1,16 @@
 /**
  * `chunkform ls`: an h5ls-like listing of a group's members (or of one dataset), optionally
- * recursive (`-r`, full paths) and verbose (`-v`: datatype, layout, filters, fill value, attributes).
+ * recursive (`-r`, full paths), verbose (`-v`: attributes, location, links, chunks, storage,
+ * filters, type — h5ls 1.10's lines, plus the sparse sections of docs/cli.md) and with data (`-d`, `-S`).
  * @module
  */
-import { CommittedDatatype, Dataset, Group, dtypeToString, KNOWN_FILTER_PACKAGES } from '@chunkform/core';
-import { formatDims, formatList, formatValue } from '../format-value.js';
-import { errorMessage } from '../error-message.js';
-import { datasetFilters, layoutSummary, layoutText, objectAddress, type LineSink } from '../inspect.js';
+import { CommittedDatatype, Dataset, Group } from '@chunkform/core';
+import { formatDims } from '../../format-value.js';
+import { errorMessage } from '../../error-message.js';
+import { objectAddress, type LineSink } from '../../inspect.js';
+import { lineSinkWriter, type LineWriter } from '../../cli/sink.js';
+import { attributeLines, datasetData, detail, storageLines } from './details.js';
+import { h5lsType } from './h5ls-types.js';
 
 /** Options of {@link listObjects}. */
 export interface LsOptions {
@@ -14,8 +18,10 @@ export interface LsOptions {
   recursive?: boolean;
   /** Print details under each object (h5ls -v). */
   verbose?: boolean;
-  /** Longest attribute/fill value text in verbose mode before it is cut with "..." (default 60). */
-  maxValueChars?: number;
+  /** Print dataset (and with -v attribute) values (h5ls -d). */
+  data?: boolean;
+  /** With `data`: one value per line (h5ls -S). */
+  simple?: boolean;
 }
 
 /** What {@link listObjects} found besides the lines it wrote. */
@@ -48,15 +54,22 @@ function line(name: string, desc: string): string {
   return `${name.padEnd(NAME_WIDTH)} ${desc}`;
 }
 
+/** Hard-link count of an object (its header's reference count). */
+function linkCount(obj: unknown): number {
+  const src = (obj as { headerModel?: { source?: { referenceCount?: unknown } | null } }).headerModel?.source;
+  return typeof src?.referenceCount === 'number' ? src.referenceCount : 1;
+}
+
 /** One line per member of a group as h5ls writes it: "Group", "Dataset {dims}", "Soft Link {...}" ... */
 class Lister {
   errors = 0;
   /** Full path of the first place each object address was seen (hard links to one object, cycles). */
   private readonly seen = new Map<number, { path: string; word: string }>();
-  private readonly maxChars: number;
 
-  constructor(private readonly opts: LsOptions, private readonly out: LineSink) {
-    this.maxChars = opts.maxValueChars ?? 60;
+  constructor(private readonly opts: LsOptions, private readonly w: LineWriter) {}
+
+  private out(l: string): void {
+    this.w.line(l);
   }
 
   /** Records that the object at header `address` was listed as `path` (later hard links say "same as"). */
@@ -103,26 +116,49 @@ class Lister {
     await this.object(obj, path, label, depth);
   }
 
+  /** Location and Links lines (h5ls -v). */
+  private where(obj: unknown): void {
+    const addr = objectAddress(obj);
+    if (addr !== undefined) this.out(detail('Location', `1:${addr}`));
+    this.out(detail('Links', String(linkCount(obj))));
+  }
+
   /** Writes one object already opened at `path`, then (groups, -r) its members. */
   async object(obj: unknown, path: string, label: string, depth: number): Promise<void> {
-    if (obj instanceof Dataset) {
-      const dims = obj.dataspace.kind === 'null' ? '{NULL}' : formatDims(obj.shape, obj.maxShape, this.opts.verbose);
-      this.out(line(label, `Dataset ${dims}`));
-      if (this.opts.verbose) await this.datasetDetails(obj);
-      return;
-    }
-    if (obj instanceof Group) {
-      this.out(line(label, 'Group'));
-      if (this.opts.verbose) await this.attributes(obj);
-      if (this.opts.recursive) await this.members(obj, path, depth + 1);
-      return;
-    }
-    if (obj instanceof CommittedDatatype) {
-      this.out(line(label, 'Type'));
-      if (this.opts.verbose) {
-        await this.attributes(obj);
-        this.detail('Type', dtypeToString(obj.dtype));
+    try {
+      if (obj instanceof Dataset) {
+        const dims = obj.dataspace.kind === 'null' ? '{NULL}' : formatDims(obj.shape, obj.maxShape, this.opts.verbose);
+        this.out(line(label, `Dataset ${dims}`));
+        if (this.opts.verbose) {
+          await attributeLines(this.w, obj, this.opts.data === true, this.opts.simple === true);
+          this.where(obj);
+          await storageLines(this.w, obj, this.opts.simple === true);
+        }
+        if (this.opts.data) await datasetData(this.w, obj, this.opts.simple === true);
+        await this.w.maybeFlush();
+        return;
       }
+      if (obj instanceof Group) {
+        this.out(line(label, 'Group'));
+        if (this.opts.verbose) {
+          await attributeLines(this.w, obj, this.opts.data === true, this.opts.simple === true);
+          this.where(obj);
+        }
+        if (this.opts.recursive) await this.members(obj, path, depth + 1);
+        return;
+      }
+      if (obj instanceof CommittedDatatype) {
+        this.out(line(label, 'Type'));
+        if (this.opts.verbose) {
+          await attributeLines(this.w, obj, this.opts.data === true, this.opts.simple === true);
+          this.where(obj);
+          this.out(detail('Type', h5lsType(obj.dtype, undefined, this.opts.simple === true)));
+        }
+        return;
+      }
+    } catch (e) {
+      this.errors++;
+      this.out(`    **ERROR** ${errorMessage(e)}`);
       return;
     }
     const ext = obj as { kind?: unknown; file?: unknown; path?: unknown };
@@ -133,7 +169,7 @@ class Lister {
     this.out(line(label, 'Unknown object'));
   }
 
-  /** Writes every member of `group`, in the order the group returns them. */
+  /** Writes every member of `group`, in name order (as h5ls sorts them). */
   async members(group: Group, path: string, depth: number): Promise<void> {
     if (depth > MAX_DEPTH) {
       this.fail(path, new Error(`groups nested deeper than ${MAX_DEPTH} levels; not descending`));
@@ -141,7 +177,7 @@ class Lister {
     }
     let names: string[];
     try {
-      names = await group.keys();
+      names = (await group.keys()).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     } catch (e) {
       this.fail(this.label(path, baseName(path)), e);
       return;
@@ -149,54 +185,23 @@ class Lister {
     for (const name of names) await this.member(group, path, name, depth);
   }
 
-  private detail(label: string, text: string): void {
-    this.out(`    ${`${label}:`.padEnd(11)}${text}`);
-  }
-
-  private async attributes(obj: Group | Dataset | CommittedDatatype): Promise<void> {
-    let names: string[];
-    try {
-      names = await obj.attrs.keys();
-    } catch (e) {
-      this.errors++;
-      this.detail('Attribute', `**ERROR** ${errorMessage(e)}`);
-      return;
-    }
-    for (const name of names) {
-      try {
-        const value = await obj.attrs.get(name);
-        this.detail('Attribute', `${name} = ${formatValue(value, this.maxChars)}`);
-      } catch (e) {
-        this.errors++;
-        this.detail('Attribute', `${name} **ERROR** ${errorMessage(e)}`);
-      }
-    }
-  }
-
-  private async datasetDetails(ds: Dataset): Promise<void> {
-    await this.attributes(ds);
-    this.detail('Type', dtypeToString(ds.dtype));
-    this.detail('Layout', layoutText(layoutSummary(ds.layout)));
-    const filters = datasetFilters(ds);
-    for (let i = 0; i < filters.length; i++) {
-      const f = filters[i]!;
-      this.detail(`Filter-${i}`, `${f.name ?? KNOWN_FILTER_PACKAGES[f.id]?.name ?? 'filter'}-${f.id} ${formatList(f.clientData)}`);
-    }
-    let fill: unknown;
-    try {
-      fill = await ds.fillValue();
-    } catch (e) {
-      this.errors++;
-      this.detail('Fill', `**ERROR** ${errorMessage(e)}`);
-      return;
-    }
-    this.detail('Fill', fill === undefined || fill === null ? 'none' : formatValue(fill, this.maxChars));
-  }
-
   fail(label: string, e: unknown): void {
     this.errors++;
     this.out(line(label, `**ERROR** ${errorMessage(e)}`));
   }
+}
+
+/** Lists `path` to a {@link LineWriter} (the command's streaming form of {@link listObjects}). */
+export async function listTo(root: Group, path: string, opts: LsOptions, w: LineWriter): Promise<LsResult> {
+  const lister = new Lister(opts, w);
+  const full = normalisePath(path);
+  const obj = full === '/' ? root : await root.get(full);
+  lister.remember(objectAddress(root), '/', root);
+  lister.remember(objectAddress(obj), full, obj);
+  if (obj instanceof Group && !opts.recursive) await lister.members(obj, full, 0);
+  else await lister.object(obj, full, opts.recursive ? full : baseName(full), 0);
+  await w.flush();
+  return { errors: lister.errors };
 }
 
 /**
@@ -207,12 +212,8 @@ class Lister {
  * `path` that cannot be opened throws (NotFoundError ...).
  */
 export async function listObjects(root: Group, path = '/', opts: LsOptions = {}, out: LineSink): Promise<LsResult> {
-  const lister = new Lister(opts, out);
-  const full = normalisePath(path);
-  const obj = full === '/' ? root : await root.get(full);
-  lister.remember(objectAddress(root), '/', root);
-  lister.remember(objectAddress(obj), full, obj);
-  if (obj instanceof Group && !opts.recursive) await lister.members(obj, full, 0);
-  else await lister.object(obj, full, opts.recursive ? full : baseName(full), 0);
-  return { errors: lister.errors };
+  const { writer, end } = lineSinkWriter(out);
+  const r = await listTo(root, path, opts, writer);
+  end();
+  return r;
 }

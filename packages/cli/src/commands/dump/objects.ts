@@ -1,13 +1,14 @@
 /**
- * `chunkform dump`: every object below a path with its metadata and values, as one JSON document
- * (`--json`) or as a readable h5dump-like tree. An object that cannot be read is reported in its own
- * entry (`error`) and the rest of the file is still dumped.
+ * The entry tree of `chunkform dump --json` (docs/cli.md): every object below a path with its
+ * metadata (and, for the library API {@link dumpObjects}, its values). An object that cannot be read
+ * is reported in its own entry (`error`) and the rest of the file is still dumped. The command streams
+ * dataset values itself (json.ts) and uses this tree without values.
  * @module
  */
 import { CommittedDatatype, Dataset, Group, dtypeToString } from '@chunkform/core';
-import { formatDims, formatList, formatValue, formatValueLines, toJson, type JsonValue } from '../format-value.js';
-import { errorMessage } from '../error-message.js';
-import { datasetFilters, layoutSummary, layoutText, objectAddress, type LayoutSummary, type LineSink } from '../inspect.js';
+import { toJson, type JsonValue } from '../../format-value.js';
+import { errorMessage } from '../../error-message.js';
+import { datasetFilters, layoutSummary, objectAddress, type LayoutSummary } from '../../inspect.js';
 
 /** Fields every dump entry has. */
 interface EntryBase {
@@ -103,15 +104,6 @@ export interface DumpResult {
   errors: number;
 }
 
-/** Raw (not yet JSON-converted) values kept beside a dataset entry for the text renderer. */
-interface RawDataset {
-  values: unknown;
-  fillValue: unknown;
-}
-
-/** Raw attribute values of a group/dataset entry, for the text renderer. */
-type RawAttrs = Map<string, unknown>;
-
 /** Groups nested deeper than this are not descended into. */
 const MAX_DEPTH = 256;
 
@@ -125,8 +117,6 @@ function normalisePath(path: string): string {
 
 class Dumper {
   errors = 0;
-  readonly raw = new WeakMap<object, RawDataset>();
-  readonly rawAttrs = new WeakMap<object, RawAttrs>();
   private readonly seen = new Map<number, string>();
 
   constructor(private readonly opts: DumpOptions) {}
@@ -143,8 +133,6 @@ class Dumper {
 
   private async attrs(obj: Group | Dataset | CommittedDatatype, entry: EntryBase): Promise<Record<string, JsonValue>> {
     const out: Record<string, JsonValue> = {};
-    const raw: RawAttrs = new Map();
-    this.rawAttrs.set(entry, raw);
     let names: string[];
     try {
       names = await obj.attrs.keys();
@@ -155,11 +143,9 @@ class Dumper {
     for (const name of names) {
       try {
         const v = await obj.attrs.get(name);
-        raw.set(name, v);
         out[name] = toJson(v);
       } catch (e) {
         out[name] = null;
-        raw.set(name, null);
         this.addError(entry, `attribute "${name}": ${errorMessage(e)}`);
       }
     }
@@ -241,11 +227,8 @@ class Dumper {
       attrs: {},
       values: null,
     };
-    const raw: RawDataset = { values: null, fillValue: undefined };
-    this.raw.set(entry, raw);
     try {
-      raw.fillValue = await ds.fillValue();
-      entry.fillValue = toJson(raw.fillValue);
+      entry.fillValue = toJson(await ds.fillValue());
     } catch (e) {
       this.addError(entry, `fill value: ${errorMessage(e)}`);
     }
@@ -257,75 +240,12 @@ class Dumper {
     entry.attrs = await this.attrs(ds, entry);
     if (!this.opts.noValues) {
       try {
-        raw.values = await ds.read();
-        entry.values = toJson(raw.values);
+        entry.values = toJson(await ds.read());
       } catch (e) {
         this.addError(entry, errorMessage(e));
       }
     }
     return entry;
-  }
-
-  /** Writes `entry` as an indented h5dump-like tree. */
-  text(entry: DumpEntry, name: string, pad: string, out: LineSink): void {
-    const q = JSON.stringify(name);
-    const inner = `${pad}   `;
-    if ('hardlink' in entry) {
-      out(`${pad}HARDLINK ${q} -> ${JSON.stringify(entry.hardlink)}`);
-      return;
-    }
-    switch (entry.kind) {
-      case 'soft':
-        out(`${pad}SOFTLINK ${q} -> ${JSON.stringify(entry.target)}`);
-        return;
-      case 'external':
-        out(`${pad}EXTLINK ${q} -> ${JSON.stringify(`${entry.file}/${entry.target}`)}`);
-        return;
-      case 'unknown':
-        out(`${pad}ERROR ${q}: ${entry.error}`);
-        return;
-      case 'user':
-        out(`${pad}USERLINK ${q}`);
-        return;
-      case 'datatype':
-        out(`${pad}DATATYPE ${q} {`);
-        if (entry.error !== undefined) out(`${pad}   ERROR ${entry.error}`);
-        out(`${pad}   TYPE ${entry.dtype}`);
-        this.textAttrs(entry, `${pad}   `, out);
-        out(`${pad}}`);
-        return;
-      case 'group':
-        out(`${pad}GROUP ${q} {`);
-        if (entry.error !== undefined) out(`${inner}ERROR ${entry.error}`);
-        this.textAttrs(entry, inner, out);
-        for (const [k, v] of Object.entries(entry.members)) this.text(v, k, inner, out);
-        out(`${pad}}`);
-        return;
-      case 'dataset': {
-        const raw = this.raw.get(entry);
-        out(`${pad}DATASET ${q} {`);
-        if (entry.error !== undefined) out(`${inner}ERROR ${entry.error}`);
-        out(`${inner}TYPE ${entry.dtype}`);
-        out(`${inner}SHAPE ${entry.nullDataspace ? '{NULL}' : formatDims(entry.shape, entry.maxShape)}`);
-        out(`${inner}LAYOUT ${layoutText(entry.layout)}`);
-        entry.filters.forEach((f, i) => out(`${inner}FILTER-${i} ${f.name ?? 'filter'}-${f.id} ${formatList(f.clientData)}`));
-        const fill = raw?.fillValue;
-        out(`${inner}FILL ${fill === undefined || fill === null ? 'none' : formatValue(fill)}`);
-        this.textAttrs(entry, inner, out);
-        if (raw && raw.values !== null && raw.values !== undefined) {
-          out(`${inner}DATA {`);
-          for (const s of formatValueLines(raw.values)) out(`${inner}   ${s}`);
-          out(`${inner}}`);
-        }
-        out(`${pad}}`);
-        return;
-      }
-    }
-  }
-
-  private textAttrs(entry: DumpGroup | DumpDataset | DumpDatatype, pad: string, out: LineSink): void {
-    const raw = this.rawAttrs.get(entry);
-    for (const k of Object.keys(entry.attrs)) out(`${pad}ATTRIBUTE ${JSON.stringify(k)} = ${formatValue(raw?.get(k) ?? null)}`);
   }
 }
 
@@ -345,14 +265,4 @@ async function collect(root: Group, path: string, opts: DumpOptions): Promise<{ 
 export async function dumpObjects(root: Group, path = '/', opts: DumpOptions = {}): Promise<DumpResult> {
   const { d, entry } = await collect(root, path, opts);
   return { entry, errors: d.errors };
-}
-
-/**
- * Dumps `path` as readable text (h5dump-like: GROUP/DATASET blocks, ATTRIBUTE and DATA lines) to
- * `out`, one line per call. Returns the number of objects with errors.
- */
-export async function dumpText(root: Group, path = '/', opts: DumpOptions = {}, out: LineSink): Promise<number> {
-  const { d, entry, full } = await collect(root, path, opts);
-  d.text(entry, full === '/' ? '/' : full.slice(full.lastIndexOf('/') + 1), '', out);
-  return d.errors;
 }
