@@ -7,7 +7,7 @@ import { FormatError, H5Error, NotFoundError, UnsupportedError, ValueError } fro
 import { UNDEFINED_ADDRESS } from '../format/bytes.js';
 import type { Datatype } from '../format/messages/datatype.js';
 import { encodeGroupInfo } from '../format/messages/group-info.js';
-import { encodeLink, type LinkMessage } from '../format/messages/link.js';
+import { decodeLink, encodeLink, type LinkMessage } from '../format/messages/link.js';
 import { encodeLinkInfo } from '../format/messages/link-info.js';
 import { DATASPACE, DATATYPE, GROUP_INFO, LAYOUT, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
 import { parseDtype, type DtypeSpec } from '../values/dtype.js';
@@ -323,6 +323,84 @@ export class Group {
       infoMsg.body = encodeLinkInfo({ ...info, maxCreationIndex: order + 1 }, this.ctx.sizes);
     }
     this.model.messages.push({ type: LINK, flags: 0, body: encodeLink(l, this.ctx.sizes) });
+    this.model.touch();
+  }
+
+  /**
+   * Creates a soft link at `path` (intermediate groups are created): looking `path` up then resolves
+   * `target`, an absolute or relative path that need not exist yet — h5py's
+   * `group[path] = h5py.SoftLink(target)`.
+   */
+  async createSoftLink(path: string, target: string): Promise<void> {
+    if (target.length === 0) throw new ValueError(`cannot create soft link "${path}": empty target`, { path: this.path });
+    const { parent, name } = await this.parentFor(path, 'create soft link');
+    await parent.addLink({ name, kind: 'soft', target, charset: 'utf-8' });
+  }
+
+  /**
+   * Creates an external link at `path` to the object `objectPath` in the file `file` (h5py's
+   * `group[path] = h5py.ExternalLink(file, objectPath)`). chunkform reports external links on lookup
+   * ({@link ExternalLink}) and does not open the other file.
+   */
+  async createExternalLink(path: string, file: string, objectPath: string): Promise<void> {
+    if (file.length === 0 || objectPath.length === 0) {
+      throw new ValueError(`cannot create external link "${path}": empty file name or object path`, { path: this.path });
+    }
+    const { parent, name } = await this.parentFor(path, 'create external link');
+    await parent.addLink({ name, kind: 'external', externalFile: file, externalPath: objectPath, charset: 'utf-8' });
+  }
+
+  /**
+   * Removes the link at `path` (h5py's `del group[path]`). The object it led to stays in the file,
+   * unreachable through this link; its space is not reclaimed (copy the file with `h5repack` for that).
+   */
+  async delete(path: string): Promise<void> {
+    const { parent, name } = await this.existingLink(path, 'delete');
+    parent.removeLink(name);
+  }
+
+  /**
+   * Moves (renames) the link at `source` to `dest`, both within this file; intermediate groups of `dest`
+   * are created (h5py's `group.move(source, dest)`). The object itself does not move.
+   */
+  async move(source: string, dest: string): Promise<void> {
+    const from = await this.existingLink(source, 'move');
+    const link = (await from.parent.linkMessages()).find((l) => l.name === from.name)!;
+    const to = await this.parentFor(dest, 'move a link to');
+    if (to.full === from.full) return;
+    if (to.full.startsWith(`${from.full}/`)) {
+      throw new ValueError(`cannot move "${from.full}" into itself ("${to.full}")`, { path: from.full });
+    }
+    const { creationOrder: _order, ...rest } = link;
+    await to.parent.addLink({ ...rest, name: to.name });
+    from.parent.removeLink(from.name);
+  }
+
+  /** The group holding the existing link `path` and the link's name (nothing is created). */
+  private async existingLink(path: string, what: string): Promise<{ parent: Group; name: string; full: string }> {
+    const parts = path.split('/').filter((p) => p.length > 0 && p !== '.');
+    if (parts.length === 0) throw new ValueError(`cannot ${what} "${path}": empty name`, { path: this.path });
+    const name = parts.pop()!;
+    const start: Group = path.startsWith('/') ? await this.root() : this;
+    const parentPath = parts.join('/');
+    const parent = parentPath ? await start.get(parentPath) : start;
+    if (!(parent instanceof Group)) throw new ValueError(`cannot ${what} "${path}": its parent is not a group`, { path: this.path });
+    const full = joinPath(parent.path, name);
+    if (!(await parent.linkMessages()).some((l) => l.name === name)) throw new NotFoundError(`cannot ${what} "${full}": no such link`, { path: full });
+    return { parent, name, full };
+  }
+
+  /** Removes this group's link `name` (compact link storage). */
+  private removeLink(name: string): void {
+    const writer = this.ctx.requireWriter(`remove link "${name}"`);
+    const storage = linkStorageOf(this.model, this.ctx);
+    if (storage !== 'compact') {
+      throw new UnsupportedError(`removing links from a group with ${storage} link storage is not supported yet`, { path: this.path });
+    }
+    writer.adopt(this.model, this.path);
+    const i = this.model.messages.findIndex((m) => m.type === LINK && decodeLink(m.body, this.ctx.sizes).name === name);
+    if (i < 0) throw new NotFoundError(`"${joinPath(this.path, name)}": no such link`, { path: this.path });
+    this.model.messages.splice(i, 1);
     this.model.touch();
   }
 

@@ -1,5 +1,5 @@
 // What an npm user runs with plain node (no TypeScript, no bundler): write and read a dense and a
-// sparse dataset through the published packages. Used by .ci/pack-check.
+// sparse dataset through the published packages. Used by .ci/pack-check (copied into a project outside the workspace).
 import { createFile, openFile, selectBlocks } from '@chunkform/core';
 import { registerDenseFormats } from '@chunkform/format-dense';
 import { registerSparseFormat } from '@chunkform/format-sparse';
