@@ -99,7 +99,7 @@ export class DenseUnfilteredFormat extends DenseFormat {
     this.batch = new CoalescingReader(this.es, this.chunkBytes, (rec) => this.checkLength(new Uint8Array(rec.size), rec, 'stored'));
   }
 
-  /** Reads many chunks at once, coalescing I/O of chunks adjacent in the file (see {@link CoalescingReader}). */
+  /** Reads many chunks at once, coalescing I/O of chunks adjacent in the file (`CoalescingReader` in coalesce.ts). */
   fileReadMany(items: readonly ReadItem[], out: Uint8Array, io: RawIO, hints?: { freshOutput?: boolean }): Promise<void> {
     return this.batch.read(items, out, io, hints?.freshOutput === true);
   }

@@ -36,7 +36,7 @@ function preadvAsync(fd: number, targets: Uint8Array[], position: number): Promi
 export class NodeFileStore implements ByteStore {
   /** Every read allocates its own buffer. */
   readonly freshReads = true;
-  /** Scatter reads and reads of {@link PARALLEL_READ_BYTES} or more run on libuv's thread pool. */
+  /** Scatter reads and reads of `PARALLEL_READ_BYTES` (4 MiB) or more run on libuv's thread pool. */
   readonly threadedReads = true;
   private fd: number | null;
   /** Thread-pool calls in flight on `fd` (close waits for them: the fd number could be reused). */

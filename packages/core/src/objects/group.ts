@@ -5,7 +5,7 @@
  */
 import { FormatError, H5Error, NotFoundError, UnsupportedError, ValueError } from '../errors.js';
 import type { Datatype } from '../format/messages/datatype.js';
-import { encodeLink, type LinkMessage } from '../format/messages/link.js';
+import { decodeLink, encodeLink, type LinkMessage } from '../format/messages/link.js';
 import { encodeLinkInfo } from '../format/messages/link-info.js';
 import { DATASPACE, DATATYPE, GROUP_INFO, LAYOUT, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
 import { parseDtype, type DtypeSpec } from '../values/dtype.js';
@@ -384,6 +384,101 @@ export class Group {
       infoMsg.body = encodeLinkInfo({ ...info, maxCreationIndex: order + 1 }, this.ctx.sizes);
     }
     this.model.messages.push({ type: LINK, flags: 0, body: encodeLink(l, this.ctx.sizes) });
+    this.model.touch();
+  }
+
+  /**
+   * Creates a soft link at `path` (intermediate groups are created): looking `path` up then resolves
+   * `target`, an absolute or relative path that need not exist yet — h5py's
+   * `group[path] = h5py.SoftLink(target)`.
+   */
+  async createSoftLink(path: string, target: string): Promise<void> {
+    if (target.length === 0) throw new ValueError(`cannot create soft link "${path}": empty target`, { path: this.path });
+    return this.ctx.lock.file('write', () => this.linkAt(path, { kind: 'soft', target, charset: 'utf-8' }, 'create soft link'));
+  }
+
+  /**
+   * Creates an external link at `path` to the object `objectPath` in the file `file` (h5py's
+   * `group[path] = h5py.ExternalLink(file, objectPath)`). chunkform reports external links on lookup
+   * ({@link ExternalLink}) and does not open the other file.
+   */
+  async createExternalLink(path: string, file: string, objectPath: string): Promise<void> {
+    if (file.length === 0 || objectPath.length === 0) {
+      throw new ValueError(`cannot create external link "${path}": empty file name or object path`, { path: this.path });
+    }
+    const link = { kind: 'external' as const, externalFile: file, externalPath: objectPath, charset: 'utf-8' as const };
+    return this.ctx.lock.file('write', () => this.linkAt(path, link, 'create external link'));
+  }
+
+  /**
+   * Removes the link at `path` (h5py's `del group[path]`). The object it led to stays in the file,
+   * unreachable through this link; its space is not reclaimed (copy the file with `h5repack` for that).
+   */
+  async delete(path: string): Promise<void> {
+    return this.ctx.lock.file('write', async () => {
+      const { parent, name } = await this.existingLink(path, 'delete');
+      parent.removeLink(name);
+    });
+  }
+
+  /**
+   * Moves (renames) the link at `source` to `dest`, both within this file; intermediate groups of `dest`
+   * are created (h5py's `group.move(source, dest)`). The object itself does not move.
+   */
+  async move(source: string, dest: string): Promise<void> {
+    return this.ctx.lock.file('write', async () => {
+      const from = await this.existingLink(source, 'move');
+      const link = (await from.parent.linkMessages()).find((l) => l.name === from.name)!;
+      if (this.resolvePath(dest) === from.full) return;
+      const { creationOrder: _order, name: _name, ...rest } = link;
+      const to = await this.planPath(dest, 'move a link to');
+      if (to.full.startsWith(`${from.full}/`)) {
+        throw new ValueError(`cannot move "${from.full}" into itself ("${to.full}")`, { path: from.full });
+      }
+      await this.linkAt(dest, rest, 'move a link to');
+      from.parent.removeLink(from.name);
+    });
+  }
+
+  /** The full path `path` names from this group (no lookup). */
+  private resolvePath(path: string): string {
+    let full = path.startsWith('/') ? '/' : this.path;
+    for (const p of path.split('/')) if (p.length > 0 && p !== '.') full = joinPath(full, p);
+    return full;
+  }
+
+  /** Adds `link` at `path`, creating missing intermediate groups (the caller holds the file's turn). */
+  private async linkAt(path: string, link: Omit<LinkMessage, 'name'>, what: string): Promise<void> {
+    const { parent, missing, name } = await this.planPath(path, what);
+    const holder = missing.length > 0 ? await parent.createGroupNow(missing.join('/'), {}) : parent;
+    await holder.addLinkNow({ ...link, name } as LinkMessage);
+  }
+
+  /** The group holding the existing link `path` and the link's name (nothing is created). */
+  private async existingLink(path: string, what: string): Promise<{ parent: Group; name: string; full: string }> {
+    const parts = path.split('/').filter((p) => p.length > 0 && p !== '.');
+    if (parts.length === 0) throw new ValueError(`cannot ${what} "${path}": empty name`, { path: this.path });
+    const name = parts.pop()!;
+    const start: Group = path.startsWith('/') ? await this.root() : this;
+    const parentPath = parts.join('/');
+    const parent = parentPath ? await start.resolve(parentPath, 0) : start;
+    if (!(parent instanceof Group)) throw new ValueError(`cannot ${what} "${path}": its parent is not a group`, { path: this.path });
+    const full = joinPath(parent.path, name);
+    if (!(await parent.linkMessages()).some((l) => l.name === name)) throw new NotFoundError(`cannot ${what} "${full}": no such link`, { path: full });
+    return { parent, name, full };
+  }
+
+  /** Removes this group's link `name` (compact link storage). */
+  private removeLink(name: string): void {
+    const writer = this.ctx.requireWriter(`remove link "${name}"`);
+    const storage = linkStorageOf(this.model, this.ctx);
+    if (storage !== 'compact') {
+      throw new UnsupportedError(`removing links from a group with ${storage} link storage is not supported yet`, { path: this.path });
+    }
+    writer.adopt(this.model, this.path);
+    const i = this.model.messages.findIndex((m) => m.type === LINK && decodeLink(m.body, this.ctx.sizes).name === name);
+    if (i < 0) throw new NotFoundError(`"${joinPath(this.path, name)}": no such link`, { path: this.path });
+    this.model.messages.splice(i, 1);
     this.model.touch();
   }
 

@@ -87,7 +87,7 @@ export function chunkSizeFieldLength(chunkBytes: number): number {
 
 /** Elements of ordinary chunk indexes (clients 0 and 1), column-wise. */
 export class ChunkElementTable implements ElementTable {
-  /** Chunk addresses; {@link UNDEFINED_ADDRESS} for fill elements. */
+  /** Chunk addresses; `UNDEFINED_ADDRESS` (all bits set) for fill elements. */
   readonly addresses: Float64Array;
   /** Stored sizes (filtered tables only). */
   readonly sizes: Float64Array | null;

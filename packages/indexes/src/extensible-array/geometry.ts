@@ -151,7 +151,7 @@ export class ExtensibleArrayGeometry {
 
 /**
  * Checks parameters read from a file (H5EAhdr.c `H5EA__hdr_create` rules); throws
- * {@link FormatError} located at `where` when they are not usable.
+ * a `FormatError` located at `where` when they are not usable.
  */
 export function checkExtensibleArrayParams(p: ExtensibleArrayParams, where: Where): void {
   const pow2 = (v: number): boolean => v > 0 && (v & (v - 1)) === 0;

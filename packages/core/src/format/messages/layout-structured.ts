@@ -43,7 +43,7 @@ export interface StructuredChunkLayout {
   version: 5;
   /** Structured-chunk property version (0). */
   propertyVersion: number;
-  /** {@link STRUCTURED_CHUNK_SPARSE} or {@link STRUCTURED_CHUNK_VL}. */
+  /** `STRUCTURED_CHUNK_SPARSE` (0) or `STRUCTURED_CHUNK_VL` (1). */
   chunkType: number;
   /** Bit 0: don't filter partial edge chunks; bit 1: single-chunk index with filter. */
   flags: number;
