@@ -14,6 +14,7 @@ import { listObjects } from './commands/ls.js';
 import { errorMessage } from './error-message.js';
 import { stringifyJson } from './format-value.js';
 import { registerEverything } from './registrations.js';
+import { registerRepack } from './commands/repack/index.js';
 
 export { registerEverything } from './registrations.js';
 export { listObjects, type LsOptions, type LsResult } from './commands/ls.js';
@@ -137,6 +138,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
       setCode(errors > 0 ? EXIT_ERROR : 0);
     });
 
+  registerRepack(program, { io, setCode });
   return program;
 }
 

@@ -11,6 +11,7 @@ import { openFractalHeap } from '../format/heaps/fractal-heap.js';
 import { decodeAttribute, encodeAttribute, type AttributeMessage } from '../format/messages/attribute.js';
 import { decodeAttributeInfo } from '../format/messages/attribute-info.js';
 import type { Dataspace } from '../format/messages/dataspace.js';
+import type { Datatype } from '../format/messages/datatype.js';
 import { ATTRIBUTE, ATTRIBUTE_INFO } from '../format/messages/message-types.js';
 import { datatypeOfValues, parseDtype, type DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
@@ -62,6 +63,13 @@ export class Attributes {
     const a = (await this.messages()).find((m) => m.name === name);
     if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
     return a.dataspace.kind === 'null' ? null : a.dataspace.dims.slice();
+  }
+
+  /** Datatype of an attribute (what {@link set} takes as `dtype` to write an equal attribute elsewhere). */
+  async dtype(name: string): Promise<Datatype> {
+    const a = (await this.messages()).find((m) => m.name === name);
+    if (!a) throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
+    return a.sharedDatatypeRef ? loadCommittedDatatype(this.ctx, { kind: 'object-header', address: a.sharedDatatypeRef.address }, this.path) : a.datatype;
   }
 
   /** All attributes as a name → value object. */
