@@ -15,6 +15,7 @@ import { errorMessage } from './error-message.js';
 import { stringifyJson } from './format-value.js';
 import { registerEverything } from './registrations.js';
 import { registerRepack } from './commands/repack/index.js';
+import { registerDiff } from './commands/diff/index.js';
 
 export { registerEverything } from './registrations.js';
 export { listObjects, type LsOptions, type LsResult } from './commands/ls.js';
@@ -139,6 +140,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
     });
 
   registerRepack(program, { io, setCode });
+  registerDiff(program, { io, setCode });
   return program;
 }
 

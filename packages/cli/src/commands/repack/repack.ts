@@ -141,7 +141,7 @@ class Planner {
     const definedRules = this.defined.filter((r) => ruleApplies(r, path));
     const defined = toSparse && definedRules.length > 0 ? definedRules.map((r) => definedSelection(r.spec, src.shape, path)).reduce(unionSel) : undefined;
     const exclude = toSparse ? this.exclude : undefined;
-    const raw = sameLayout(layout, current) && sameFilters(filters, kept) && defined === undefined && exclude === undefined;
+    const raw = (layout.kind === 'chunked' || layout.kind === 'sparse') && sameLayout(layout, current) && sameFilters(filters, kept) && defined === undefined && exclude === undefined;
     return { layout, filters, raw, defined, exclude };
   }
 }
