@@ -16,6 +16,7 @@ import { stringifyJson } from './format-value.js';
 import { registerEverything } from './registrations.js';
 import { registerRepack } from './commands/repack/index.js';
 import { registerDiff } from './commands/diff/index.js';
+import { registerStat } from './commands/stat/index.js';
 
 export { registerEverything } from './registrations.js';
 export { listObjects, type LsOptions, type LsResult } from './commands/ls.js';
@@ -141,6 +142,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
 
   registerRepack(program, { io, setCode });
   registerDiff(program, { io, setCode });
+  registerStat(program, { io, setCode });
   return program;
 }
 
