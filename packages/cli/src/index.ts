@@ -17,6 +17,7 @@ import { registerEverything } from './registrations.js';
 import { registerRepack } from './commands/repack/index.js';
 import { registerDiff } from './commands/diff/index.js';
 import { registerStat } from './commands/stat/index.js';
+import { registerImport } from './commands/import/index.js';
 
 export { registerEverything } from './registrations.js';
 export { listObjects, type LsOptions, type LsResult } from './commands/ls.js';
@@ -143,6 +144,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
   registerRepack(program, { io, setCode });
   registerDiff(program, { io, setCode });
   registerStat(program, { io, setCode });
+  registerImport(program, { io, setCode });
   return program;
 }
 

@@ -14,6 +14,7 @@ import {
   UnsupportedError,
   ValueError,
   type BlockSelection,
+  type Datatype,
   type CreateDatasetOptions,
   type Dataset,
   type FilterSpec,
@@ -107,41 +108,52 @@ export function sameFilters(a: TargetFilters, b: TargetFilters): boolean {
   return false;
 }
 
-/** Options of the new dataset for `target`. */
-async function createOptions(src: Dataset, t: DatasetTarget): Promise<CreateDatasetOptions> {
-  const fill = await src.fillValue();
-  const base: CreateDatasetOptions = { dtype: src.dtype, shape: src.shape, ...(fill !== undefined ? { fillValue: fill } : {}) };
-  const maxShape = src.maxShape;
-  const f = t.filters;
-  switch (t.layout.kind) {
+/** The layout and filter options of a new dataset written as `layout` with `f`. */
+export function layoutOptions(layout: LayoutSpec, f: TargetFilters, path: string): Partial<CreateDatasetOptions> {
+  switch (layout.kind) {
     case 'compact':
     case 'contiguous':
       if ((f.kind === 'dense' ? f.filters.length : f.selection.length + f.values.length) > 0) {
-        throw new ValueError(`filters need a chunked layout, not ${t.layout.kind === 'compact' ? 'COMPA' : 'CONTI'}`, { path: src.path });
+        throw new ValueError(`filters need a chunked layout, not ${layout.kind === 'compact' ? 'COMPA' : 'CONTI'}`, { path });
       }
-      return { ...base, layout: t.layout.kind };
+      return { layout: layout.kind };
     case 'chunked':
-      if (f.kind !== 'dense') throw new ValueError('per-section filters need a sparse (SPARSECHUNK) layout', { path: src.path });
-      return { ...base, chunks: t.layout.chunks, layout: 'chunked', filters: f.filters, ...(maxShape ? { maxShape } : {}) };
+      if (f.kind !== 'dense') throw new ValueError('per-section filters need a sparse (SPARSECHUNK) layout', { path });
+      return { chunks: layout.chunks, layout: 'chunked', filters: f.filters };
     case 'sparse': {
       const sections = f.kind === 'sparse' ? { selection: f.selection, values: f.values } : { selection: f.filters, values: f.filters };
-      return { ...base, chunks: t.layout.chunks, layout: 'sparse', filters: sections, ...(maxShape ? { maxShape } : {}) };
+      return { chunks: layout.chunks, layout: 'sparse', filters: sections };
     }
   }
 }
 
-/** Tests one element of a block against the `--exclude` value. */
-type Matcher = (values: Values, i: number) => boolean;
+/** Options of the new dataset for `target`. */
+async function createOptions(src: Dataset, t: DatasetTarget): Promise<CreateDatasetOptions> {
+  const fill = await src.fillValue();
+  const chunked = t.layout.kind === 'chunked' || t.layout.kind === 'sparse';
+  const maxShape = chunked ? src.maxShape : null;
+  return {
+    dtype: src.dtype,
+    shape: src.shape,
+    ...(fill !== undefined ? { fillValue: fill } : {}),
+    ...(maxShape ? { maxShape } : {}),
+    ...layoutOptions(t.layout, t.filters, src.path),
+  };
+}
 
-function excludeMatcher(src: Dataset, text: string): Matcher {
-  const c = src.dtype.class;
-  if (c !== 'integer' && c !== 'float') throw new ValueError(`--exclude needs an integer or float dataset, not ${c}`, { path: src.path });
+/** Tests one element of a block against the `--exclude` value. */
+export type Matcher = (values: Values, i: number) => boolean;
+
+/** The `--exclude VALUE` test for values of `dtype` (integers, floats; `nan` matches NaN). */
+export function excludeMatcher(dtype: Datatype, text: string, path: string): Matcher {
+  const c = dtype.class;
+  if (c !== 'integer' && c !== 'float') throw new ValueError(`--exclude needs an integer or float dataset, not ${c}`, { path });
   const t = text.trim();
   if (c === 'float' && /^nan$/i.test(t)) return (v, i) => Number.isNaN((v as Float64Array)[i]!);
   const n = Number(t);
-  if (t === '' || Number.isNaN(n)) throw new ValueError(`--exclude ${JSON.stringify(text)} is not a number`, { path: src.path });
-  if (c === 'integer' && src.dtype.size === 8) {
-    if (!/^[+-]?\d+$/.test(t)) throw new ValueError(`--exclude ${JSON.stringify(text)} is not an integer`, { path: src.path });
+  if (t === '' || Number.isNaN(n)) throw new ValueError(`--exclude ${JSON.stringify(text)} is not a number`, { path });
+  if (c === 'integer' && dtype.size === 8) {
+    if (!/^[+-]?\d+$/.test(t)) throw new ValueError(`--exclude ${JSON.stringify(text)} is not an integer`, { path });
     const b = BigInt(t);
     return (v, i) => (v as BigInt64Array)[i] === b;
   }
@@ -196,7 +208,7 @@ function markSelection(mask: Uint8Array, sel: Selection, b: Block): void {
 async function writeMasked(src: Dataset, dst: Dataset, b: Block, t: DatasetTarget, exclude: Matcher | undefined): Promise<void> {
   const shape = src.shape;
   const sparseSrc = src.layout.class === 'structured';
-  let mask = new Uint8Array(b.count);
+  const mask = new Uint8Array(b.count);
   if (sparseSrc) markSelection(mask, await src.getDefined(b.selection), b);
   else mask.fill(1);
   if (t.defined) {
@@ -207,15 +219,22 @@ async function writeMasked(src: Dataset, dst: Dataset, b: Block, t: DatasetTarge
   if (mask.indexOf(1) < 0) return;
   const values = await src.read(b.selection);
   if (exclude) for (let i = 0; i < mask.length; i++) if (mask[i] && exclude(values, i)) mask[i] = 0;
+  await writeBlockMasked(dst, values, b, mask);
+}
+
+/**
+ * Writes the elements of block `b` whose `mask` entry is 1 (`values`: the whole block, C order):
+ * as one hyperslab when all are, as the union of the runs' boxes otherwise, nothing when none are.
+ */
+export async function writeBlockMasked(dst: Dataset, values: Values, b: Block, mask: Uint8Array): Promise<void> {
   const runs = maskRuns(mask);
-  mask = new Uint8Array(0);
   if (runs.length === 0) return;
   if (runs.length === 2 && runs[1] === b.count) {
     await dst.write(values, b.selection);
     return;
   }
   const boxes = runsToBoxes(runs, 2, b.dims);
-  const rank = shape.length;
+  const rank = b.dims.length;
   const rel: BlockSelection = { kind: 'blocks', rank, boxCount: boxes.length / (2 * rank), boxes };
   await dst.write(gather(values, runs), offsetSelection(rel, b.start));
 }
@@ -268,7 +287,7 @@ export async function copyDataset(src: Dataset, parent: Group, name: string, t: 
   }
   const sparseTarget = t.layout.kind === 'sparse';
   const sparseSrc = src.layout.class === 'structured';
-  const exclude = sparseTarget && t.exclude !== undefined ? excludeMatcher(src, t.exclude) : undefined;
+  const exclude = sparseTarget && t.exclude !== undefined ? excludeMatcher(src.dtype, t.exclude, src.path) : undefined;
   const masked = sparseTarget && (exclude !== undefined || t.defined !== undefined);
   const block = copyBlock(src, t.layout.kind === 'chunked' || t.layout.kind === 'sparse' ? t.layout.chunks : null);
   for (const b of blocksOf(src.shape, block)) {
