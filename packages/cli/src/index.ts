@@ -18,6 +18,7 @@ import { registerRepack } from './commands/repack/index.js';
 import { registerDiff } from './commands/diff/index.js';
 import { registerStat } from './commands/stat/index.js';
 import { registerImport } from './commands/import/index.js';
+import { registerCopy } from './commands/copy/index.js';
 
 export { registerEverything } from './registrations.js';
 export { listObjects, type LsOptions, type LsResult } from './commands/ls.js';
@@ -145,6 +146,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
   registerDiff(program, { io, setCode });
   registerStat(program, { io, setCode });
   registerImport(program, { io, setCode });
+  registerCopy(program, { io, setCode });
   return program;
 }
 
