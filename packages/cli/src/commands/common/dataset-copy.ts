@@ -141,23 +141,34 @@ async function createOptions(src: Dataset, t: DatasetTarget): Promise<CreateData
   };
 }
 
-/** Tests one element of a block against the `--exclude` value. */
-export type Matcher = (values: Values, i: number) => boolean;
+/** Clears in `mask` the elements of `values` equal to the `--exclude` value. */
+export type Matcher = (values: Values, mask: Uint8Array) => void;
 
 /** The `--exclude VALUE` test for values of `dtype` (integers, floats; `nan` matches NaN). */
 export function excludeMatcher(dtype: Datatype, text: string, path: string): Matcher {
   const c = dtype.class;
   if (c !== 'integer' && c !== 'float') throw new ValueError(`--exclude needs an integer or float dataset, not ${c}`, { path });
   const t = text.trim();
-  if (c === 'float' && /^nan$/i.test(t)) return (v, i) => Number.isNaN((v as Float64Array)[i]!);
+  if (c === 'float' && /^nan$/i.test(t)) {
+    return (values, mask) => {
+      const v = values as Float64Array;
+      for (let i = 0; i < mask.length; i++) if (v[i] !== v[i]) mask[i] = 0;
+    };
+  }
   const n = Number(t);
   if (t === '' || Number.isNaN(n)) throw new ValueError(`--exclude ${JSON.stringify(text)} is not a number`, { path });
   if (c === 'integer' && dtype.size === 8) {
     if (!/^[+-]?\d+$/.test(t)) throw new ValueError(`--exclude ${JSON.stringify(text)} is not an integer`, { path });
     const b = BigInt(t);
-    return (v, i) => (v as BigInt64Array)[i] === b;
+    return (values, mask) => {
+      const v = values as BigInt64Array;
+      for (let i = 0; i < mask.length; i++) if (v[i] === b) mask[i] = 0;
+    };
   }
-  return (v, i) => (v as Float64Array)[i] === n;
+  return (values, mask) => {
+    const v = values as Float64Array;
+    for (let i = 0; i < mask.length; i++) if (v[i] === n) mask[i] = 0;
+  };
 }
 
 /** C-order runs `[start, length, …]` of the 1s of `mask`. */
@@ -205,7 +216,7 @@ function markSelection(mask: Uint8Array, sel: Selection, b: Block): void {
 }
 
 /** Writes one block to a sparse target with a computed defined set. */
-async function writeMasked(src: Dataset, dst: Dataset, b: Block, t: DatasetTarget, exclude: Matcher | undefined): Promise<void> {
+async function writeMasked(src: Dataset, dst: Dataset, b: Block, t: DatasetTarget, exclude: Matcher | undefined, loaded?: Promise<Values>): Promise<void> {
   const shape = src.shape;
   const sparseSrc = src.layout.class === 'structured';
   const mask = new Uint8Array(b.count);
@@ -217,8 +228,8 @@ async function writeMasked(src: Dataset, dst: Dataset, b: Block, t: DatasetTarge
     for (let i = 0; i < mask.length; i++) mask[i]! &= keep[i]!;
   }
   if (mask.indexOf(1) < 0) return;
-  const values = await src.read(b.selection);
-  if (exclude) for (let i = 0; i < mask.length; i++) if (mask[i] && exclude(values, i)) mask[i] = 0;
+  const values = await (loaded ?? src.read(b.selection));
+  if (exclude) exclude(values, mask);
   await writeBlockMasked(dst, values, b, mask);
 }
 
@@ -290,13 +301,28 @@ export async function copyDataset(src: Dataset, parent: Group, name: string, t: 
   const exclude = sparseTarget && t.exclude !== undefined ? excludeMatcher(src.dtype, t.exclude, src.path) : undefined;
   const masked = sparseTarget && (exclude !== undefined || t.defined !== undefined);
   const block = copyBlock(src, t.layout.kind === 'chunked' || t.layout.kind === 'sparse' ? t.layout.chunks : null);
-  for (const b of blocksOf(src.shape, block)) {
-    if (masked) await writeMasked(src, dst, b, t, exclude);
+  // Dense sources: the next block is read (and decoded) while the current one is written.
+  const readAhead = !sparseSrc && t.defined === undefined;
+  const it = blocksOf(src.shape, block);
+  const read = (b: Block | undefined): Promise<Values> | undefined => {
+    if (!b || !readAhead) return undefined;
+    const p = src.read(b.selection);
+    p.catch(() => undefined); // awaited below; a failure surfaces there
+    return p;
+  };
+  let b = it.next().value as Block | undefined;
+  let pending = read(b);
+  while (b) {
+    const next = it.next().value as Block | undefined;
+    const values = pending;
+    pending = read(next);
+    if (masked) await writeMasked(src, dst, b, t, exclude, values);
     else if (sparseTarget && sparseSrc) {
       const def = await src.getDefined(b.selection);
       if (def.kind !== 'none') await dst.write(await src.read(def), def);
-    } else await dst.write(await src.read(b.selection), b.selection);
+    } else await dst.write(await (values ?? src.read(b.selection)), b.selection);
     progress.advance(b.count * es);
+    b = next;
   }
   return dst;
 }

@@ -185,7 +185,7 @@ async function writeDense(
     const values: Values = await src.read(b.start[0]! * rowElems, b.count);
     if (match) {
       const mask = new Uint8Array(b.count).fill(1);
-      for (let i = 0; i < b.count; i++) if (match(values, i)) mask[i] = 0;
+      match(values, mask);
       await writeBlockMasked(d, values, b, mask);
     } else await d.write(values, b.selection);
     progress.advance(b.count * es);
