@@ -17,12 +17,12 @@ import { fileURLToPath } from 'node:url';
 const FRAMES = Number(process.env.BENCH_REPACK_FRAMES ?? 100);
 const BIN = fileURLToPath(new URL('../packages/cli/bin/chunkform.js', import.meta.url));
 
-/** Runs a command under /usr/bin/time and returns its wall seconds and peak RSS in MB. */
-function measured(cmd: string, args: string[]): { seconds: number; rssMB: number } {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', cmd, ...args], { encoding: 'utf8' });
+/** Runs a command under /usr/bin/time: wall seconds, CPU seconds (user + system) and peak RSS in MB. */
+function measured(cmd: string, args: string[]): { seconds: number; cpu: number; rssMB: number } {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', cmd, ...args], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
-  const [sec, kb] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number);
-  return { seconds: sec!, rssMB: kb! / 1024 };
+  const [sec, user, sys, kb] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number);
+  return { seconds: sec!, cpu: user! + sys!, rssMB: kb! / 1024 };
 }
 
 /** Runs the repack comparison and prints one table. */
@@ -46,10 +46,12 @@ with h5py.File('${input}', 'w') as f:
     const theirs = measured('h5repack', ['-l', 'frames:CHUNK=1x512x512', '-f', 'frames:GZIP=4', input, rechunked]);
     const mb = (p: string): string => (statSync(p).size / 2 ** 20).toFixed(1);
     console.log(`\nrepack, ${FRAMES} frames 2048×2048 uint16, 10 % ROI, input ${mb(input)} MB (dense gzip 1)`);
-    console.log('tool                                               time s   peak RSS MB   output MB');
-    console.log(`chunkform repack → SPARSECHUNK, --exclude 0        ${ours.seconds.toFixed(2).padStart(6)}   ${ours.rssMB.toFixed(0).padStart(11)}   ${mb(sparse).padStart(9)}`);
-    console.log(`h5repack → CHUNK=1x512x512 GZIP=4                  ${theirs.seconds.toFixed(2).padStart(6)}   ${theirs.rssMB.toFixed(0).padStart(11)}   ${mb(rechunked).padStart(9)}`);
-    console.log(`ratio (chunkform / h5repack)                        ${(ours.seconds / theirs.seconds).toFixed(2).padStart(5)}   ${(ours.rssMB / theirs.rssMB).toFixed(2).padStart(11)}`);
+    const row = (label: string, m: { seconds: number; cpu: number; rssMB: number }, out: string): string =>
+      `${label.padEnd(46)} ${m.seconds.toFixed(2).padStart(8)} ${m.cpu.toFixed(2).padStart(8)} ${m.rssMB.toFixed(0).padStart(12)} ${out.padStart(10)}`;
+    console.log(`${'tool'.padEnd(46)} ${'wall s'.padStart(8)} ${'cpu s'.padStart(8)} ${'peak RSS MB'.padStart(12)} ${'output MB'.padStart(10)}`);
+    console.log(row('chunkform repack → SPARSECHUNK, --exclude 0', ours, mb(sparse)));
+    console.log(row('h5repack → CHUNK=1x512x512 GZIP=4', theirs, mb(rechunked)));
+    console.log(`${'ratio (chunkform / h5repack)'.padEnd(46)} ${(ours.seconds / theirs.seconds).toFixed(2).padStart(8)} ${(ours.cpu / theirs.cpu).toFixed(2).padStart(8)} ${(ours.rssMB / theirs.rssMB).toFixed(2).padStart(12)}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

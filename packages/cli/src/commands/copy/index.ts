@@ -3,7 +3,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { collect, type CommandContext } from '../common/command.js';
+import { collect, quietOf, type CommandContext } from '../common/command.js';
 import { copy } from './copy.js';
 
 export { copy, type CopyOptions } from './copy.js';
@@ -21,8 +21,9 @@ export function registerCopy(program: Command, ctx: CommandContext): void {
     .option('-f, --flag <flag>', 'shallow | soft | noattr (repeatable)', collect)
     .option('-v, --verbose', 'print what is copied')
     .option('-q, --quiet', 'no progress bar')
-    .action(async (o: { input: string; output: string; source: string; destination: string; parents?: boolean; flag?: string[]; verbose?: boolean; quiet?: boolean }) => {
-      await copy({ ...o, ...(o.flag ? { flags: o.flag } : {}) }, ctx.io);
+    .action(async (o: { input: string; output: string; source: string; destination: string; parents?: boolean; flag?: string[]; verbose?: boolean }, cmd: Command) => {
+      await ctx.prepare?.();
+      await copy({ ...o, ...(o.flag ? { flags: o.flag } : {}), quiet: quietOf(cmd) }, ctx.io);
       ctx.setCode(0);
     });
 }

@@ -3,7 +3,7 @@
  * @module
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { CommandContext } from '../common/command.js';
+import { quietOf, type CommandContext } from '../common/command.js';
 import { diff } from './diff.js';
 
 export { diff, DIFF_SAME, DIFF_DIFFERENT, DIFF_ERROR, type DiffOptions } from './diff.js';
@@ -32,11 +32,12 @@ export function registerDiff(program: Command, ctx: CommandContext): void {
     .option('-p, --relative <relative>', 'values differ when |a-b|/|a| > RELATIVE', nonNegative)
     .option('--use-system-epsilon', 'floats differ when |a-b| > FLT_EPSILON or DBL_EPSILON')
     .option('--defined', 'sparse datasets: elements defined on one side only are differences too')
-    .action(async (file1: string, file2: string, obj1: string | undefined, obj2: string | undefined, o: Record<string, unknown>) => {
+    .action(async (file1: string, file2: string, obj1: string | undefined, obj2: string | undefined, o: Record<string, unknown>, cmd: Command) => {
+      await ctx.prepare?.();
       const code = await diff(file1, file2, obj1, obj2, {
         report: o['report'] === true,
         verbose: o['verbose'] === true,
-        quiet: o['quiet'] === true,
+        quiet: quietOf(cmd),
         compareList: o['compare'] === true,
         ...(o['delta'] !== undefined ? { delta: o['delta'] as number } : {}),
         ...(o['relative'] !== undefined ? { relative: o['relative'] as number } : {}),

@@ -3,7 +3,7 @@
  * @module
  */
 import { Option, type Command } from 'commander';
-import { collect, type CommandContext } from '../common/command.js';
+import { collect, quietOf, type CommandContext } from '../common/command.js';
 import { importFile, type ImportFormat } from './import.js';
 
 export { importFile, type ImportOptions, type ImportFormat } from './import.js';
@@ -25,8 +25,9 @@ export function registerImport(program: Command, ctx: CommandContext): void {
     .option('--exclude <value>', 'dense input into a sparse layout: elements equal to VALUE stay undefined')
     .option('--fill <value>', 'fill value of the new dataset')
     .option('-q, --quiet', 'no progress bar')
-    .action(async (input: string, output: string, o: Record<string, unknown>) => {
-      await importFile(input, output, { ...o, format: o['format'] as ImportFormat | undefined }, ctx.io);
+    .action(async (input: string, output: string, o: Record<string, unknown>, cmd: Command) => {
+      await ctx.prepare?.();
+      await importFile(input, output, { ...o, format: o['format'] as ImportFormat | undefined, quiet: quietOf(cmd) }, ctx.io);
       ctx.setCode(0);
     });
 }

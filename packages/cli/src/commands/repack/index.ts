@@ -3,7 +3,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { collect, type CommandContext } from '../common/command.js';
+import { collect, quietOf, type CommandContext } from '../common/command.js';
 import { repack } from './repack.js';
 
 export { repack, type RepackOptions, type RepackResult } from './repack.js';
@@ -22,8 +22,9 @@ export function registerRepack(program: Command, ctx: CommandContext): void {
     .option('--defined-elements <ddl>', 'sparse outputs: [OBJ:]"BLOCK (a,b)-(c,d), … POINT (a,b), …" or @FILE (repeatable)', collect)
     .option('-q, --quiet', 'no progress bar')
     .option('-v, --verbose', 'print what is done with each dataset')
-    .action(async (input: string, output: string, o: { layout?: string[]; filter?: string[]; exclude?: string; definedElements?: string[]; quiet?: boolean; verbose?: boolean }) => {
-      await repack(input, output, o, ctx.io);
+    .action(async (input: string, output: string, o: { layout?: string[]; filter?: string[]; exclude?: string; definedElements?: string[]; verbose?: boolean }, cmd: Command) => {
+      await ctx.prepare?.();
+      await repack(input, output, { ...o, quiet: quietOf(cmd) }, ctx.io);
       ctx.setCode(0);
     });
 }

@@ -25,6 +25,7 @@ export function registerStat(program: Command, ctx: CommandContext): void {
     .option('--sparse', 'sparse storage breakdown (index and section bytes, defined elements)')
     .option('--json', 'one JSON document')
     .action(async (file: string, o: Record<string, boolean | undefined>) => {
+      await ctx.prepare?.();
       await stat(file, o, ctx.io);
       ctx.setCode(0);
     });
