@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFile, openFile, selectionEquals, type Dataset } from '@chunkform/core';
-import { run } from '../src/index.js';
+import { registerEverything, run } from '../src/index.js';
 
 let dir: string;
 let src: string;
@@ -21,6 +21,7 @@ function py(code: string): string {
 }
 
 beforeAll(() => {
+  registerEverything();
   dir = mkdtempSync(join(tmpdir(), 'chunkform-copy-'));
   src = join(dir, 'src.h5');
   py(`

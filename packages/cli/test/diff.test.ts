@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFile } from '@chunkform/core';
-import { run } from '../src/index.js';
+import { registerEverything, run } from '../src/index.js';
 import { formatG } from '../src/commands/diff/index.js';
 
 let dir: string;
@@ -17,6 +17,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 beforeAll(() => {
+  registerEverything();
   dir = mkdtempSync(join(tmpdir(), 'chunkform-diff-'));
   execFileSync('/usr/bin/python3', ['-c', `
 import h5py, numpy as np, os

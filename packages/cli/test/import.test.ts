@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openFile, selectBlocks, selectionEquals, type Dataset } from '@chunkform/core';
-import { run } from '../src/index.js';
+import { registerEverything, run } from '../src/index.js';
 
 let dir: string;
 
@@ -54,6 +54,7 @@ DATASET "Sparse" {
 `;
 
 beforeAll(() => {
+  registerEverything();
   dir = mkdtempSync(join(tmpdir(), 'chunkform-import-'));
   py(`
 import numpy as np

@@ -14,7 +14,7 @@ import {
   type Filter,
   type Selection,
 } from '@chunkform/core';
-import { run } from '../src/index.js';
+import { registerEverything, run } from '../src/index.js';
 import { parseDefinedElements, DefinedElementsError } from '../src/commands/repack/index.js';
 
 const PY = '/usr/bin/python3';
@@ -56,6 +56,7 @@ async function withDataset<T>(file: string, path: string, body: (d: Dataset) => 
 }
 
 beforeAll(() => {
+  registerEverything();
   dir = mkdtempSync(join(tmpdir(), 'chunkform-repack-'));
   dense = join(dir, 'dense.h5');
   py(`
@@ -209,6 +210,28 @@ print('ok')`).trim(),
       expect(readFileSync(out, 'utf8')).toBe('previous content');
     }
     expect((await cli('repack', '--bogus', dense, out)).code).toBe(2);
+  });
+
+  it('a corrupt chunk fails the repack with one line and leaves no output', async () => {
+    const bad = join(dir, 'corrupt.h5');
+    const bytes = readFileSync(dense);
+    const { address, size } = await withDataset(dense, 'frames', (d) => d.chunkInfo(2));
+    bytes.fill(0xff, address + 2, address + Math.min(size, 40));
+    writeFileSync(bad, bytes);
+    for (const args of [['-l', 'frames:SPARSECHUNK=1x40x50', '--exclude', '0'], ['-f', 'frames:GZIP=1']]) {
+      const out = join(dir, 'from-corrupt.h5');
+      const r = await cli('repack', '-q', ...args, bad, out);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^chunkform: .*frames/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(existsSync(out)).toBe(false);
+    }
+    const truncated = join(dir, 'truncated.h5');
+    writeFileSync(truncated, bytes.subarray(0, 3000));
+    const r = await cli('repack', truncated, join(dir, 'from-truncated.h5'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/file is truncated/);
+    expect(existsSync(join(dir, 'from-truncated.h5'))).toBe(false);
   });
 });
 

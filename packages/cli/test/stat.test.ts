@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFile, openFile, type Dataset } from '@chunkform/core';
-import { run } from '../src/index.js';
+import { registerEverything, run } from '../src/index.js';
 
 let dir: string;
 let rich: string;
@@ -17,6 +17,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 beforeAll(() => {
+  registerEverything();
   dir = mkdtempSync(join(tmpdir(), 'chunkform-stat-'));
   rich = join(dir, 'rich.h5');
   execFileSync('/usr/bin/python3', ['-c', `
