@@ -151,6 +151,8 @@ class Differ {
       }
       const n = v1.length;
       for (let i = 0; i < n; i++) {
+        // equal values are equal under every rule: skip them without a call
+        if (v1[i] === v2[i]) continue;
         const t = compareAt(v1, v2, i, isFloat, rules);
         if (t === null) continue;
         count++;
