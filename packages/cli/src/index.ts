@@ -30,3 +30,8 @@ export { JSON_SCHEMA } from './commands/dump/json.js';
 export { dumpText, type DumpTextOptions } from './commands/dump/text-api.js';
 export * from './format-value.js';
 export { errorMessage } from './error-message.js';
+export * as repackCommand from './commands/repack/index.js';
+export * as diffCommand from './commands/diff/index.js';
+export * as statCommand from './commands/stat/index.js';
+export * as importCommand from './commands/import/index.js';
+export * as copyCommand from './commands/copy/index.js';

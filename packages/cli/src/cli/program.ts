@@ -8,9 +8,14 @@ import { Command, CommanderError } from 'commander';
 import { EXIT_ERROR, EXIT_USAGE, UsageError, type CliContext, type CliIO, type GlobalOptions, type RegisterCommand } from './io.js';
 import { register as registerLs } from '../commands/ls/command.js';
 import { register as registerDump } from '../commands/dump/command.js';
+import { registerStat } from '../commands/stat/command.js';
+import { registerDiff } from '../commands/diff/command.js';
+import { registerRepack } from '../commands/repack/command.js';
+import { registerImport } from '../commands/import/command.js';
+import { registerCopy } from '../commands/copy/command.js';
 
 /** Every command of the program, in the order `--help` lists them. */
-export const COMMANDS: RegisterCommand[] = [registerLs, registerDump];
+export const COMMANDS: RegisterCommand[] = [registerLs, registerDump, registerStat, registerDiff, registerRepack, registerImport, registerCopy];
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

@@ -306,6 +306,11 @@ export class ChunkedStorage implements DatasetStorage {
   // ---- direct chunk I/O -------------------------------------------------------------------
 
   /** Stored chunks, in index order (cached changes are written first, as HDF5 counts them). */
+  /** Bytes the chunk index's own structures occupy in the file (h5stat's "Chunked datasets: Index"). */
+  async indexSizeOnDisk(): Promise<number> {
+    return this.index.sizeOnDisk();
+  }
+
   async chunks(): Promise<ChunkInfo[]> {
     if (this.ctx.writer) await this.engine.flush();
     const out: ChunkInfo[] = [];
