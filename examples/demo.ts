@@ -147,8 +147,8 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `\nLook at it:  pnpm exec chunkform dump ${shown} /run/reduced     ` +
-      `(or: pnpm exec chunkform ls -r -v ${shown})\n` +
+    `\nLook at it:  pnpm exec chunkform dump -d /run/reduced --sparse ${shown}     ` +
+      `(where the defined elements are: --sparse-locations)\n` +
       `Dense datasets open in other HDF5 tools too:  h5dump -d /run/frames ${shown}`,
   );
 }

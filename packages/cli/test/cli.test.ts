@@ -426,12 +426,12 @@ describe('examples/demo.ts', () => {
       encoding: 'utf8',
     });
     const ls = lines(out);
-    expect(ls).toContain(row('/run/frames/counts', 'Dataset {4/Inf, 8/8, 8/8}'));
-    expect(ls).toContain('    Chunks:    {1, 8, 8} 128 bytes');
-    expect(ls).toContain('    Filter-1:  deflate-1 OPT {4}');
-    expect(ls).toContain('    Attribute: operator scalar');
-    expect(ls).toContain('      (0): "gain=high", "mode=burst", "trigger=external"');
-    expect(ls).toContain('Total exposure read back: 0.70 s over 4 frames');
+    expect(ls).toContain(row('/run/frames', 'Dataset {4/Inf, 64/64, 64/64}'));
+    expect(ls).toContain(row('/run/reduced', 'Dataset {4/Inf, 64/64, 64/64}'));
+    expect(ls).toContain('    Sparse Chunks: {1, 64, 64} 8192 bytes');
+    expect(ls).toContain('    Section 1: VALUES');
+    const defined = /\/run\/reduced defines (\d+) of 16384 elements/.exec(out);
+    expect(defined).not.toBeNull();
     const py = JSON.parse(
       execFileSync(
         PY,
@@ -441,9 +441,7 @@ describe('examples/demo.ts', () => {
 import sys, json, h5py
 with h5py.File(sys.argv[1], 'r') as f:
     print(json.dumps({
-        'counts': f['run/frames/counts'][()].reshape(-1).tolist(),
-        'ts': [str(v) for v in f['run/frames/timestamp_ns'][()]],
-        'settings': [s.decode() for s in f['run/meta/settings'][()]],
+        'frames': f['run/frames'][()].reshape(-1).tolist(),
         'run_number': int(f['run'].attrs['run_number']),
         'title': f.attrs['title'],
     }))
@@ -453,13 +451,27 @@ with h5py.File(sys.argv[1], 'r') as f:
         { encoding: 'utf8' },
       ),
     );
-    const doc = JSON.parse((await cli('dump', '--json', file)).stdout).root;
-    const frames = doc.members.run.members.frames.members;
-    expect(frames.counts.values).toEqual(py.counts);
-    expect(frames.timestamp_ns.values).toEqual(py.ts);
-    expect(doc.members.run.members.meta.members.settings.values).toEqual(py.settings);
-    expect(doc.members.run.attrs.run_number).toBe(py.run_number);
-    expect(doc.attrs.title).toBe(py.title);
-    expect(py.counts[3 * 8 + 2]).toBe(10 + Math.round(1000 * Math.exp(-0.125))); // next to the spot's centre (2, 3.5) in frame 0
+    // the sparse dataset keeps the frames' values where it defines elements, and the fill value elsewhere
+    const { openFile, Dataset } = await import('@chunkform/core');
+    (await import('../src/registrations.js')).registerEverything();
+    const f = await openFile(file);
+    const reduced = await f.get('/run/reduced');
+    if (!(reduced instanceof Dataset)) throw new Error('no /run/reduced');
+    const { values } = await reduced.readDefined();
+    expect(values.length).toBe(Number(defined![1]));
+    const all = Array.from((await reduced.read()) as Uint16Array);
+    let kept = 0;
+    all.forEach((v, i) => {
+      if (v !== 0) {
+        kept++;
+        expect(v).toBe(py.frames[i]);
+      }
+    });
+    expect(kept).toBe(values.length);
+    await f.close();
+    const doc = JSON.parse((await cli('dump', '--json', '-d', '/run/frames', file)).stdout).root;
+    expect(JSON.stringify(doc)).toContain(String(py.frames[24 * 64 + 20]));
+    expect(py.run_number).toBe(42);
+    expect(py.title).toBe('chunkform demo: one LCLS-style detector run');
   });
 });
