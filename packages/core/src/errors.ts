@@ -133,3 +133,9 @@ export class FilterError extends H5Error {
     if (info.cause !== undefined) Object.defineProperty(this, 'cause', { value: info.cause, writable: true, configurable: true });
   }
 }
+
+/**
+ * A remote file could not be read as asked: the server refused or failed the request (after retries), ignores
+ * `Range` requests, or the file changed while it was read. `path` is the URL.
+ */
+export class RemoteSourceError extends H5Error {}

@@ -10,6 +10,8 @@ import { encodeLinkInfo } from '../format/messages/link-info.js';
 import { GROUP_INFO, LINK_INFO } from '../format/messages/message-types.js';
 import { encodeSuperblock } from '../format/superblock.js';
 import { isByteStore, MemoryStore, type ByteSource, type ByteStore } from '../io/byte-store.js';
+import type { HttpRangeOptions } from '../io/http-range.js';
+import { isHttpUrl, openSource, type FileSourceInput } from '../io/open-source.js';
 import { FileContext } from '../file/file-context.js';
 import { FileWriter } from '../file/file-writer.js';
 import { Group } from './group.js';
@@ -21,6 +23,8 @@ export interface OpenOptions {
   mode?: 'r' | 'r+';
   /** Where filters, chunk indexes and chunk formats are looked up (default: the process-wide container). */
   container?: Container;
+  /** URLs: request headers, `fetch`, block size, cache budget and retries of the {@link HttpRangeSource}. */
+  http?: HttpRangeOptions;
 }
 
 /** Options of {@link createFile}. */
@@ -84,25 +88,23 @@ async function nodeStore(path: string, mode: 'r' | 'r+' | 'w'): Promise<ByteStor
 }
 
 /**
- * Opens an HDF5 file: a path (Node), a {@link ByteSource} (any storage), or the file's bytes.
+ * Opens an HDF5 file: a path (Node), an `http(s)` URL (string or `URL`, read with range requests:
+ * {@link HttpRangeSource}), a `Blob` / `File` ({@link BlobSource}), the file's bytes, or any
+ * {@link ByteSource}.
  * @example
  * const f = await openFile('scan.h5');
  * const d = await f.get('/entry/data');
  */
-export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuffer, opts: OpenOptions = {}): Promise<H5File> {
+export async function openFile(src: string | FileSourceInput, opts: OpenOptions = {}): Promise<H5File> {
   const mode = opts.mode ?? 'r';
   let source: ByteSource;
   let owned: ByteSource | null = null;
   let name: string;
-  if (typeof src === 'string') {
+  if (typeof src === 'string' && !isHttpUrl(src)) {
     source = owned = await nodeStore(src, mode);
     name = src;
-  } else if (src instanceof Uint8Array || src instanceof ArrayBuffer) {
-    source = new MemoryStore(src instanceof Uint8Array ? src : new Uint8Array(src));
-    name = '(memory)';
   } else {
-    source = src;
-    name = '(source)';
+    ({ source, name } = await openSource(src, opts.http));
   }
   try {
     const ctx = await FileContext.open(source, name);
