@@ -176,3 +176,9 @@ export class ResourceLimitError extends H5Error {
     this.limit = limit;
   }
 }
+
+/**
+ * A remote file could not be read as asked: the server refused or failed the request (after retries), ignores
+ * `Range` requests, or the file changed while it was read. `path` is the URL.
+ */
+export class RemoteSourceError extends H5Error {}

@@ -26,6 +26,9 @@ export {
 export { Dataset, UNLIMITED } from './objects/dataset.js';
 export { Attributes, type SetAttributeOptions } from './objects/attributes.js';
 export { MemoryStore, isByteStore, type ByteSource, type ByteStore } from './io/byte-store.js';
+export { HttpRangeSource, type HttpRangeOptions, type HttpRangeStats } from './io/http-range.js';
+export { BlobSource } from './io/blob-source.js';
+export type { FileSourceInput } from './io/source-input.js';
 export type {
   Datatype,
   ByteOrder,

@@ -22,7 +22,7 @@ export { fletcher32Filter, fletcher32, appendFletcher32, verifyFletcher32 } from
 export { scaleOffsetFilter, scaleOffsetDecode, scaleOffsetEncode, scaleOffsetSetLocal, SO_FLOAT_DSCALE, SO_INT, type FillValueContext } from './scaleoffset/index.js';
 export { nbitFilter, nbitDecode, nbitEncode, nbitSetLocal } from './nbit/index.js';
 export { lz4Filter, createLz4Filter, lz4Encode, lz4Decode, lz4CompressBound, jsLz4Codec, defaultLz4Codec, wasmLz4BlockCodec, LZ4_DEFAULT_BLOCK_SIZE, LZ4_HEADER_SIZE, type Lz4BlockCodec, type Lz4EncodeOptions } from './lz4/index.js';
-export { zstdFilter, createZstdFilter, zstdEncode, zstdDecode, zstdLevel, defaultZstdCodec, fzstdCodec, loadZstdWasm, ZSTD_DEFAULT_LEVEL, ZSTD_MIN_LEVEL, ZSTD_MAX_LEVEL, type ZstdCodec } from './zstd/index.js';
+export { zstdFilter, createZstdFilter, configureZstdWasm, type ZstdWasmOptions, zstdEncode, zstdDecode, zstdLevel, defaultZstdCodec, fzstdCodec, loadZstdWasm, ZSTD_DEFAULT_LEVEL, ZSTD_MIN_LEVEL, ZSTD_MAX_LEVEL, type ZstdCodec } from './zstd/index.js';
 export { zstdFrameContentSize, ZSTD_MAGIC, type ZstdContentSize } from './zstd/frame.js';
 export { bitshuffleFilter, createBitshuffleFilter, bitshuffleEncode, bitshuffleDecode, bitshuffleParams, bitshuffleSetLocal, DEFAULT_BITSHUFFLE_CODECS, BSHUF_VERSION, BSHUF_COMPRESS_NONE, BSHUF_COMPRESS_LZ4, BSHUF_COMPRESS_ZSTD, type BitshuffleCodecs, type BitshuffleParams } from './bitshuffle/index.js';
 

@@ -7,6 +7,8 @@ import { FileAccessError, InvalidStateError, ValueError } from '../errors.js';
 import { DEFAULT_SIZES, UNDEFINED_ADDRESS } from '../format/bytes.js';
 import { encodeSuperblock } from '../format/superblock.js';
 import { isByteStore, MemoryStore, type ByteSource, type ByteStore } from '../io/byte-store.js';
+import type { HttpRangeOptions } from '../io/http-range.js';
+import { isHttpUrl, isUrlOrBlob, toByteSource, type FileSourceInput } from '../io/source-input.js';
 import { FileContext } from '../file/file-context.js';
 import { FileWriter, type FlushOptions } from '../file/file-writer.js';
 import { Group } from './group.js';
@@ -48,6 +50,8 @@ export interface OpenOptions {
    * claims more elements than anyone stored.
    */
   maxReadBytes?: number;
+  /** URLs: request headers, `fetch`, block size, cache budget and retries of the {@link HttpRangeSource}. */
+  http?: HttpRangeOptions;
 }
 
 /** Options of {@link createFile}. */
@@ -136,7 +140,9 @@ async function nodeStore(path: string, mode: 'r' | 'r+' | 'w' | 'x'): Promise<By
 }
 
 /**
- * Opens an HDF5 file: a path (Node), a {@link ByteSource} (any storage), or the file's bytes.
+ * Opens an HDF5 file: a path (Node), an `http(s)` URL (string or `URL`, read with range requests:
+ * {@link HttpRangeSource}), a `Blob` / `File` ({@link BlobSource}), the file's bytes, or any
+ * {@link ByteSource}.
  * `mode` is h5py's (see {@link OpenOptions.mode}): `'r'` (default), `'r+'`, `'w'`, `'w-'`/`'x'`, `'a'`.
  * @throws ValueError an unknown mode, or a writing mode on something that cannot be written
  *   (checked before anything is opened or changed).
@@ -146,7 +152,7 @@ async function nodeStore(path: string, mode: 'r' | 'r+' | 'w' | 'x'): Promise<By
  * const d = await f.get('/entry/data');
  * const out = await openFile('out.h5', { mode: 'a' }); // open, or create when missing
  */
-export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuffer, opts: OpenOptions = {}): Promise<H5File> {
+export async function openFile(src: string | FileSourceInput, opts: OpenOptions = {}): Promise<H5File> {
   const mode = opts.mode ?? 'r';
   if (opts.maxReadBytes !== undefined) validReadLimit(opts.maxReadBytes, 'openFile');
   if (!FILE_MODES.includes(mode)) {
@@ -154,8 +160,14 @@ export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuff
   }
   if (opts.superblockVersion !== undefined) checkSuperblockVersion(opts.superblockVersion);
   const bytes = src instanceof Uint8Array || src instanceof ArrayBuffer;
-  if (mode !== 'r' && (bytes || (typeof src !== 'string' && !isByteStore(src)))) {
-    throw new ValueError(`mode "${mode}" needs a path or a writable ByteStore${bytes ? ', not the bytes of a file' : ''}`);
+  const remote = typeof src === 'string' ? isHttpUrl(src) : isUrlOrBlob(src);
+  if (mode !== 'r' && (bytes || remote || (typeof src !== 'string' && !isByteStore(src as ByteSource)))) {
+    const what = bytes ? ', not the bytes of a file' : remote ? ', not a URL or Blob (they are read-only)' : '';
+    throw new ValueError(`mode "${mode}" needs a path or a writable ByteStore${what}`);
+  }
+  if (remote) {
+    const { source, name } = await toByteSource(src as string | URL | Blob, opts.http);
+    return openSource(source, name, 'r', null, opts);
   }
   const create: CreateOptions = {
     ...(opts.superblockVersion !== undefined ? { superblockVersion: opts.superblockVersion } : {}),
@@ -187,7 +199,7 @@ export async function openFile(src: string | ByteSource | Uint8Array | ArrayBuff
     return openSource(store, src, mode, store, opts);
   }
   if (bytes) return openSource(new MemoryStore(src instanceof Uint8Array ? src : new Uint8Array(src)), '(memory)', mode, null, opts);
-  return openSource(src, '(source)', mode, null, opts);
+  return openSource(src as ByteSource, '(source)', mode, null, opts);
 }
 
 /** Opens an existing file in `source` ('r' or 'r+'); closes `owned` when that fails. */

@@ -41,24 +41,66 @@ export interface ZstdCodec {
 }
 
 interface ZstdWasm {
-  init(): Promise<void>;
+  init(path?: string): Promise<void>;
   compress(buf: Uint8Array, level?: number): Uint8Array;
   decompress(buf: Uint8Array): Uint8Array;
 }
 
+/** How the zstd WebAssembly module is loaded ({@link configureZstdWasm}). */
+export interface ZstdWasmOptions {
+  /**
+   * Browsers: URL of `zstd.wasm` (from `@bokuweb/zstd-wasm/dist/web/zstd.wasm`, served by your app). Without
+   * it the module looks for `zstd.wasm` beside the script, which a bundle usually does not ship.
+   */
+  url?: string;
+  /** Give up loading after this many milliseconds (default 10 000): decoding then uses `fzstd`. */
+  timeoutMs?: number;
+}
+
+let wasmOptions: ZstdWasmOptions = {};
 let wasm: ZstdWasm | undefined;
 let wasmLoading: Promise<ZstdWasm> | undefined;
 let wasmFailed = false;
 
-/** Loads `@bokuweb/zstd-wasm` once (zstd compiled to WebAssembly). */
+/**
+ * Sets where and how long the zstd WebAssembly module is loaded. Call it before the first zstd chunk is
+ * read or written; later calls do not reload a module that loaded.
+ */
+export function configureZstdWasm(opts: ZstdWasmOptions): void {
+  wasmOptions = { ...opts };
+  if (!wasm) {
+    wasmLoading = undefined;
+    wasmFailed = false;
+  }
+}
+
+/** `p`, or a rejection after `ms` milliseconds (the timer does not keep Node alive). */
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+    (t as { unref?: () => void }).unref?.();
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e: unknown) => (clearTimeout(t), reject(e)),
+    );
+  });
+}
+
+/**
+ * Loads `@bokuweb/zstd-wasm` once (zstd compiled to WebAssembly), within the time limit of
+ * {@link configureZstdWasm}; a failure or time-out is remembered, and decoding falls back to `fzstd`.
+ */
 export function loadZstdWasm(): Promise<ZstdWasm> {
-  wasmLoading ??= import('@bokuweb/zstd-wasm').then(
-    async (m) => {
+  wasmLoading ??= withTimeout(
+    import('@bokuweb/zstd-wasm').then(async (m) => {
       const mod = ((m as { default?: ZstdWasm }).default ?? m) as ZstdWasm;
-      await mod.init();
-      wasm = mod;
+      await (wasmOptions.url ? mod.init(wasmOptions.url) : mod.init());
       return mod;
-    },
+    }),
+    wasmOptions.timeoutMs ?? 10_000,
+    'loading the zstd WebAssembly module',
+  ).then(
+    (mod) => (wasm = mod),
     (e: unknown) => {
       wasmFailed = true;
       throw e;
