@@ -15,7 +15,7 @@ import { ATTRIBUTE, ATTRIBUTE_INFO } from '../format/messages/message-types.js';
 import { datatypeOfValues, parseDtype, type DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
-import { compareNames } from './links.js';
+import { compareNames } from './link-list.js';
 import { loadCommittedDatatype } from './shared-datatype.js';
 import { bytesToValues, valuesToBytes } from './values-io.js';
 import { elementCount, inferShape } from './shape.js';

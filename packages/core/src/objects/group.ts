@@ -18,6 +18,7 @@ import { Dataset } from './dataset.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { datasetMessages, planDataspace, type CreateLayout } from './dataset-create.js';
 import { linkInfoOf, linkStorageOf, readLinks } from './links.js';
+import type { LinkList } from './link-list.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount, inferShape } from './shape.js';
 import { valuesToBytes } from './values-io.js';
@@ -128,12 +129,12 @@ export class Group {
 
   /** All links of this group, described. */
   async links(): Promise<LinkInfo[]> {
-    return (await this.linkMessages()).map(describeLink);
+    return (await this.linkMessages()).links.map(describeLink);
   }
 
   /** The link called `name` in this group. */
   async getLink(name: string): Promise<LinkInfo> {
-    const l = (await this.linkMessages()).find((m) => m.name === name);
+    const l = (await this.linkMessages()).get(name);
     if (!l) throw new NotFoundError(`no link "${name}"`, { path: this.path });
     return describeLink(l);
   }
@@ -165,7 +166,7 @@ export class Group {
     if (parts.length === 0) return node;
     for (let i = 0; i < parts.length; i++) {
       const name = parts[i]!;
-      const l = (await node.linkMessages()).find((m) => m.name === name);
+      const l = (await node.linkMessages()).get(name);
       const here = joinPath(node.path, name);
       if (!l) throw new NotFoundError(`"${here}" does not exist`, { path: here });
       let target: H5Node;
@@ -309,7 +310,8 @@ export class Group {
     if (storage !== 'compact') {
       throw new UnsupportedError(`adding links to a group with ${storage} link storage is not supported yet`, { path: this.path });
     }
-    if ((await this.linkMessages()).some((l) => l.name === link.name)) {
+    const list = await this.linkMessages();
+    if (list.has(link.name)) {
       throw new ValueError(`"${joinPath(this.path, link.name)}" already exists`, { path: this.path });
     }
     writer.adopt(this.model, this.path);
@@ -324,6 +326,9 @@ export class Group {
     }
     this.model.messages.push({ type: LINK, flags: 0, body: encodeLink(l, this.ctx.sizes) });
     this.model.touch();
+    // the sorted list stays valid with the new link in its place (touch() dropped it)
+    list.insert(l);
+    this.model.derived.set('links', list);
   }
 
   /** The group that will hold `path`'s last component, creating intermediate groups. */
@@ -334,7 +339,7 @@ export class Group {
     let parent: Group = path.startsWith('/') ? await this.root() : this;
     for (const p of parts) {
       const here = joinPath(parent.path, p);
-      const exists = (await parent.linkMessages()).some((l) => l.name === p);
+      const exists = (await parent.linkMessages()).has(p);
       const next = exists ? await parent.get(p) : await parent.createGroup(p);
       if (!(next instanceof Group)) throw new ValueError(`cannot ${what} "${path}": "${here}" is not a group`, { path: here });
       parent = next;
@@ -349,8 +354,8 @@ export class Group {
   }
 
   /** The decoded link messages (cached on the header model until it changes). */
-  private async linkMessages(): Promise<LinkMessage[]> {
-    const cached = this.model.derived.get('links') as LinkMessage[] | undefined;
+  private async linkMessages(): Promise<LinkList> {
+    const cached = this.model.derived.get('links') as LinkList | undefined;
     if (cached) return cached;
     try {
       const links = await readLinks(this.ctx, this.model);
