@@ -4,8 +4,10 @@
  * chunk format. Formats without `defined` (dense) have every element defined.
  * @module
  */
-import { boundingBox, intersect, offsetSelection, selectionCount, union } from '../selection/algebra.js';
-import { selectBlocks, selectNone, type Selection } from '../selection/selection.js';
+import { boundingBox, intersect, offsetSelection, selectionCount, toBlocks, union } from '../selection/algebra.js';
+import { boxesBounds } from '../selection/boxes.js';
+import { concatSlabs } from '../selection/concat.js';
+import { blocksFromCanonical, selectBlocks, selectNone, type Selection } from '../selection/selection.js';
 
 /** A chunk's box in dataset coordinates (clipped to the dataset) and its chunk-relative part of `sel`. */
 export interface ChunkPart {
@@ -36,8 +38,47 @@ export function chunkParts(
   return out.sort((a, b) => compareCoords(a.coords, b.coords));
 }
 
-/** Union of many selections by pairwise reduction (keeps each union small). */
+/**
+ * Union of the per-chunk selections `parts`. Parts are split into slabs of dimension 0 that no other
+ * part reaches into (the chunk rows of parts in different rows of chunks never overlap); slabs holding
+ * one part are concatenated as they are ({@link concatSlabs}), and only parts sharing a slab are merged,
+ * by pairwise reduction (keeps each union small).
+ */
 export function unionAll(parts: Selection[], dims: readonly number[]): Selection {
+  const rank = dims.length;
+  const blocks: Float64Array[] = [];
+  const lo: number[] = [];
+  const hi: number[] = [];
+  for (const p of parts) {
+    if (p.kind === 'none') continue;
+    const b = rank === 0 || p.kind === 'all' ? undefined : toBlocks(p, dims);
+    if (!b) return pairwise(parts, dims);
+    if (b.kind === 'none') continue;
+    blocks.push(b.boxes);
+    const bb = boxesBounds(b.boxes, rank);
+    lo.push(bb.start[0]!);
+    hi.push(bb.end[0]!);
+  }
+  if (blocks.length === 0) return selectNone();
+  const order = blocks.map((_, i) => i).sort((i, j) => lo[i]! - lo[j]! || i - j);
+  const slabs: Float64Array[] = [];
+  for (let k = 0; k < order.length; ) {
+    // a slab: parts whose dimension-0 extents chain-overlap
+    let end = hi[order[k]!]!;
+    let m = k + 1;
+    while (m < order.length && lo[order[m]!]! < end) end = Math.max(end, hi[order[m++]!]!);
+    if (m === k + 1) slabs.push(blocks[order[k]!]!);
+    else {
+      const merged = pairwise(order.slice(k, m).map((i) => blocksFromCanonical(blocks[i]!, rank)), dims);
+      if (merged.kind === 'blocks') slabs.push(merged.boxes);
+    }
+    k = m;
+  }
+  return concatSlabs(slabs, rank);
+}
+
+/** Union of many selections by pairwise reduction. */
+function pairwise(parts: Selection[], dims: readonly number[]): Selection {
   if (parts.length === 0) return selectNone();
   let level = parts;
   while (level.length > 1) {
