@@ -303,6 +303,8 @@ export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx
   }
   if (sel.kind === 'points') return fromPoints(sel.coords, values === parts[1] ? values.slice() : values, es, dims);
   const runs = pairsToDefined(selectionRuns(sel, dims));
+  // A decoded block list is canonical already (and validated above): it is the chunk's selection.
+  const selection = sel.kind === 'blocks' ? sel : runsSelection(runs, dims);
   // Unfiltered values are a view of the bytes read, which the store may reuse: keep a copy.
-  return { selection: runsSelection(runs, dims), values: values === parts[1] ? values.slice() : values, runs };
+  return { selection, values: values === parts[1] ? values.slice() : values, runs };
 }

@@ -236,6 +236,28 @@ export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly n
 }
 
 /**
+ * The defined elements within `sel` (chunk-relative) and their values in C order of them: the
+ * chunk's own values (not copied) when `sel` holds every defined element, else read along the runs
+ * of the part.
+ */
+export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[], filler: FillWriter): { selection: Selection; values: Uint8Array } {
+  const part = definedWithin(mem, sel, dims);
+  if (part === mem.selection) return { selection: part, values: mem.values };
+  const pairs = selectionRuns(part, dims);
+  const runs = new Float64Array((pairs.length / 2) * 3);
+  let count = 0;
+  for (let i = 0, k = 0; i < pairs.length; i += 2, k += 3) {
+    runs[k] = pairs[i]!;
+    runs[k + 1] = count;
+    runs[k + 2] = pairs[i + 1]!;
+    count += pairs[i + 1]!;
+  }
+  const values = new Uint8Array(count * es);
+  readChunk(mem, { coords: [], runs, count, full: false }, values, es, filler);
+  return { selection: part, values };
+}
+
+/**
  * Makes the elements of `sel` (chunk-relative) undefined and drops their values (seed 004 `erase`,
  * notes §8.4: the surviving values are compacted in their new selection order).
  */

@@ -89,6 +89,58 @@ function pairwise(parts: Selection[], dims: readonly number[]): Selection {
   return level[0]!;
 }
 
+/** True when chunks span the dataset in every dimension but the first (each chunk is one slab of dimension 0). */
+export function chunksAreSlabs(dims: readonly number[], chunkDims: readonly number[]): boolean {
+  if (dims.length === 0) return false;
+  for (let d = 1; d < dims.length; d++) if (chunkDims[d]! < dims[d]!) return false;
+  return true;
+}
+
+/**
+ * The defined elements of `parts` (in chunk order, chunks that are slabs of dimension 0: see
+ * {@link chunksAreSlabs}) and their values: `read` gives each part's chunk-relative defined selection
+ * and values; the union is the concatenation of the parts and the values follow in the same order.
+ */
+export async function concatDefinedValues(
+  parts: readonly ChunkPart[],
+  dims: readonly number[],
+  chunkDims: readonly number[],
+  read: (part: ChunkPart) => Promise<{ selection: Selection; values: Uint8Array }>,
+): Promise<{ selection: Selection; bytes: Uint8Array }> {
+  const boxes: Float64Array[] = [];
+  const values: Uint8Array[] = [];
+  let total = 0;
+  for (const part of parts) {
+    const r = await read(part);
+    const b = toBlocks(r.selection, chunkDims);
+    if (b.kind === 'none') continue;
+    boxes.push(offsetBoxes(b.boxes, part.start));
+    values.push(r.values.slice()); // `r.values` may be the chunk's own storage
+    total += r.values.length;
+  }
+  let bytes = values[0] ?? new Uint8Array(0);
+  if (values.length > 1) {
+    bytes = new Uint8Array(total);
+    let o = 0;
+    for (const v of values) (bytes.set(v, o), (o += v.length));
+  }
+  return { selection: concatSlabs(boxes, dims.length), bytes };
+}
+
+/** A copy of the flat boxes `boxes` moved by `start` (one entry per dimension). */
+function offsetBoxes(boxes: Float64Array, start: readonly number[]): Float64Array {
+  const w = 2 * start.length;
+  const out = new Float64Array(boxes.length);
+  for (let d = 0; d < start.length; d++) {
+    const s = start[d]!;
+    for (let i = 2 * d; i < boxes.length; i += w) {
+      out[i] = boxes[i]! + s;
+      out[i + 1] = boxes[i + 1]! + s;
+    }
+  }
+  return out;
+}
+
 function compareCoords(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return 0;

@@ -277,6 +277,15 @@ export class Dataset {
 
   /** The defined elements within `selection` and their values (in the defined selection's C order), in one call. */
   async readDefined(selection?: Selection): Promise<{ selection: Selection; values: Values }> {
+    try {
+      const sel = selection ?? selectAll();
+      this.countOf(sel);
+      const storage = await this.storage();
+      const one = storage instanceof ChunkedStorage ? await storage.readDefined(sel) : undefined;
+      if (one) return { selection: one.selection, values: await bytesToValues(this.ctx, one.bytes, this.dtype, one.bytes.length / this.elementSize, true) };
+    } catch (e) {
+      throw e instanceof H5Error ? e.withPath(this.path) : e;
+    }
     const defined = await this.getDefined(selection);
     return { selection: defined, values: await this.read(defined) };
   }
