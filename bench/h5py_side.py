@@ -16,7 +16,7 @@ Commands:
   {"cmd": "groups", "path", "groups", "per"}  create groups*per empty float32 (16,) datasets in `groups` groups
                                        (file create and close included) -> {"s"}
   {"cmd": "one_group", "path", "n", "marks": [..]}  create n datasets in one group; seconds per dataset of the
-                                       50 creations ending at each mark -> {"per": [...], "s"}
+                                       `window` creations ending at each mark -> {"per": [...], "s"}
 """
 import json
 import os
@@ -119,7 +119,8 @@ def one_group(msg):
             grp.create_dataset(f"d{d:05d}", shape=(16,), dtype="<f4")
             stamps[d + 1] = time.perf_counter()
     s = time.perf_counter() - t0
-    return {"per": [(stamps[m] - stamps[m - 50]) / 50 for m in marks], "s": s}
+    w = msg.get("window", 100)
+    return {"per": [(stamps[m] - stamps[m - w]) / w for m in marks], "s": s}
 
 
 def main():

@@ -5,13 +5,13 @@
  *
  * - `points`: BENCH_PG_FRAMES (default 200) frames of 2048² uint16, each with 80 non-overlapping 3×3 pixel
  *   groups (seeded random), in a sparse dataset `[frame, y, x]` (maxShape `[∞, 2048, 2048]`, chunks
- *   1×2048×2048, deflate 1 on both sections) written frame by frame (`resize` + `write(values, selectBlocks(80
+ *   1×2048×2048; deflate 1 on both sections, and unfiltered) written frame by frame (`resize` + `write(values, selectBlocks(80
  *   boxes))`); h5py: COO — four 1-D datasets (u32 frame, u16 y, x, value; chunks of 65,536, gzip 1)
  *   appended frame by frame (resize + write) plus an offsets dataset. Reads: ours `readDefined(frame)` per
  *   frame and `readDefined(all)`; h5py each frame's slices (after reading the offsets) and the arrays whole.
  *   Create and close are timed on both sides; reads include open and close.
  * - `groups`: 10,000 empty float32 (16,) datasets in 100 groups (file create and close included), and the
- *   time per dataset of the 50 creations ending at 100 / 400 / 1,600 links in one group.
+ *   time per dataset of the 100 creations ending at 100 / 400 / 1,600 links in one group.
  *
  * Every measurement runs BENCH_W6_REPEAT (default 7) times, ours and h5py alternating (which goes first
  * alternates too), and the row reports the median of the paired ratios (h5py time ÷ ours: > 1 means
@@ -33,6 +33,8 @@ const GROUPS_PER_FRAME = 80;
 const N = 2048;
 const REPEAT = Number(process.env.BENCH_W6_REPEAT ?? 7);
 const PYTHON = '/usr/bin/python3';
+/** Creations per measured window (ending at 100 / 400 / 1,600 links). */
+const WINDOW = 100;
 const ONLY = new Set((process.env.BENCH_W6_PARTS ?? 'points,groups').split(','));
 
 /** The h5py side: bench/h5py_side.py as a JSON-lines server. */
@@ -119,10 +121,10 @@ function writePointsFile(path: string, pf: PointFrames): void {
   writeFileSync(path, buf);
 }
 
-async function oursWrite(path: string, pf: PointFrames): Promise<number> {
+async function oursWrite(path: string, pf: PointFrames, gzip: boolean): Promise<number> {
   const t0 = performance.now();
   const f = await createFile(path);
-  const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [0, N, N], maxShape: [null, N, N], chunks: [1, N, N], compression: 'gzip', compressionOpts: 1 });
+  const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [0, N, N], maxShape: [null, N, N], chunks: [1, N, N], ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
   for (let i = 0; i < FRAMES; i++) {
     await ds.resize([i + 1, N, N]);
     await ds.write(pf.values[i]!, selectBlocks(pf.boxes[i]!));
@@ -193,7 +195,7 @@ async function oursOneGroup(path: string, n: number, marks: number[]): Promise<n
   }
   await f.close();
   rmSync(path, { force: true });
-  return marks.map((m) => (stamps[m]! - stamps[m - 50]!) / 50 / 1000);
+  return marks.map((m) => (stamps[m]! - stamps[m - WINDOW]!) / WINDOW / 1000);
 }
 
 const median = (xs: number[]): number => {
@@ -236,34 +238,37 @@ export async function runSixthWave(dir: string): Promise<void> {
       const bin = join(dir, 'points.bin');
       writePointsFile(bin, pf);
       await py.call({ cmd: 'load_points', path: bin, width: N });
-      const ours = join(dir, 'ours-points.h5');
       const theirs = join(dir, 'h5py-coo.h5');
-      const title = `${FRAMES} frames × ${GROUPS_PER_FRAME} 3×3 groups, 2048²`;
-      const w = await paired(
-        () => oursWrite(ours, pf),
-        async () => (await py.call({ cmd: 'coo_write', path: theirs })).s as number,
-      );
-      row(`point groups write (${title}), gzip 1`, w);
-      console.log(`  ${''.padEnd(58)} ${((w.ours / FRAMES) * 1e6).toFixed(0).padStart(6)} µs ${((w.theirs / FRAMES) * 1e6).toFixed(0).padStart(6)} µs per frame`);
-      const rf = await paired(
-        () => oursReadFrames(ours, pf),
-        async () => {
-          const r = await py.call({ cmd: 'coo_read_frames', path: theirs });
-          if (r.count !== pf.count) throw new Error(`bench points: h5py read ${String(r.count)} px per frame, expected ${pf.count}`);
-          return r.s as number;
-        },
-      );
-      row('point groups read per frame (readDefined / COO slices)', rf);
-      const ra = await paired(
-        () => oursReadAll(ours, pf),
-        async () => {
-          const r = await py.call({ cmd: 'coo_read_all', path: theirs });
-          if (r.count !== pf.count || r.sum !== pf.sum) throw new Error(`bench points: h5py read ${String(r.count)} px whole, expected ${pf.count}`);
-          return r.s as number;
-        },
-      );
-      row('point groups read whole dataset (readDefined(all) / COO)', ra);
-      rmSync(ours, { force: true });
+      const title = `${FRAMES} frames × ${GROUPS_PER_FRAME} 3×3 groups`;
+      for (const gzip of [true, false]) {
+        const ours = join(dir, `ours-points-${gzip ? 'gzip' : 'raw'}.h5`);
+        const kind = gzip ? 'gzip 1' : 'unfiltered';
+        const w = await paired(
+          () => oursWrite(ours, pf, gzip),
+          async () => (await py.call({ cmd: 'coo_write', path: theirs })).s as number,
+        );
+        row(`point groups write (${title}), ours ${kind}`, w);
+        console.log(`  ${''.padEnd(58)} ${((w.ours / FRAMES) * 1e6).toFixed(0).padStart(6)} µs ${((w.theirs / FRAMES) * 1e6).toFixed(0).padStart(6)} µs per frame`);
+        const rf = await paired(
+          () => oursReadFrames(ours, pf),
+          async () => {
+            const r = await py.call({ cmd: 'coo_read_frames', path: theirs });
+            if (r.count !== pf.count) throw new Error(`bench points: h5py read ${String(r.count)} px per frame, expected ${pf.count}`);
+            return r.s as number;
+          },
+        );
+        row(`point groups read per frame, ours ${kind}`, rf);
+        const ra = await paired(
+          () => oursReadAll(ours, pf),
+          async () => {
+            const r = await py.call({ cmd: 'coo_read_all', path: theirs });
+            if (r.count !== pf.count || r.sum !== pf.sum) throw new Error(`bench points: h5py read ${String(r.count)} px whole, expected ${pf.count}`);
+            return r.s as number;
+          },
+        );
+        row(`point groups read whole dataset, ours ${kind}`, ra);
+        rmSync(ours, { force: true });
+      }
       rmSync(theirs, { force: true });
     }
     if (ONLY.has('groups')) {
@@ -276,7 +281,7 @@ export async function runSixthWave(dir: string): Promise<void> {
       const per: { ours: number[]; theirs: number[] }[] = marks.map(() => ({ ours: [], theirs: [] }));
       for (let i = 0; i < REPEAT; i++) {
         const run = async (who: 'ours' | 'theirs'): Promise<void> => {
-          const xs = who === 'ours' ? await oursOneGroup(join(dir, 'ours-one.h5'), 1600, marks) : ((await py.call({ cmd: 'one_group', path: join(dir, 'h5py-one.h5'), n: 1600, marks })).per as number[]);
+          const xs = who === 'ours' ? await oursOneGroup(join(dir, 'ours-one.h5'), 1600, marks) : ((await py.call({ cmd: 'one_group', path: join(dir, 'h5py-one.h5'), n: 1600, marks, window: WINDOW })).per as number[]);
           xs.forEach((x, k) => per[k]![who].push(x));
         };
         if (i % 2 === 0) (await run('ours'), await run('theirs'));

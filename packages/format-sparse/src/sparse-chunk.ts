@@ -231,7 +231,7 @@ export function chunkFromRequest(req: ChunkRequest, src: Uint8Array, es: number,
 
 /** The defined elements within `sel` (chunk-relative; seed 004 `defined`). */
 export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly number[]): Selection {
-  if (mem.runs.length === 0) return selectNone();
+  if (mem.selection.kind === 'none') return selectNone();
   return intersect(mem.selection, sel, dims);
 }
 

@@ -62,7 +62,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   }
 
   isEmpty(mem: SparseChunk): boolean {
-    return mem.runs.length === 0;
+    return mem.selection.kind === 'none';
   }
 
   async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<SparseChunk> {
