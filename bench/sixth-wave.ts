@@ -1,7 +1,8 @@
 /**
  * Issue #11 rows measured side by side with h5py (the HDF5 C library through Debian's python3-h5py,
  * bench/h5py_side.py as a server process), part of `pnpm bench` (alone: `BENCH_ONLY=points,groups pnpm bench`,
- * or `node --import tsx bench/sixth-wave.ts`, e.g. under `--cpu-prof`).
+ * either part alone with `BENCH_ONLY=points` or `=groups`; or `node --import tsx bench/sixth-wave.ts` with
+ * `BENCH_W6_PARTS=points|groups`, e.g. under `--cpu-prof`).
  *
  * - `points`: BENCH_PG_FRAMES (default 200) frames of 2048² uint16, each with 80 non-overlapping 3×3 pixel
  *   groups (seeded random), in a sparse dataset `[frame, y, x]` (maxShape `[∞, 2048, 2048]`, chunks
@@ -35,7 +36,6 @@ const REPEAT = Number(process.env.BENCH_W6_REPEAT ?? 7);
 const PYTHON = '/usr/bin/python3';
 /** Creations per measured window (ending at 100 / 400 / 1,600 links). */
 const WINDOW = 100;
-const ONLY = new Set((process.env.BENCH_W6_PARTS ?? 'points,groups').split(','));
 
 /** The h5py side: bench/h5py_side.py as a JSON-lines server. */
 class H5py {
@@ -225,8 +225,9 @@ const ms = (s: number): string => (s * 1000).toFixed(s < 0.01 ? 3 : 1).padStart(
 const row = (what: string, p: { ours: number; theirs: number; ratio: number }, unit = 'ms'): void =>
   console.log(`  ${what.padEnd(58)} ${ms(p.ours)} ${ms(p.theirs)} ${unit.padEnd(6)} ${p.ratio.toFixed(2).padStart(6)}×`);
 
-/** Runs the issue #11 rows; `dir` is a scratch directory. */
-export async function runSixthWave(dir: string): Promise<void> {
+/** Runs the issue #11 rows (`parts`: 'points', 'groups'); `dir` is a scratch directory. */
+export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new Set(['points', 'groups'])): Promise<void> {
+  const ONLY = parts;
   registerEverything();
   const py = new H5py();
   const hello = await py.next();
@@ -302,7 +303,7 @@ export async function runSixthWave(dir: string): Promise<void> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const dir = mkdtempSync(join(tmpdir(), 'chunkform-w6-'));
   try {
-    await runSixthWave(dir);
+    await runSixthWave(dir, new Set((process.env.BENCH_W6_PARTS ?? 'points,groups').split(',')));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
