@@ -240,20 +240,13 @@ export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly n
  * chunk's own values (not copied) when `sel` holds every defined element, else read along the runs
  * of the part.
  */
-export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[], filler: FillWriter): { selection: Selection; values: Uint8Array } {
+export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[]): { selection: Selection; values: Uint8Array } {
   const part = definedWithin(mem, sel, dims);
   if (part === mem.selection) return { selection: part, values: mem.values };
-  const pairs = selectionRuns(part, dims);
-  const runs = new Float64Array((pairs.length / 2) * 3);
-  let count = 0;
-  for (let i = 0, k = 0; i < pairs.length; i += 2, k += 3) {
-    runs[k] = pairs[i]!;
-    runs[k + 1] = count;
-    runs[k + 2] = pairs[i + 1]!;
-    count += pairs[i + 1]!;
-  }
-  const values = new Uint8Array(count * es);
-  readChunk(mem, { coords: [], runs, count, full: false }, values, es, filler);
+  // every run of the part lies inside one (maximal) defined run: the values move like an erase's
+  const runs = pairsToDefined(selectionRuns(part, dims));
+  const values = new Uint8Array(definedCount(runs) * es);
+  moveValues(mem.runs, mem.values, runs, values, es, true);
   return { selection: part, values };
 }
 

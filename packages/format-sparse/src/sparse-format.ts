@@ -102,7 +102,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   }
 
   definedValues(mem: SparseChunk, chunkSel: Selection): { selection: Selection; values: Uint8Array } {
-    return definedValuesWithin(mem, chunkSel, this.es, this.ctx.chunkDims, this.filler);
+    return definedValuesWithin(mem, chunkSel, this.es, this.ctx.chunkDims);
   }
 
   erase(mem: SparseChunk, chunkSel: Selection): void {
