@@ -54,10 +54,22 @@ const borrowed = new WeakSet<Uint8Array>();
 /**
  * A second handle on a chunk that shares its arrays: selection and runs are never changed in place,
  * and the values are marked borrowed, so the first in-place write through either handle copies them.
+ * `mem` itself must not be written through afterwards (the handle reads its runs on first use).
  */
 export function shareChunk(mem: SparseChunk): SparseChunk {
   if (mem.values.length > 0) borrowed.add(mem.values);
-  return { selection: mem.selection, values: mem.values, runs: mem.runs };
+  // `mem.runs` may be derived on first use (decoded chunks): not asked for until the handle needs it
+  let runs: Float64Array | undefined;
+  return {
+    selection: mem.selection,
+    values: mem.values,
+    get runs(): Float64Array {
+      return (runs ??= mem.runs);
+    },
+    set runs(r: Float64Array) {
+      runs = r;
+    },
+  };
 }
 
 /** Marks a chunk's values as shared with something else (e.g. a pending chunk image): copy before writing in place. */
