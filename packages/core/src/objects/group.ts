@@ -17,7 +17,7 @@ import { Attributes } from './attributes.js';
 import { Dataset } from './dataset.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { datasetMessages, planDataspace, type CreateLayout } from './dataset-create.js';
-import { linkInfoOf, linkStorageOf, readLinks } from './links.js';
+import { linkInfoOf, linkStorageOf, readLinks, type LinkStorage } from './links.js';
 import type { LinkList } from './link-list.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount, inferShape } from './shape.js';
@@ -306,7 +306,8 @@ export class Group {
   /** Adds a link to this group (compact link storage). @internal */
   async addLink(link: LinkMessage): Promise<void> {
     const writer = this.ctx.requireWriter(`add link "${link.name}"`);
-    const storage = linkStorageOf(this.model, this.ctx);
+    // (cached with the link list: finding it scans every message, one per link in compact storage)
+    const storage = (this.model.derived.get('linkStorage') as LinkStorage | undefined) ?? linkStorageOf(this.model, this.ctx);
     if (storage !== 'compact') {
       throw new UnsupportedError(`adding links to a group with ${storage} link storage is not supported yet`, { path: this.path });
     }
@@ -329,6 +330,7 @@ export class Group {
     // the sorted list stays valid with the new link in its place (touch() dropped it)
     list.insert(l);
     this.model.derived.set('links', list);
+    this.model.derived.set('linkStorage', storage);
   }
 
   /** The group that will hold `path`'s last component, creating intermediate groups. */
