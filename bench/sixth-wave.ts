@@ -15,8 +15,9 @@
  *   time per dataset of the 100 creations ending at 100 / 400 / 1,600 links in one group.
  *
  * Every measurement runs BENCH_W6_REPEAT (default 7) times, ours and h5py alternating (which goes first
- * alternates too), and the row reports the median of the paired ratios (h5py time ÷ ours: > 1 means
- * chunkform is faster) with the median times of each side.
+ * alternates too), after BENCH_W6_WARMUP (default 1) untimed runs of each side, and the row reports the
+ * median of the paired ratios (h5py time ÷ ours: > 1 means chunkform is faster) with the median times of
+ * each side.
  * @module
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -33,6 +34,8 @@ const FRAMES = Number(process.env.BENCH_PG_FRAMES ?? 200);
 const GROUPS_PER_FRAME = 80;
 const N = 2048;
 const REPEAT = Number(process.env.BENCH_W6_REPEAT ?? 7);
+/** Untimed runs of each side before the timed ones (V8 compiles the hot paths during the first runs). */
+const WARMUP = Number(process.env.BENCH_W6_WARMUP ?? 1);
 const PYTHON = '/usr/bin/python3';
 /** Creations per measured window (ending at 100 / 400 / 1,600 links). */
 const WINDOW = 100;
@@ -209,6 +212,7 @@ async function paired(ours: () => Promise<number>, theirs: () => Promise<number>
   const a: number[] = [];
   const b: number[] = [];
   const r: number[] = [];
+  for (let i = 0; i < WARMUP; i++) (await ours(), await theirs());
   for (let i = 0; i < REPEAT; i++) {
     let x: number;
     let y: number;
