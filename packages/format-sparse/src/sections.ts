@@ -23,6 +23,7 @@ import {
   type ChunkImage,
   type ChunkRecord,
   type FilterPipeline,
+  type BlockSelection,
   type Selection,
   type StructuredChunkSections,
 } from '@chunkform/core';
@@ -302,7 +303,26 @@ export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx
     throw fail(ctx, rec, `section 1 has ${values.length} bytes, the selection of ${count} elements needs ${count * es}`);
   }
   if (sel.kind === 'points') return fromPoints(sel.coords, values === parts[1] ? values.slice() : values, es, dims);
-  const runs = pairsToDefined(selectionRuns(sel, dims));
   // Unfiltered values are a view of the bytes read, which the store may reuse: keep a copy.
-  return { selection: runsSelection(runs, dims), values: values === parts[1] ? values.slice() : values, runs };
+  const own = values === parts[1] ? values.slice() : values;
+  // A decoded block list is canonical already (and validated above): it is the chunk's selection,
+  // and its runs are derived when first needed (reading whole chunks never needs them).
+  if (sel.kind === 'blocks') return lazyRunsChunk(sel, own, dims);
+  const runs = pairsToDefined(selectionRuns(sel, dims));
+  return { selection: runsSelection(runs, dims), values: own, runs };
+}
+
+/** A chunk whose defined runs are computed from `selection` on first use (or set by a writer). */
+function lazyRunsChunk(selection: BlockSelection, values: Uint8Array, dims: readonly number[]): SparseChunk {
+  let runs: Float64Array | undefined;
+  return {
+    selection,
+    values,
+    get runs(): Float64Array {
+      return (runs ??= pairsToDefined(selectionRuns(selection, dims)));
+    },
+    set runs(r: Float64Array) {
+      runs = r;
+    },
+  };
 }

@@ -54,10 +54,22 @@ const borrowed = new WeakSet<Uint8Array>();
 /**
  * A second handle on a chunk that shares its arrays: selection and runs are never changed in place,
  * and the values are marked borrowed, so the first in-place write through either handle copies them.
+ * `mem` itself must not be written through afterwards (the handle reads its runs on first use).
  */
 export function shareChunk(mem: SparseChunk): SparseChunk {
   if (mem.values.length > 0) borrowed.add(mem.values);
-  return { selection: mem.selection, values: mem.values, runs: mem.runs };
+  // `mem.runs` may be derived on first use (decoded chunks): not asked for until the handle needs it
+  let runs: Float64Array | undefined;
+  return {
+    selection: mem.selection,
+    values: mem.values,
+    get runs(): Float64Array {
+      return (runs ??= mem.runs);
+    },
+    set runs(r: Float64Array) {
+      runs = r;
+    },
+  };
 }
 
 /** Marks a chunk's values as shared with something else (e.g. a pending chunk image): copy before writing in place. */
@@ -231,8 +243,23 @@ export function chunkFromRequest(req: ChunkRequest, src: Uint8Array, es: number,
 
 /** The defined elements within `sel` (chunk-relative; seed 004 `defined`). */
 export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly number[]): Selection {
-  if (mem.runs.length === 0) return selectNone();
+  if (mem.selection.kind === 'none') return selectNone();
   return intersect(mem.selection, sel, dims);
+}
+
+/**
+ * The defined elements within `sel` (chunk-relative) and their values in C order of them: the
+ * chunk's own values (not copied) when `sel` holds every defined element, else read along the runs
+ * of the part.
+ */
+export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[]): { selection: Selection; values: Uint8Array } {
+  const part = definedWithin(mem, sel, dims);
+  if (part === mem.selection) return { selection: part, values: mem.values };
+  // every run of the part lies inside one (maximal) defined run: the values move like an erase's
+  const runs = pairsToDefined(selectionRuns(part, dims));
+  const values = new Uint8Array(definedCount(runs) * es);
+  moveValues(mem.runs, mem.values, runs, values, es, true);
+  return { selection: part, values };
 }
 
 /**

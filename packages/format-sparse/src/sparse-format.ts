@@ -19,6 +19,7 @@ import {
   FillWriter,
   chunkFromRequest,
   definedWithin,
+  definedValuesWithin,
   emptyChunk,
   eraseChunk,
   readChunk,
@@ -61,7 +62,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   }
 
   isEmpty(mem: SparseChunk): boolean {
-    return mem.runs.length === 0;
+    return mem.selection.kind === 'none';
   }
 
   async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<SparseChunk> {
@@ -98,6 +99,10 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
 
   defined(mem: SparseChunk, chunkSel: Selection): Selection {
     return definedWithin(mem, chunkSel, this.ctx.chunkDims);
+  }
+
+  definedValues(mem: SparseChunk, chunkSel: Selection): { selection: Selection; values: Uint8Array } {
+    return definedValuesWithin(mem, chunkSel, this.es, this.ctx.chunkDims);
   }
 
   erase(mem: SparseChunk, chunkSel: Selection): void {

@@ -120,6 +120,12 @@ export interface ChunkFormat<Mem = unknown> {
    * `defined`. Formats without it have every element defined.
    */
   defined?(mem: Mem, chunkSel: Selection): Selection;
+  /**
+   * {@link defined} and the values of those elements in one pass (seed 004 `defined` + `mem_read`):
+   * the values in C order of the returned selection, as bytes. `values` may be a view of the chunk's
+   * own storage: the caller copies it before anything else can change the chunk.
+   */
+  definedValues?(mem: Mem, chunkSel: Selection): { selection: Selection; values: Uint8Array };
   /** Makes the elements of `chunkSel` (chunk-relative) undefined, seed 004 `erase`. */
   erase?(mem: Mem, chunkSel: Selection): void;
   /** True when no element of the chunk is defined (the engine then removes the chunk). */

@@ -4,8 +4,10 @@
  * chunk format. Formats without `defined` (dense) have every element defined.
  * @module
  */
-import { boundingBox, intersect, offsetSelection, selectionCount, union } from '../selection/algebra.js';
-import { selectBlocks, selectNone, type Selection } from '../selection/selection.js';
+import { boundingBox, intersect, offsetSelection, selectionCount, toBlocks, union } from '../selection/algebra.js';
+import { boxesBounds } from '../selection/boxes.js';
+import { concatSlabs } from '../selection/concat.js';
+import { blocksFromCanonical, selectBlocks, selectNone, type Selection } from '../selection/selection.js';
 
 /** A chunk's box in dataset coordinates (clipped to the dataset) and its chunk-relative part of `sel`. */
 export interface ChunkPart {
@@ -36,8 +38,47 @@ export function chunkParts(
   return out.sort((a, b) => compareCoords(a.coords, b.coords));
 }
 
-/** Union of many selections by pairwise reduction (keeps each union small). */
+/**
+ * Union of the per-chunk selections `parts`. Parts are split into slabs of dimension 0 that no other
+ * part reaches into (the chunk rows of parts in different rows of chunks never overlap); slabs holding
+ * one part are concatenated as they are ({@link concatSlabs}), and only parts sharing a slab are merged,
+ * by pairwise reduction (keeps each union small).
+ */
 export function unionAll(parts: Selection[], dims: readonly number[]): Selection {
+  const rank = dims.length;
+  const blocks: Float64Array[] = [];
+  const lo: number[] = [];
+  const hi: number[] = [];
+  for (const p of parts) {
+    if (p.kind === 'none') continue;
+    const b = rank === 0 || p.kind === 'all' ? undefined : toBlocks(p, dims);
+    if (!b) return pairwise(parts, dims);
+    if (b.kind === 'none') continue;
+    blocks.push(b.boxes);
+    const bb = boxesBounds(b.boxes, rank);
+    lo.push(bb.start[0]!);
+    hi.push(bb.end[0]!);
+  }
+  if (blocks.length === 0) return selectNone();
+  const order = blocks.map((_, i) => i).sort((i, j) => lo[i]! - lo[j]! || i - j);
+  const slabs: Float64Array[] = [];
+  for (let k = 0; k < order.length; ) {
+    // a slab: parts whose dimension-0 extents chain-overlap
+    let end = hi[order[k]!]!;
+    let m = k + 1;
+    while (m < order.length && lo[order[m]!]! < end) end = Math.max(end, hi[order[m++]!]!);
+    if (m === k + 1) slabs.push(blocks[order[k]!]!);
+    else {
+      const merged = pairwise(order.slice(k, m).map((i) => blocksFromCanonical(blocks[i]!, rank)), dims);
+      if (merged.kind === 'blocks') slabs.push(merged.boxes);
+    }
+    k = m;
+  }
+  return concatSlabs(slabs, rank);
+}
+
+/** Union of many selections by pairwise reduction. */
+function pairwise(parts: Selection[], dims: readonly number[]): Selection {
   if (parts.length === 0) return selectNone();
   let level = parts;
   while (level.length > 1) {
@@ -46,6 +87,58 @@ export function unionAll(parts: Selection[], dims: readonly number[]): Selection
     level = next;
   }
   return level[0]!;
+}
+
+/** True when chunks span the dataset in every dimension but the first (each chunk is one slab of dimension 0). */
+export function chunksAreSlabs(dims: readonly number[], chunkDims: readonly number[]): boolean {
+  if (dims.length === 0) return false;
+  for (let d = 1; d < dims.length; d++) if (chunkDims[d]! < dims[d]!) return false;
+  return true;
+}
+
+/**
+ * The defined elements of `parts` (in chunk order, chunks that are slabs of dimension 0: see
+ * {@link chunksAreSlabs}) and their values: `read` gives each part's chunk-relative defined selection
+ * and values; the union is the concatenation of the parts and the values follow in the same order.
+ */
+export async function concatDefinedValues(
+  parts: readonly ChunkPart[],
+  dims: readonly number[],
+  chunkDims: readonly number[],
+  read: (part: ChunkPart) => Promise<{ selection: Selection; values: Uint8Array }>,
+): Promise<{ selection: Selection; bytes: Uint8Array }> {
+  const boxes: Float64Array[] = [];
+  const values: Uint8Array[] = [];
+  let total = 0;
+  for (const part of parts) {
+    const r = await read(part);
+    const b = toBlocks(r.selection, chunkDims);
+    if (b.kind === 'none') continue;
+    boxes.push(offsetBoxes(b.boxes, part.start));
+    values.push(r.values.slice()); // `r.values` may be the chunk's own storage
+    total += r.values.length;
+  }
+  let bytes = values[0] ?? new Uint8Array(0);
+  if (values.length > 1) {
+    bytes = new Uint8Array(total);
+    let o = 0;
+    for (const v of values) (bytes.set(v, o), (o += v.length));
+  }
+  return { selection: concatSlabs(boxes, dims.length), bytes };
+}
+
+/** A copy of the flat boxes `boxes` moved by `start` (one entry per dimension). */
+function offsetBoxes(boxes: Float64Array, start: readonly number[]): Float64Array {
+  const w = 2 * start.length;
+  const out = new Float64Array(boxes.length);
+  for (let d = 0; d < start.length; d++) {
+    const s = start[d]!;
+    for (let i = 2 * d; i < boxes.length; i += w) {
+      out[i] = boxes[i]! + s;
+      out[i + 1] = boxes[i + 1]! + s;
+    }
+  }
+  return out;
 }
 
 /** C-order comparison of chunk coordinates. */

@@ -12,7 +12,7 @@ import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-format.js';
 import { GATHER_BYTES, GATHER_IMAGE_MAX, putFullChunks, writePlaced, type Placed, type WriteSteps } from './gather.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
-import { chunkParts, compareCoords, unionAll } from './defined.js';
+import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAll } from './defined.js';
 import { filledBytes } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
@@ -253,6 +253,21 @@ export class ChunkEngine<Mem> {
       });
     }
     return unionAll(found, dims);
+  }
+
+  /**
+   * The defined elements within `sel` and their values (bytes in the selection's C order), reading
+   * each chunk once, when the chunks span the dataset in every dimension but the first: each chunk
+   * is then one slab of dimension 0, so the union of the chunks' parts is their concatenation and its
+   * C order the chunks' order. Undefined when that does not hold or the format cannot do it in one
+   * pass (the caller then reads {@link defined} and the values).
+   */
+  async readDefined(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined> {
+    const { format, chunkDims } = this.o;
+    const dims = [...this.o.dims()];
+    if (!format.definedValues || !chunksAreSlabs(dims, chunkDims)) return undefined;
+    const parts = chunkParts(sel, dims, chunkDims, await this.candidates(sel));
+    return concatDefinedValues(parts, dims, chunkDims, (p) => this.guardValue(p.coords, async () => format.definedValues!(await this.loadMem(p.coords), p.chunkSel)));
   }
 
   /**

@@ -196,6 +196,7 @@ function mapBlocks(sel: BlockSelection, g: Grid): ChunkPiece[] {
   };
   // Elements of the cross-section (dims > d) of the group of boxes [i, j) — memoised by (i, d).
   const memo = new Float64Array(sel.boxCount * r).fill(-1);
+  const last1 = r - 1;
   const crossCount = (i: number, j: number, d: number): number => {
     let v = memo[i * r + d]!;
     if (v >= 0) return v;
@@ -225,7 +226,41 @@ function mapBlocks(sel: BlockSelection, g: Grid): ChunkPiece[] {
     const bsk = bs[k]!;
     for (let u = 0; u < len; u++) rows(k + 1, c + u * cs, bb + u * bsk);
   };
+  // A box whose dimensions d… lie in one chunk (a point group inside a frame): its rows go to one
+  // builder, counted in place — no segment lists.
+  const ctr = new Float64Array(r);
+  const boxInOneChunk = (i: number, d: number, keyBase: number, offBase: number, pos: number): boolean => {
+    let key = keyBase;
+    let c = offBase;
+    for (let k = d; k < r; k++) {
+      const s0 = b[i * w + 2 * k]!;
+      const cd = g.chunk[k]!;
+      const q = Math.floor(s0 / cd);
+      if ((q + 1) * cd < b[i * w + 2 * k + 1]!) return false;
+      key += q * g.gStride[k]!;
+      c += (s0 - q * cd) * g.cStride[k]!;
+    }
+    const t = builder(key);
+    const lenL = b[i * w + 2 * last1 + 1]! - b[i * w + 2 * last1]!;
+    let rowsLeft = 1;
+    for (let k = d; k < last1; k++) {
+      rowsLeft *= b[i * w + 2 * k + 1]! - b[i * w + 2 * k]!;
+      ctr[k] = 0;
+    }
+    for (let bb = pos; rowsLeft > 0; rowsLeft--, bb += lenL) {
+      t.push(c, bb, lenL);
+      for (let k = last1 - 1; k >= d; k--) {
+        const cs = g.cStride[k]!;
+        c += cs;
+        if (++ctr[k]! < b[i * w + 2 * k + 1]! - b[i * w + 2 * k]!) break;
+        c -= ctr[k]! * cs;
+        ctr[k] = 0;
+      }
+    }
+    return true;
+  };
   const boxTail = (i: number, d: number, keyBase: number, offBase: number, pos: number): void => {
+    if (boxInOneChunk(i, d, keyBase, offBase, pos)) return;
     let acc = 1;
     for (let k = r - 1; k >= d; k--) {
       const s0 = b[i * w + 2 * k]!;
@@ -264,7 +299,6 @@ function mapBlocks(sel: BlockSelection, g: Grid): ChunkPiece[] {
       if (k < d) break;
     }
   };
-  const last1 = r - 1;
   const cdL = g.chunk[last1]!;
   const walk = (from: number, to: number, d: number, keyBase: number, offBase: number, bufBase: number): number => {
     let pos = bufBase;

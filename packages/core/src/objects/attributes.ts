@@ -17,7 +17,7 @@ import { datatypeOfValues, parseDtype, type DtypeSpec } from '../values/dtype.js
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import type { LockMode } from '../file/lock.js';
-import { compareNames } from './links.js';
+import { compareNames } from './link-list.js';
 import { loadCommittedDatatype } from './shared-datatype.js';
 import { bytesToValues, valuesToBytes } from './values-io.js';
 import { elementCount, inferShape } from './shape.js';

@@ -318,7 +318,13 @@ export class Dataset {
   /** The defined elements within `selection` and their values (in the defined selection's C order), in one call. */
   async readDefined(selection?: Selection, opts: ReadOptions = {}): Promise<{ selection: Selection; values: Values }> {
     return this.locked('read', async () => {
-      const defined = await this.definedIn(selection ?? selectAll());
+      const sel = selection ?? selectAll();
+      this.countOf(sel);
+      // One pass when the chunks allow it (each chunk read once, its defined elements and values together).
+      const storage = await this.storage();
+      const one = storage instanceof ChunkedStorage ? await storage.readDefined(sel) : undefined;
+      if (one) return { selection: one.selection, values: await bytesToValues(this.ctx, one.bytes, this.dtype, one.bytes.length / this.elementSize, true) };
+      const defined = await this.definedIn(sel);
       return { selection: defined, values: await this.readValues(defined, opts.maxReadBytes) };
     });
   }

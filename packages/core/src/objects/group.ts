@@ -17,7 +17,8 @@ import type { FileWriter } from '../file/file-writer.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { selectAll } from '../selection/selection.js';
 import { datasetMessages, planDataspace, type CreateLayout } from './dataset-create.js';
-import { linkInfoOf, linkStorageOf, readLinks } from './links.js';
+import { linkInfoOf, linkStorageOf, readLinks, type LinkStorage } from './links.js';
+import type { LinkList } from './link-list.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount, inferShape } from './shape.js';
 import { hasVlen, valuesToBytes } from './values-io.js';
@@ -149,13 +150,13 @@ export class Group {
 
   /** All links of this group, described. */
   async links(): Promise<LinkInfo[]> {
-    return this.ctx.lock.file('read', async () => (await this.linkMessages()).map(describeLink));
+    return this.ctx.lock.file('read', async () => (await this.linkMessages()).links.map(describeLink));
   }
 
   /** The link called `name` in this group. */
   async getLink(name: string): Promise<LinkInfo> {
     return this.ctx.lock.file('read', async () => {
-      const l = (await this.linkMessages()).find((m) => m.name === name);
+      const l = (await this.linkMessages()).get(name);
       if (!l) throw new NotFoundError(`no link "${name}"`, { path: this.path });
       return describeLink(l);
     });
@@ -190,7 +191,7 @@ export class Group {
     if (parts.length === 0) return node;
     for (let i = 0; i < parts.length; i++) {
       const name = parts[i]!;
-      const l = (await node.linkMessages()).find((m) => m.name === name);
+      const l = (await node.linkMessages()).get(name);
       const here = joinPath(node.path, name);
       if (!l) throw new NotFoundError(`"${here}" does not exist`, { path: here });
       let target: H5Node;
@@ -362,15 +363,16 @@ export class Group {
 
   private async addLinkNow(link: LinkMessage): Promise<void> {
     const writer = this.ctx.requireWriter(`add link "${link.name}"`);
-    const storage = linkStorageOf(this.model, this.ctx);
+    // (cached with the link list: finding it scans every message, one per link in compact storage)
+    const storage = (this.model.derived.get('linkStorage') as LinkStorage | undefined) ?? linkStorageOf(this.model, this.ctx);
     if (storage !== 'compact') {
       throw new UnsupportedError(`adding links to a group with ${storage} link storage is not supported yet`, { path: this.path });
     }
     // The list checked must be current when the link is pushed: another call may add a link while
     // this one waits (a change clears the cached list, so wait again until it is the current one).
-    let links = await this.linkMessages();
-    while (this.model.derived.get('links') !== links) links = await this.linkMessages();
-    if (links.some((l) => l.name === link.name)) {
+    let list = await this.linkMessages();
+    while (this.model.derived.get('links') !== list) list = await this.linkMessages();
+    if (list.has(link.name)) {
       throw new ValueError(`"${joinPath(this.path, link.name)}" already exists`, { path: this.path });
     }
     writer.adopt(this.model, this.path);
@@ -385,6 +387,10 @@ export class Group {
     }
     this.model.messages.push({ type: LINK, flags: 0, body: encodeLink(l, this.ctx.sizes) });
     this.model.touch();
+    // the sorted list stays valid with the new link in its place (touch() dropped it)
+    list.insert(l);
+    this.model.derived.set('links', list);
+    this.model.derived.set('linkStorage', storage);
   }
 
   /**
@@ -428,7 +434,7 @@ export class Group {
   async move(source: string, dest: string): Promise<void> {
     return this.ctx.lock.file('write', async () => {
       const from = await this.existingLink(source, 'move');
-      const link = (await from.parent.linkMessages()).find((l) => l.name === from.name)!;
+      const link = (await from.parent.linkMessages()).get(from.name)!;
       if (this.resolvePath(dest) === from.full) return;
       const { creationOrder: _order, name: _name, ...rest } = link;
       const to = await this.planPath(dest, 'move a link to');
@@ -464,7 +470,7 @@ export class Group {
     const parent = parentPath ? await start.resolve(parentPath, 0) : start;
     if (!(parent instanceof Group)) throw new ValueError(`cannot ${what} "${path}": its parent is not a group`, { path: this.path });
     const full = joinPath(parent.path, name);
-    if (!(await parent.linkMessages()).some((l) => l.name === name)) throw new NotFoundError(`cannot ${what} "${full}": no such link`, { path: full });
+    if (!(await parent.linkMessages()).has(name)) throw new NotFoundError(`cannot ${what} "${full}": no such link`, { path: full });
     return { parent, name, full };
   }
 
@@ -496,7 +502,7 @@ export class Group {
     for (; k < parts.length; k++) {
       const p = parts[k]!;
       const here = joinPath(parent.path, p);
-      if (!(await parent.linkMessages()).some((l) => l.name === p)) break;
+      if (!(await parent.linkMessages()).has(p)) break;
       const next = await parent.resolve(p, 0);
       if (!(next instanceof Group)) throw new ValueError(`cannot ${what} "${path}": "${here}" is not a group`, { path: here });
       parent = next;
@@ -505,7 +511,7 @@ export class Group {
     let full = parent.path;
     for (const p of missing) full = joinPath(full, p);
     full = joinPath(full, name);
-    if (missing.length === 0 && (await parent.linkMessages()).some((l) => l.name === name)) {
+    if (missing.length === 0 && (await parent.linkMessages()).has(name)) {
       throw new ValueError(`"${full}" already exists`, { path: parent.path });
     }
     return { parent, missing, name, full };
@@ -549,8 +555,8 @@ export class Group {
   }
 
   /** The decoded link messages (cached on the header model until it changes). */
-  private async linkMessages(): Promise<LinkMessage[]> {
-    const cached = this.model.derived.get('links') as LinkMessage[] | undefined;
+  private async linkMessages(): Promise<LinkList> {
+    const cached = this.model.derived.get('links') as LinkList | undefined;
     if (cached) return cached;
     try {
       const links = await readLinks(this.ctx, this.model);

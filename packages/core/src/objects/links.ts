@@ -4,7 +4,6 @@
  * heap + v2 B-tree name index).
  * @module
  */
-import { FormatError } from '../errors.js';
 import { isDefinedAddress } from '../format/bytes.js';
 import { iterateV2BTree, openV2BTree } from '../format/btree/v2.js';
 import { decodeLinkNameRecord } from '../format/btree/v2-records.js';
@@ -17,6 +16,7 @@ import { decodeSymbolTableMessage } from '../format/messages/symbol-table-messag
 import { readSymbolTableGroup } from '../format/symbol-table.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
+import { LinkList } from './link-list.js';
 
 /** Which storage a group's links live in. */
 export type LinkStorage = 'symbol-table' | 'compact' | 'dense';
@@ -39,7 +39,7 @@ export function linkInfoOf(h: HeaderModel, ctx: FileContext): LinkInfoMessage | 
  * All links of the group whose header is `h`, ordered as h5py lists them: by creation order when
  * the group tracks it, else by name (byte order).
  */
-export async function readLinks(ctx: FileContext, h: HeaderModel): Promise<LinkMessage[]> {
+export async function readLinks(ctx: FileContext, h: HeaderModel): Promise<LinkList> {
   let links: LinkMessage[];
   const stab = h.find(SYMBOL_TABLE);
   const info = linkInfoOf(h, ctx);
@@ -68,26 +68,5 @@ export async function readLinks(ctx: FileContext, h: HeaderModel): Promise<LinkM
   } else {
     links = h.findAll(LINK).map((m) => decodeLink(m.body, ctx.sizes));
   }
-  const byOrder = info?.trackCreationOrder === true;
-  return sortLinks(links, byOrder, h.address);
-}
-
-function sortLinks(links: LinkMessage[], byCreationOrder: boolean, address: number): LinkMessage[] {
-  const seen = new Set<string>();
-  for (const l of links) {
-    if (seen.has(l.name)) throw new FormatError(`duplicate link name "${l.name}"`, { structure: 'group', address });
-    seen.add(l.name);
-  }
-  if (byCreationOrder) return links.sort((a, b) => (a.creationOrder ?? 0) - (b.creationOrder ?? 0));
-  return links.sort((a, b) => compareNames(a.name, b.name));
-}
-
-const enc = new TextEncoder();
-/** Orders names by their UTF-8 bytes, as HDF5's name index does (strcmp). */
-export function compareNames(a: string, b: string): number {
-  const x = enc.encode(a);
-  const y = enc.encode(b);
-  const n = Math.min(x.length, y.length);
-  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return x.length - y.length;
+  return new LinkList(links, info?.trackCreationOrder === true, h.address);
 }

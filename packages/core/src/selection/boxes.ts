@@ -10,6 +10,8 @@
  * breakpoints, never with the number of elements.
  * @module
  */
+import { isCanonicalBoxes } from './serialize/canonical.js';
+
 /** A boolean operation on two box lists. */
 export type BoxOp = 'union' | 'intersect' | 'subtract';
 
@@ -139,8 +141,12 @@ export function boxesOp(a: Float64Array, b: Float64Array, rank: number, op: BoxO
   return Float64Array.from(sweep(a, ia, b, ib, w, 0, op));
 }
 
-/** The canonical form of the union of the boxes in `a` (rank ≥ 1). */
+/**
+ * The canonical form of the union of the boxes in `a` (rank ≥ 1): `a` itself when it is canonical
+ * already (a linear check; e.g. boxes listed in C order, as a detector's group finder emits them).
+ */
 export function normalizeBoxes(a: Float64Array, rank: number): Float64Array {
+  if (isCanonicalBoxes(a, rank)) return a;
   return boxesOp(a, EMPTY, rank, 'union');
 }
 

@@ -238,6 +238,11 @@ export class ChunkedStorage implements DatasetStorage {
     return this.engine.defined(sel);
   }
 
+  /** The defined elements within `sel` and their values in one pass, when the engine can (see `ChunkEngine.readDefined`). */
+  readDefined(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined> {
+    return this.engine.readDefined(sel);
+  }
+
   /** Makes the elements of `sel` undefined (sparse formats). */
   async erase(sel: Selection): Promise<void> {
     this.writable('erase elements of');

@@ -11,8 +11,13 @@ import { FilterError } from '@chunkform/core/internal/errors';
 export const ZLIB_BACKEND: 'node' | 'fflate' = 'node';
 
 const INFO = { filterId: 1, filterName: 'deflate' };
-/** Node's zlib needs output slices of at least this many bytes. */
+/** Output slice when the output size is unknown. */
 const MIN_CHUNK = 64 * 1024;
+/**
+ * Smallest output slice when the size is known: a 64 KiB slice per call doubled the cost of
+ * (de)compressing the 1–2 KB sections of sparse point-group chunks (allocating it dominated).
+ */
+const SMALL_CHUNK = 256;
 /** Cap on one output slice (larger outputs are assembled from several). */
 const MAX_CHUNK = 64 * 1024 * 1024;
 /**
@@ -77,7 +82,8 @@ function decompressError(e: unknown, limit: number): FilterError {
  * (a private copy of the input is taken first, so the caller may reuse its buffer at once).
  */
 export function zlibCompress(data: Uint8Array, level: number): Uint8Array | Promise<Uint8Array> {
-  const opts: ZlibOptions = { level, chunkSize: Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, data.length + (data.length >>> 8) + 64)) };
+  // deflate's worst-case output (zlib's deflateBound plus slack) fits one slice
+  const opts: ZlibOptions = { level, chunkSize: Math.min(MAX_CHUNK, Math.max(SMALL_CHUNK, data.length + (data.length >>> 8) + 64)) };
   if (data.length >= ASYNC_MIN_BYTES) {
     const input = privateCopy(data);
     return new Promise((resolve, reject) =>
@@ -100,7 +106,7 @@ export function zlibCompress(data: Uint8Array, level: number): Uint8Array | Prom
  * buffer; 0 if unknown); more than `limit` bytes of output is an error (decompression bombs).
  */
 export function zlibDecompress(data: Uint8Array, expected: number, limit: number): Uint8Array | Promise<Uint8Array> {
-  const chunkSize = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, expected + 1));
+  const chunkSize = Math.min(MAX_CHUNK, expected > 0 ? Math.max(SMALL_CHUNK, expected + 1) : MIN_CHUNK);
   const opts: ZlibOptions = { chunkSize, finishFlush: constants.Z_FINISH, ...(limit > 0 ? { maxOutputLength: limit } : {}) };
   if (Math.max(expected, data.length) >= ASYNC_MIN_BYTES) {
     const input = privateCopy(data);

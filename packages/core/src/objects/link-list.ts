@@ -1,0 +1,90 @@
+/**
+ * A group's links in the order h5py lists them (creation order when the group tracks it, else the
+ * UTF-8 byte order of the names, as HDF5's v2 B-tree name index and symbol tables order them), kept
+ * sorted incrementally: each name is encoded to UTF-8 once, a new link is placed by binary search and a
+ * name is found through a map, so N creations in one group cost O(N log N) comparisons plus the array
+ * insertions (a memmove).
+ * @module
+ */
+import { FormatError } from '../errors.js';
+import type { LinkMessage } from '../format/messages/link.js';
+
+const enc = new TextEncoder();
+
+/** Orders two UTF-8 byte strings as C's strcmp orders names (HDF5's name order). */
+export function compareNameBytes(x: Uint8Array, y: Uint8Array): number {
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+}
+
+/** Orders names by their UTF-8 bytes, as HDF5's name index does (strcmp). */
+export function compareNames(a: string, b: string): number {
+  return compareNameBytes(enc.encode(a), enc.encode(b));
+}
+
+/** The links of one group, sorted as h5py lists them. */
+export class LinkList {
+  /** Links in listing order (do not modify: use {@link LinkList.insert}). */
+  readonly links: LinkMessage[];
+  /** UTF-8 bytes of each name, parallel to `links` (name order only). */
+  private readonly keys: Uint8Array[] | undefined;
+  private readonly byName = new Map<string, LinkMessage>();
+
+  /**
+   * Sorts `links` (decoded from any link storage). Duplicate names are a format error naming the
+   * group header at `address`.
+   */
+  constructor(links: LinkMessage[], readonly byCreationOrder: boolean, address: number) {
+    for (const l of links) {
+      if (this.byName.has(l.name)) throw new FormatError(`duplicate link name "${l.name}"`, { structure: 'group', address });
+      this.byName.set(l.name, l);
+    }
+    if (byCreationOrder) {
+      this.links = links.slice().sort((a, b) => (a.creationOrder ?? 0) - (b.creationOrder ?? 0));
+      return;
+    }
+    const keys = links.map((l) => enc.encode(l.name));
+    const order = links.map((_, i) => i).sort((i, j) => compareNameBytes(keys[i]!, keys[j]!));
+    this.links = order.map((i) => links[i]!);
+    this.keys = order.map((i) => keys[i]!);
+  }
+
+  /** Number of links. */
+  get size(): number {
+    return this.links.length;
+  }
+
+  /** The link called `name`, if any. */
+  get(name: string): LinkMessage | undefined {
+    return this.byName.get(name);
+  }
+
+  /** True when a link is called `name`. */
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  /** Adds a link whose name is new (the caller checks) at its place in the order. */
+  insert(link: LinkMessage): void {
+    this.byName.set(link.name, link);
+    if (!this.keys) {
+      // creation order: a new link has the largest index unless the caller supplied one
+      let i = this.links.length;
+      const o = link.creationOrder ?? 0;
+      while (i > 0 && (this.links[i - 1]!.creationOrder ?? 0) > o) i--;
+      this.links.splice(i, 0, link);
+      return;
+    }
+    const key = enc.encode(link.name);
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareNameBytes(this.keys[mid]!, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    this.links.splice(lo, 0, link);
+    this.keys.splice(lo, 0, key);
+  }
+}
