@@ -14,19 +14,13 @@ import {
   type Filter,
   type Selection,
 } from '@chunkform/core';
-import { registerEverything, run } from '../src/index.js';
+import { registerEverything } from '../src/index.js';
 import { parseDefinedElements, DefinedElementsError } from '../src/commands/repack/index.js';
+import { cli } from './support/run-cli.js';
 
 const PY = '/usr/bin/python3';
 let dir: string;
 let dense: string;
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(args, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
-  return { code, stdout, stderr };
-}
 
 function py(code: string): string {
   return execFileSync(PY, ['-c', code], { encoding: 'utf8' });

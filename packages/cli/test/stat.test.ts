@@ -4,17 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFile, openFile, type Dataset } from '@chunkform/core';
-import { registerEverything, run } from '../src/index.js';
+import { registerEverything } from '../src/index.js';
+import { cli } from './support/run-cli.js';
 
 let dir: string;
 let rich: string;
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(args, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
-  return { code, stdout, stderr };
-}
 
 beforeAll(() => {
   registerEverything();

@@ -69,6 +69,6 @@ describe('Allocator fresh space', () => {
     const x = a.alloc(16);
     expect(x).toBe(152);
     a.release(x, 16);
-    expect(a.eof).toBe(152);
+    expect(a.eof).toBe(148); // the alignment padding before the block goes with it
   });
 });
