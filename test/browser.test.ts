@@ -137,11 +137,14 @@ describe('viewer (Vite build) in Chromium', () => {
   /** The canvas pixels once frame `frame` of /run/reduced is drawn. */
   async function canvasPixels(page: Page, frame: number): Promise<Uint8Array> {
     await page.waitForSelector(`canvas[data-drawn="/run/reduced[${frame}]"]`, { timeout: 20_000 });
-    const px = await page.evaluate(() => {
+    const b64 = await page.evaluate(() => {
       const c = document.querySelector('canvas')!;
-      return Array.from(c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data);
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let s = '';
+      for (let i = 0; i < d.length; i += 0x8000) s += String.fromCharCode(...d.subarray(i, i + 0x8000));
+      return btoa(s);
     });
-    return Uint8Array.from(px);
+    return new Uint8Array(Buffer.from(b64, 'base64'));
   }
 
   function checkFrame(px: Uint8Array, mask: Uint8Array, roi: number[]): void {

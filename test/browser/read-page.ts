@@ -9,12 +9,15 @@ import { openFile } from '../../packages/core/src/index.js';
 import { registerDenseFormats } from '../../packages/format-dense/src/index.js';
 import { registerSparseFormat } from '../../packages/format-sparse/src/index.js';
 import { registerIndexes } from '../../packages/indexes/src/index.js';
-import { registerFilters } from '../../packages/filters/src/index.js';
+import { configureZstdWasm, registerFilters } from '../../packages/filters/src/index.js';
 
 registerIndexes();
 registerDenseFormats();
 registerSparseFormat();
 registerFilters();
+// zstd.wasm is not served here and the module's failed load is only noticed at the time limit (10 s by
+// default): a short limit keeps the test quick; the values then come from the fzstd fallback.
+configureZstdWasm({ timeoutMs: 1500 });
 
 declare global {
   interface Window {
