@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
-import { startNginx, type Nginx } from './support/nginx.js';
+import { freePort, startNginx, type Nginx } from './support/nginx.js';
 import {
   BlobSource,
   Dataset,

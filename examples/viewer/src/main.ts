@@ -6,7 +6,7 @@
  * `?url=<file URL>&path=<dataset path>` opens a file and selects an object on load.
  * @module
  */
-import { Dataset, openFile, type H5File } from '@chunkform/core';
+import { CommittedDatatype, Dataset, Group, openFile, type H5File } from '@chunkform/core';
 import { registerDenseFormats } from '@chunkform/format-dense';
 import { registerSparseFormat } from '@chunkform/format-sparse';
 import { registerIndexes } from '@chunkform/indexes';
@@ -79,7 +79,7 @@ function fillTable(rows: Row[]): void {
 async function select(path: string, el?: HTMLElement): Promise<void> {
   if (!file) return;
   const gen = ++generation;
-  for (const s of tree.querySelectorAll('.selected')) s.classList.remove('selected');
+  tree.querySelectorAll('.selected').forEach((s) => s.classList.remove('selected'));
   el?.classList.add('selected');
   title.textContent = path;
   imagePanel.hidden = true;
@@ -88,8 +88,8 @@ async function select(path: string, el?: HTMLElement): Promise<void> {
   try {
     const node = await file.get(path);
     if (!(node instanceof Dataset)) {
-      const rows: Row[] = [['kind', node.constructor.name === 'Group' || node === file ? 'group' : 'object']];
-      if ('attrs' in node) rows.push(...(await attributeRows(node as Dataset)));
+      const rows: Row[] = [['kind', node instanceof Group ? 'group' : node instanceof CommittedDatatype ? 'committed datatype' : 'external link']];
+      if ('attrs' in node) rows.push(...(await attributeRows(node)));
       if (gen === generation) fillTable(rows);
       return;
     }

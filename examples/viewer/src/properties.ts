@@ -3,7 +3,7 @@
  * filters per pipeline, fill value and attributes.
  * @module
  */
-import { Dataset, KNOWN_FILTER_PACKAGES, dtypeToString, type FilterPipeline, type Group } from '@chunkform/core';
+import { KNOWN_FILTER_PACKAGES, type Dataset, dtypeToString, type Attributes, type FilterPipeline } from '@chunkform/core';
 
 export type Row = [label: string, value: string];
 
@@ -62,7 +62,7 @@ export async function datasetRows(ds: Dataset): Promise<Row[]> {
 }
 
 /** Attribute rows (`@name`), read one by one so one unreadable attribute does not hide the others. */
-export async function attributeRows(obj: Group | Dataset): Promise<Row[]> {
+export async function attributeRows(obj: { attrs: Attributes }): Promise<Row[]> {
   const rows: Row[] = [];
   for (const name of await obj.attrs.keys()) {
     try {
@@ -72,9 +72,4 @@ export async function attributeRows(obj: Group | Dataset): Promise<Row[]> {
     }
   }
   return rows;
-}
-
-/** Whether a node is a dataset (re-exported for the page script). */
-export function isDataset(x: unknown): x is Dataset {
-  return x instanceof Dataset;
 }
