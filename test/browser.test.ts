@@ -194,4 +194,25 @@ describe('viewer (Vite build) in Chromium', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('opens a local file (File → BlobSource) and draws a dense gzip frame without a mask', async () => {
+    const { page, errors } = await newPage();
+    await page.goto(`${base}/viewer/index.html`);
+    await page.setInputFiles('#file', lcls);
+    await page.click('summary[data-path="/run"]');
+    await page.click('[data-path="/run/full_frames"]');
+    await page.waitForSelector('canvas[data-drawn="/run/full_frames[0]"]', { timeout: 20_000 });
+    const distinct = await page.evaluate(() => {
+      const c = document.querySelector('canvas')!;
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set<number>();
+      for (let i = 0; i < d.length; i += 4) seen.add((d[i]! << 16) | (d[i + 1]! << 8) | d[i + 2]!);
+      return { size: seen.size, width: c.width };
+    });
+    expect(distinct.width).toBe(512);
+    expect(distinct.size).toBeGreaterThan(20);
+    expect(await page.isHidden('#mask-label')).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });
