@@ -4,14 +4,15 @@
  * (5xx then success, bodies cut off, a wrong Content-Range). Plus the request count of reading one sparse
  * frame of the LCLS example over HTTP.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createConnection, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
+import { freePort, startNginx, type Nginx } from './support/nginx.js';
 import {
   BlobSource,
   Dataset,
@@ -26,34 +27,13 @@ const dir = mkdtempSync(join(tmpdir(), 'chunkform-http-'));
 const www = join(dir, 'www');
 mkdirSync(www);
 
-/** A free TCP port on the loopback interface. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-async function waitForPort(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((r) => {
-      const c = createConnection(port, '127.0.0.1', () => (c.end(), r(true)));
-      c.on('error', () => r(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing listens on port ${port}`);
-}
-
 /** Byte-equality of two typed arrays (vitest's deep equality walks millions of elements slowly). */
 function sameBytes(a: unknown, b: unknown): boolean {
   if (!ArrayBuffer.isView(a) || !ArrayBuffer.isView(b) || a.constructor !== b.constructor) return false;
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
-let nginx: ChildProcess | undefined;
+let nginx: Nginx | undefined;
 let nginxUrl = '';
 let noRangeUrl = '';
 let faulty: Server | undefined;
@@ -68,34 +48,8 @@ beforeAll(async () => {
   execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/lcls.ts'), lcls], { cwd: root, stdio: 'ignore' });
   writeFileSync(join(www, 'small.bin'), Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7 + 3) & 0xff));
 
-  const port = await freePort();
-  const port2 = await freePort();
-  const conf = join(dir, 'nginx.conf');
-  writeFileSync(
-    conf,
-    `daemon off;
-master_process off;
-worker_processes 1;
-error_log ${dir}/error.log;
-pid ${dir}/nginx.pid;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  server { listen 127.0.0.1:${port}; root ${www}; }
-  server { listen 127.0.0.1:${port2}; root ${www}; max_ranges 0; }
-}
-`,
-  );
-  nginx = spawn('/usr/sbin/nginx', ['-c', conf, '-p', dir], { stdio: 'ignore' });
-  await waitForPort(port);
-  await waitForPort(port2);
-  nginxUrl = `http://127.0.0.1:${port}`;
-  noRangeUrl = `http://127.0.0.1:${port2}`;
+  nginx = await startNginx(dir, [{ root: www }, { root: www, directives: 'max_ranges 0;' }]);
+  [nginxUrl, noRangeUrl] = nginx.urls as [string, string];
 
   const small = readFileSync(join(www, 'small.bin'));
   faulty = createServer((req, res) => {
@@ -123,7 +77,7 @@ http {
 }, 120_000);
 
 afterAll(async () => {
-  nginx?.kill();
+  nginx?.stop();
   await new Promise((r) => (faulty ? faulty.close(r) : r(undefined)));
   rmSync(dir, { recursive: true, force: true });
 });

@@ -66,7 +66,8 @@ export class HttpRangeSource implements ByteSource {
   private constructor(readonly url: string, private readonly opts: HttpRangeOptions) {
     const f = opts.fetch ?? globalThis.fetch;
     if (typeof f !== 'function') throw new RemoteSourceError(`cannot read ${url}: no fetch() in this runtime`, { path: url });
-    this.fetchFn = f;
+    // called as a plain function: browsers throw "Illegal invocation" for fetch called as a method of this
+    this.fetchFn = (input, init) => f(input, init);
     this.blockSize = opts.blockSize ?? DEFAULT_BLOCK;
     this.cacheBytes = Math.max(opts.cacheBytes ?? DEFAULT_CACHE, this.blockSize);
     this.attempts = Math.max(1, opts.attempts ?? 4);
