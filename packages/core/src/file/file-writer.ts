@@ -34,7 +34,7 @@ const MIN_CHUNK0 = 256;
 /** Space for the global heap collection header and its free-space object. */
 const GLOBAL_HEAP_COLLECTION_SIZE = 4096;
 
-/** Options of {@link FileWriter.flush}. */
+/** Options of `H5File.flush` and `H5File.close`. */
 export interface FlushOptions {
   /**
    * Make the flush durable: the store syncs (fsync) the new data and metadata before the commit
