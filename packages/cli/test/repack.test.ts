@@ -138,6 +138,14 @@ print('ok')`).trim(),
       expect(selectionEquals(await d2.getDefined(), defined, [13, 10])).toBe(true);
       expect(Array.from((await d2.readDefined()).values as Int16Array)).toContain(0); // (6,1) is defined and 0
     });
+    // the whole output of `dump --sparse-locations` (header, locations and values) works as the @FILE too
+    const dumped = join(dir, 'fig3-dump.txt');
+    const dump = await cli('dump', '--sparse-locations', '-d', '/m', orig);
+    expect(dump.stdout).toContain('REGION_TYPE BLOCK');
+    writeFileSync(dumped, dump.stdout);
+    const viaDump = join(dir, 'fig3-via-dump.h5');
+    expect((await cli('repack', '-q', '-l', 'm:SPARSECHUNK=5x4', '--defined-elements', `m:@${dumped}`, denseOut, viaDump)).code).toBe(0);
+    await withDataset(viaDump, 'm', async (d2) => expect(selectionEquals(await d2.getDefined(), defined, [13, 10])).toBe(true));
     // --exclude 0 instead would drop (6,1): the seed's round-trip caveat
     const excl = join(dir, 'fig3-excl.h5');
     expect((await cli('repack', '-q', '-l', 'm:SPARSECHUNK=5x4', '--exclude', '0', denseOut, excl)).code).toBe(0);

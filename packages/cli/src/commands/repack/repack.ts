@@ -62,8 +62,19 @@ async function parseDefinedRule(arg: string): Promise<DefinedRule> {
   const m = /^([^:()]*):([\s\S]*)$/.exec(arg);
   const objects = m ? m[1]!.split(',').map((o) => normalizeObject(o.trim())).filter((o) => o !== '') : [];
   let text = m ? m[2]! : arg;
-  if (text.trim().startsWith('@')) text = await readFile(text.trim().slice(1), 'utf8');
+  if (text.trim().startsWith('@')) text = regionLines(await readFile(text.trim().slice(1), 'utf8'));
   return { objects, spec: parseDefinedElements(text) };
+}
+
+/**
+ * The region lines of a file: the whole output of `dump --sparse-locations` (its `HDF5 "…" {`, `DATASET`,
+ * `DATATYPE`, `DATASPACE`, `DATA` and closing lines are skipped) or a plain list.
+ */
+function regionLines(text: string): string {
+  const lines = text.split('\n');
+  if (!lines.some((l) => /^\s*HDF5\s/.test(l))) return text;
+  const data = lines.findIndex((l) => /^\s*DATA\s*\{/.test(l)); // values printed after the locations
+  return (data < 0 ? lines : lines.slice(0, data)).filter((l) => /^\s*(REGION_TYPE|BLOCK|POINT|\()/.test(l)).join('\n');
 }
 
 /** The selection of a parsed `--defined-elements` list in a dataset of shape `shape`. */
