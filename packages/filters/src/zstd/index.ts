@@ -53,9 +53,15 @@ export interface ZstdWasmOptions {
    * it the module looks for `zstd.wasm` beside the script, which a bundle usually does not ship.
    */
   url?: string;
-  /** Give up loading after this many milliseconds (default 10 000): decoding then uses `fzstd`. */
+  /**
+   * Stop waiting for the module after this many milliseconds (default 5 000): decoding then uses `fzstd`, and
+   * compression fails until the module arrives (a module that loads late is still taken).
+   */
   timeoutMs?: number;
 }
+
+/** Default time limit of loading the WebAssembly module (ms). */
+const DEFAULT_WASM_TIMEOUT_MS = 5_000;
 
 let wasmOptions: ZstdWasmOptions = {};
 let wasm: ZstdWasm | undefined;
@@ -91,21 +97,24 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
  * {@link configureZstdWasm}; a failure or time-out is remembered, and decoding falls back to `fzstd`.
  */
 export function loadZstdWasm(): Promise<ZstdWasm> {
-  wasmLoading ??= withTimeout(
-    import('@bokuweb/zstd-wasm').then(async (m) => {
-      const mod = ((m as { default?: ZstdWasm }).default ?? m) as ZstdWasm;
-      await (wasmOptions.url ? mod.init(wasmOptions.url) : mod.init());
-      return mod;
-    }),
-    wasmOptions.timeoutMs ?? 10_000,
-    'loading the zstd WebAssembly module',
-  ).then(
-    (mod) => (wasm = mod),
-    (e: unknown) => {
-      wasmFailed = true;
-      throw e;
+  if (wasmLoading) return wasmLoading;
+  const loading = import('@bokuweb/zstd-wasm').then(async (m) => {
+    const mod = ((m as { default?: ZstdWasm }).default ?? m) as ZstdWasm;
+    await (wasmOptions.url ? mod.init(wasmOptions.url) : mod.init());
+    return mod;
+  });
+  // A module that finishes loading after the time limit is still taken (compression works again).
+  loading.then(
+    (mod) => {
+      wasm = mod;
+      wasmFailed = false;
     },
+    () => undefined,
   );
+  wasmLoading = withTimeout(loading, wasmOptions.timeoutMs ?? DEFAULT_WASM_TIMEOUT_MS, 'loading the zstd WebAssembly module').catch((e: unknown) => {
+    if (!wasm) wasmFailed = true;
+    throw e;
+  });
   return wasmLoading;
 }
 
