@@ -1,34 +1,72 @@
 /**
- * A progress bar on stderr (cli-progress) for long work — only when stderr is a terminal, the
- * output does not go to that same terminal, and `--quiet` is not given.
+ * The progress bar of long tool runs: cli-progress on stderr, shown only when stderr is a terminal and
+ * `--quiet` is not given; otherwise every call is a no-op. One implementation for every command:
+ * {@link createProgress} for work whose total grows as it is found (repack, import, copy),
+ * {@link startProgress} for a total known up front (dump).
  * @module
  */
-import type { CliIO } from './io.js';
+import cliProgress from 'cli-progress';
+import type { CliIO, TextWriter } from './io.js';
 
-/** A started progress bar (or a no-op one). */
+/** Progress of one run, in work units (bytes or elements). */
 export interface Progress {
-  /** Adds `n` units of work done. */
-  tick(n: number): void;
+  /** Adds `n` to the total amount of work. */
+  grow(n: number): void;
+  /** Marks `n` more units done. */
+  advance(n: number): void;
   /** Removes the bar. */
   stop(): void;
 }
 
-const NONE: Progress = { tick() {}, stop() {} };
+const NONE: Progress = { grow() {}, advance() {}, stop() {} };
+
+/** A progress bar on `stderr` labelled `label`, or a silent one (`quiet`, or stderr not a terminal). */
+export function createProgress(stderr: TextWriter, quiet: boolean, label: string): Progress {
+  if (quiet || stderr.isTTY !== true) return NONE;
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: stderr as NodeJS.WritableStream,
+      format: `${label} [{bar}] {percentage}% | ETA {eta_formatted}`,
+      clearOnComplete: true,
+      hideCursor: true,
+      etaBuffer: 50,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let total = 0;
+  let done = 0;
+  let started = false;
+  return {
+    grow(n) {
+      total += n;
+      if (!started) {
+        bar.start(Math.max(total, 1), done);
+        started = true;
+      } else bar.setTotal(Math.max(total, 1));
+    },
+    advance(n) {
+      done += n;
+      if (started) bar.update(done);
+    },
+    stop() {
+      if (started) bar.stop();
+      started = false;
+    },
+  };
+}
 
 /**
- * Starts a bar of `total` units named `label`, or returns a no-op when no bar should show
- * (`quiet`, stderr not a TTY, or stdout on the terminal too unless `outputToFile`).
+ * A bar of `total` units named `label` for dump: none when `quiet`, when stderr is not a terminal, when
+ * there is nothing to count, or when stdout is that terminal too (unless the output goes to a file).
  */
-export async function startProgress(io: CliIO, total: number, label: string, opts: { quiet?: boolean; outputToFile?: boolean }): Promise<Progress> {
-  if (opts.quiet || !io.stderr.isTTY || (io.stdout.isTTY && !opts.outputToFile) || total <= 0) return NONE;
-  const { SingleBar, Presets } = (await import('cli-progress')).default;
-  const bar = new SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {value}/{total} | ETA {eta_timeTotal}`, stream: io.stderr as NodeJS.WritableStream, clearOnComplete: true, hideCursor: true },
-    Presets.shades_classic,
-  );
-  bar.start(total, 0);
-  return {
-    tick: (n) => bar.increment(n),
-    stop: () => bar.stop(),
-  };
+export async function startProgress(
+  io: CliIO,
+  total: number,
+  label: string,
+  opts: { quiet?: boolean; outputToFile?: boolean },
+): Promise<{ tick(n: number): void; stop(): void }> {
+  const quiet = opts.quiet === true || total <= 0 || (io.stdout.isTTY === true && !opts.outputToFile);
+  const p = createProgress(io.stderr, quiet, label);
+  p.grow(total);
+  return { tick: (n) => p.advance(n), stop: () => p.stop() };
 }

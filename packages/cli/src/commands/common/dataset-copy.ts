@@ -25,7 +25,7 @@ import {
 import { runsToBoxes } from '@chunkform/format-sparse';
 import { alignBlock, blockDims, blocksOf, BLOCK_BYTES, type Block } from './blocks.js';
 import { userClientData } from './filter-registry.js';
-import type { Progress } from './progress.js';
+import type { Progress } from '../../cli/progress.js';
 
 /** Target layout of a dataset. */
 export type LayoutSpec =

@@ -12,7 +12,7 @@ import { copyDataset, sourceFilters, sourceLayout } from '../common/dataset-copy
 import { outputContainer, unknownFilters } from '../common/filter-registry.js';
 import type { CommandIO } from '../common/io.js';
 import { withOutputFile } from '../common/output-file.js';
-import { createProgress } from '../common/progress.js';
+import { createProgress } from '../../cli/progress.js';
 import { copyObject, type CopyTreeOptions } from '../common/tree-copy.js';
 import { listDatasets } from '../common/walk.js';
 

@@ -11,7 +11,7 @@ import { blockDims, blocksOf } from '../common/blocks.js';
 import { excludeMatcher, layoutOptions, writeBlockMasked, type LayoutSpec, type TargetFilters } from '../common/dataset-copy.js';
 import type { CommandIO } from '../common/io.js';
 import { withOutputFile } from '../common/output-file.js';
-import { createProgress, type Progress } from '../common/progress.js';
+import { createProgress, type Progress } from '../../cli/progress.js';
 import { parseFilterRule, parseLayoutRule, RepackSpecError } from '../repack/spec.js';
 import { cooInput, ImportError, npyInput, rawInput, sparseTextInput, textInput, type DenseInput, type ImportInput, type SparseInput } from './readers.js';
 

@@ -19,7 +19,7 @@ import {
 import { outputContainer, unknownFilters } from '../common/filter-registry.js';
 import type { CommandIO } from '../common/io.js';
 import { withOutputFile } from '../common/output-file.js';
-import { createProgress, type Progress } from '../common/progress.js';
+import { createProgress, type Progress } from '../../cli/progress.js';
 import { copyAttributes } from '../common/attributes.js';
 import { copyMembers } from '../common/tree-copy.js';
 import { parseDefinedElements, type DefinedElements } from './defined-elements.js';
