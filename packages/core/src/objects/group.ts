@@ -233,7 +233,7 @@ export class Group {
     const writer = this.ctx.requireWriter(`create group "${full}"`);
     const model = writer.createHeader(groupMessages(this.ctx, opts.trackOrder === true));
     try {
-      await this.linkNew(path, model, 'create group');
+      await this.linkNew(path, { kind: 'hard', address: model.address, charset: 'utf-8' }, 'create group');
     } catch (e) {
       writer.discardHeader(model);
       throw e;
@@ -279,7 +279,7 @@ export class Group {
           const bytes = data ?? (opts.data !== undefined ? valuesToBytes(this.ctx, opts.data, dset.dtype, made.count, `create dataset "${full}"`) : undefined);
           if (bytes && made.count > 0) await storage.write(selectAll(), bytes);
         }
-        await this.linkNew(path, model, 'create dataset');
+        await this.linkNew(path, { kind: 'hard', address: model.address, charset: 'utf-8' }, 'create dataset');
         return dset;
       } catch (e) {
         await storage?.discard();
@@ -400,7 +400,7 @@ export class Group {
    */
   async createSoftLink(path: string, target: string): Promise<void> {
     if (target.length === 0) throw new ValueError(`cannot create soft link "${path}": empty target`, { path: this.path });
-    return this.ctx.lock.file('write', () => this.linkAt(path, { kind: 'soft', target, charset: 'utf-8' }, 'create soft link'));
+    return this.ctx.lock.file('write', () => this.linkNew(path, { kind: 'soft', target, charset: 'utf-8' }, 'create soft link'));
   }
 
   /**
@@ -413,7 +413,7 @@ export class Group {
       throw new ValueError(`cannot create external link "${path}": empty file name or object path`, { path: this.path });
     }
     const link = { kind: 'external' as const, externalFile: file, externalPath: objectPath, charset: 'utf-8' as const };
-    return this.ctx.lock.file('write', () => this.linkAt(path, link, 'create external link'));
+    return this.ctx.lock.file('write', () => this.linkNew(path, link, 'create external link'));
   }
 
   /**
@@ -441,7 +441,7 @@ export class Group {
       if (to.full.startsWith(`${from.full}/`)) {
         throw new ValueError(`cannot move "${from.full}" into itself ("${to.full}")`, { path: from.full });
       }
-      await this.linkAt(dest, rest, 'move a link to');
+      await this.linkNew(dest, rest, 'move a link to');
       from.parent.removeLink(from.name);
     });
   }
@@ -451,13 +451,6 @@ export class Group {
     let full = path.startsWith('/') ? '/' : this.path;
     for (const p of path.split('/')) if (p.length > 0 && p !== '.') full = joinPath(full, p);
     return full;
-  }
-
-  /** Adds `link` at `path`, creating missing intermediate groups (the caller holds the file's turn). */
-  private async linkAt(path: string, link: Omit<LinkMessage, 'name'>, what: string): Promise<void> {
-    const { parent, missing, name } = await this.planPath(path, what);
-    const holder = missing.length > 0 ? await parent.createGroupNow(missing.join('/'), {}) : parent;
-    await holder.addLinkNow({ ...link, name } as LinkMessage);
   }
 
   /** The group holding the existing link `path` and the link's name (nothing is created). */
@@ -518,26 +511,27 @@ export class Group {
   }
 
   /**
-   * Links the new object `model` at `path`: the missing intermediate groups are built bottom-up
-   * (each linking the next) and the topmost new link goes into the existing parent last, so the
-   * object appears at once or not at all. Intermediate groups of a failed call are forgotten.
+   * Adds `link` (a hard link to a new object, a soft or an external link) at `path`: the missing
+   * intermediate groups are built bottom-up (each linking the next) and the topmost new link goes into
+   * the existing parent last, so the link appears at once or not at all. Intermediate groups of a
+   * failed call are forgotten. The caller holds the file's turn.
    */
-  private async linkNew(path: string, model: HeaderModel, what: string): Promise<void> {
+  private async linkNew(path: string, link: Omit<LinkMessage, 'name'>, what: string): Promise<void> {
     const writer = this.ctx.requireWriter(`${what} "${path}"`);
     for (let attempt = 0; ; attempt++) {
       const { parent, missing, name } = await this.planPath(path, what);
       const made: HeaderModel[] = [];
       try {
-        let child = { name, address: model.address };
+        let child = { ...link, name } as LinkMessage;
         for (let i = missing.length - 1; i >= 0; i--) {
           const g = writer.createHeader(groupMessages(this.ctx, false));
           made.push(g);
           let gPath = parent.path;
           for (const p of missing.slice(0, i + 1)) gPath = joinPath(gPath, p);
-          await new Group(this.ctx, g, gPath).addLinkNow({ name: child.name, kind: 'hard', address: child.address, charset: 'utf-8' });
-          child = { name: missing[i]!, address: g.address };
+          await new Group(this.ctx, g, gPath).addLinkNow(child);
+          child = { name: missing[i]!, kind: 'hard', address: g.address, charset: 'utf-8' };
         }
-        await parent.addLinkNow({ name: child.name, kind: 'hard', address: child.address, charset: 'utf-8' });
+        await parent.addLinkNow(child);
         return;
       } catch (e) {
         for (const g of made) writer.discardHeader(g);
