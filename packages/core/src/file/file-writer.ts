@@ -239,7 +239,8 @@ export class FileWriter implements GlobalHeapWriter {
    * 1. chunked datasets write their cached chunks and index structures (all to fresh space);
    * 2. new global heap collections, new continuation blocks, and chunk 0 of headers created since
    *    the last flush are written (fresh space too); the file is extended to the new end of file;
-   * 3. the store is flushed (synced when `durable`);
+   * 3. when `durable`, the store is synced (without it, the bytes reach the operating system in write
+   *    order, which a killed process cannot reorder);
    * 4. commit writes: the superblock with the new end of file (synced when `durable`), then chunk 0
    *    of each changed pre-existing header, in place, one write each; the file is truncated to its
    *    end of file and the store flushed (synced when `durable`) again;
@@ -277,8 +278,7 @@ export class FileWriter implements GlobalHeapWriter {
     // Space allocated but not written (e.g. an implicit index's chunk block) still counts: the file
     // must reach its end-of-file address before the superblock says so.
     if ((await this.store.size()) < this.ctx.superblock.baseAddress + eof) await this.store.truncate(this.ctx.superblock.baseAddress + eof);
-    // Durable: the new data reaches stable storage before the commit writes that reference it (without
-    // `durable` the bytes go to the operating system in write order, which a killed process cannot reorder).
+    // Durable: the new data reaches stable storage before the commit writes that reference it.
     if (durable) await this.store.flush({ durable });
     // From here on the new state is being committed in place: nothing may be rewritten any more.
     this.allocator.beginCommit();

@@ -322,7 +322,7 @@ export class Dataset {
       this.countOf(sel);
       // One pass when the chunks allow it (each chunk read once, its defined elements and values together).
       const storage = await this.storage();
-      const one = storage instanceof ChunkedStorage ? await storage.readDefined(sel) : undefined;
+      const one = await storage.readDefined?.(sel);
       if (one) return { selection: one.selection, values: await bytesToValues(this.ctx, one.bytes, this.dtype, one.bytes.length / this.elementSize, true) };
       const defined = await this.definedIn(sel);
       return { selection: defined, values: await this.readValues(defined, opts.maxReadBytes) };

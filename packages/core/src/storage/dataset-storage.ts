@@ -27,6 +27,11 @@ export interface DatasetStorage {
   flush?(): Promise<void>;
   /** The defined elements within `sel` (storage without undefined elements: `sel`). */
   defined?(sel: Selection): Promise<Selection>;
+  /**
+   * The defined elements within `sel` and their bytes in one pass, when the storage can (undefined:
+   * the caller asks {@link defined} and reads those elements).
+   */
+  readDefined?(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined>;
   /** Makes the elements of `sel` undefined (sparse storage only). */
   erase?(sel: Selection): Promise<void>;
   /** The dataset's dimensions changed (chunked storage only). */
