@@ -13,7 +13,7 @@ import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-
 import { GATHER_BYTES, GATHER_IMAGE_MAX, putFullChunks, writePlaced, type Placed, type WriteSteps } from './gather.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
 import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAll } from './defined.js';
-import { filledBytes } from '../storage/flat-runs.js';
+import { filledBytes, repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
 
@@ -115,7 +115,7 @@ export class ChunkEngine<Mem> {
     this.fillMem ??= this.o.format.fill(chunk.map(() => 0));
     if (out.length >= es) {
       this.o.format.memRead(this.fillMem, { coords: chunk.map(() => 0), runs: Float64Array.of(0, 0, 1), count: 1, full: false }, out);
-      for (let filled = es; filled < out.length; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, out.length - filled));
+      repeatFirst(out, es);
     }
     return pieces;
   }

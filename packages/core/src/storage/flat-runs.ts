@@ -55,6 +55,11 @@ export function filledBytes(count: number, es: number, fill: Uint8Array | null):
   const out = new Uint8Array(count * es);
   if (!fill || fill.length !== es || !fill.some((b) => b !== 0) || out.length === 0) return out;
   out.set(fill, 0);
-  for (let filled = es; filled < out.length; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, out.length - filled));
+  repeatFirst(out, es);
   return out;
+}
+
+/** Repeats the first `es` bytes of `out` (one element) over all of `out`, doubling the copied span each step. */
+export function repeatFirst(out: Uint8Array, es: number): void {
+  for (let filled = es; filled < out.length; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, out.length - filled));
 }
