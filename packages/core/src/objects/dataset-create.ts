@@ -11,11 +11,17 @@ import { encodeLayout, type DataLayout } from '../format/messages/layout.js';
 import { DATASPACE, DATATYPE, FILL_VALUE, LAYOUT } from '../format/messages/message-types.js';
 import { ByteWriter } from '../format/bytes.js';
 import { ValueError } from '../errors.js';
-import type { HeaderMessage } from '../file/header-model.js';
+import type { HeaderMessage, HeaderModel } from '../file/header-model.js';
+import type { FileWriter } from '../file/file-writer.js';
 import type { FileContext } from '../file/file-context.js';
-import { valuesToBytes } from './values-io.js';
+import { hasVlen, valuesToBytes } from './values-io.js';
+import { parseDtype } from '../values/dtype.js';
+import { pipelineFromOptions, sectionPipelinesFromOptions } from './filter-options.js';
+import { sparseDatasetMessages } from './sparse-create.js';
+import { chunkedDatasetMessages } from './chunked-create.js';
+import type { CreateDatasetOptions } from './group.js';
 import { checkShape } from './dataset.js';
-import { elementCount } from './shape.js';
+import { elementCount, inferShape } from './shape.js';
 
 /** Largest compact dataset: its data must fit an object header message with the layout fields. */
 export const MAX_COMPACT_BYTES = 65535 - 4;
@@ -100,4 +106,77 @@ function fillBytes(fill: Uint8Array | null, count: number, nbytes: number): Uint
   const out = new Uint8Array(nbytes);
   if (fill && fill.length > 0) for (let i = 0; i < count; i++) out.set(fill, i * fill.length);
   return out;
+}
+
+/** A new, unlinked dataset header and what its creation still has to write. */
+export interface NewDatasetHeader {
+  model: HeaderModel;
+  /** Converted initial data (contiguous: to write at `address`; chunked: to write through the storage). */
+  data?: Uint8Array | undefined;
+  /** Contiguous storage allocated for `data`. */
+  address?: number | undefined;
+  /** Chunked or sparse: the storage is created and the data written after the header. */
+  chunked: boolean;
+  /** Number of elements. */
+  count: number;
+}
+
+/**
+ * Checks the options of a new dataset and creates its (unlinked) object header, synchronously.
+ * Contiguous data gets its space here (written by the caller); chunked and sparse datasets get
+ * their converted data (fixed-size types; variable-length data is converted once the storage exists).
+ */
+export function newDatasetHeader(ctx: FileContext, writer: FileWriter, full: string, opts: CreateDatasetOptions): NewDatasetHeader {
+  const dtype = parseDtype(opts.dtype);
+  const shape = opts.shape ?? (opts.data !== undefined ? inferShape(opts.data) : undefined);
+  if (!shape) throw new ValueError('createDataset needs a shape');
+  const scalar = shape.length === 0;
+  const count = scalar ? 1 : elementCount(shape);
+  const what = `create dataset "${full}"`;
+  let messages: HeaderMessage[];
+  if (opts.layout === 'sparse') {
+    messages = sparseDatasetMessages(ctx, {
+      path: full,
+      dtype,
+      shape,
+      maxShape: opts.maxShape,
+      chunks: opts.chunks,
+      fillValue: opts.fillValue,
+      allocTime: opts.allocTime,
+      dontFilterPartialChunks: opts.dontFilterPartialChunks,
+      ...sectionPipelinesFromOptions(opts, full),
+      pipelineMessage: opts.pipelineMessage,
+    });
+  }
+  else {
+    const pipeline = pipelineFromOptions(opts, full);
+    const growable = (opts.maxShape ?? []).some((m, i) => m !== shape[i]);
+    const chunked = opts.layout === 'chunked' || opts.chunks !== undefined || pipeline.filters.length > 0 || growable;
+    if (chunked) {
+      if (scalar) throw new ValueError('scalar datasets cannot be chunked', { path: full });
+      if (opts.layout === 'compact' || opts.layout === 'contiguous') {
+        throw new ValueError(`layout '${opts.layout}' cannot have chunks, filters or a maxShape larger than the shape`, { path: full });
+      }
+      messages = chunkedDatasetMessages(ctx, { ...opts, path: full, dtype, shape, pipeline });
+    } else {
+      const dataspace = planDataspace(shape, opts.maxShape, full, scalar);
+      const layout = (opts.layout ?? 'contiguous') as CreateLayout;
+      let data: Uint8Array | undefined;
+      if (opts.data !== undefined) {
+        const values = scalar && !Array.isArray(opts.data) && !ArrayBuffer.isView(opts.data) ? [opts.data] : opts.data;
+        data = valuesToBytes(ctx, values, dtype, count, what);
+      }
+      const address = layout === 'contiguous' && data && data.length > 0 ? writer.allocator.alloc(data.length) : undefined;
+      try {
+        const plan = { path: full, dtype, shape, maxShape: opts.maxShape, fillValue: opts.fillValue, layout, data, address };
+        const model = writer.createHeader(datasetMessages(ctx, plan, dataspace));
+        return { model, data, address, chunked: false, count };
+      } catch (e) {
+        if (address !== undefined) writer.allocator.release(address, data!.length);
+        throw e;
+      }
+    }
+  }
+  const data = opts.data !== undefined && !hasVlen(dtype) ? valuesToBytes(ctx, opts.data, dtype, count, what) : undefined;
+  return { model: writer.createHeader(messages), data, chunked: true, count };
 }

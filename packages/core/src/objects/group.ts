@@ -8,24 +8,20 @@ import type { Datatype } from '../format/messages/datatype.js';
 import { decodeLink, encodeLink, type LinkMessage } from '../format/messages/link.js';
 import { encodeLinkInfo } from '../format/messages/link-info.js';
 import { DATASPACE, DATATYPE, GROUP_INFO, LAYOUT, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
-import { parseDtype, type DtypeSpec } from '../values/dtype.js';
+import type { DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
-import type { HeaderMessage, HeaderModel } from '../file/header-model.js';
+import type { HeaderModel } from '../file/header-model.js';
 import { Attributes } from './attributes.js';
 import { Dataset } from './dataset.js';
-import type { FileWriter } from '../file/file-writer.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { selectAll } from '../selection/selection.js';
-import { datasetMessages, planDataspace, type CreateLayout } from './dataset-create.js';
+import { newDatasetHeader, type CreateLayout, type NewDatasetHeader } from './dataset-create.js';
 import { linkInfoOf, linkStorageOf, readLinks, type LinkStorage } from './links.js';
 import type { LinkList } from './link-list.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
-import { elementCount, inferShape } from './shape.js';
-import { hasVlen, valuesToBytes } from './values-io.js';
-import { pipelineFromOptions, sectionPipelinesFromOptions, type FilterOptions } from './filter-options.js';
-import { sparseDatasetMessages } from './sparse-create.js';
+import { valuesToBytes } from './values-io.js';
+import type { FilterOptions } from './filter-options.js';
 import { groupMessages } from './group-create.js';
-import { chunkedDatasetMessages } from './chunked-create.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
 
 /** A link to an object in another file (reported, not followed). */
@@ -106,18 +102,6 @@ export interface CreateDatasetOptions extends FilterOptions {
 
 const MAX_SOFT_LINK_HOPS = 32;
 
-/** A new, unlinked dataset header and what its creation still has to write. */
-interface NewDatasetHeader {
-  model: HeaderModel;
-  /** Converted initial data (contiguous: to write at `address`; chunked: to write through the storage). */
-  data?: Uint8Array | undefined;
-  /** Contiguous storage allocated for `data`. */
-  address?: number | undefined;
-  /** Chunked or sparse: the storage is created and the data written after the header. */
-  chunked: boolean;
-  /** Number of elements. */
-  count: number;
-}
 
 /**
  * An HDF5 group. Reading calls (`keys`, `links`, `get`, attribute reads) run alongside each other;
@@ -259,7 +243,7 @@ export class Group {
       const mark = writer.markHeap();
       let made: NewDatasetHeader;
       try {
-        made = this.newDatasetHeader(writer, full, opts);
+        made = newDatasetHeader(this.ctx, writer, full, opts);
       } catch (e) {
         writer.rollbackHeap(mark);
         throw e;
@@ -290,70 +274,6 @@ export class Group {
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(full) : e;
     }
-  }
-
-  /**
-   * Checks the options of a new dataset and creates its (unlinked) object header, synchronously.
-   * Contiguous data gets its space here (written by the caller); chunked and sparse datasets get
-   * their converted data (fixed-size types; variable-length data is converted once the storage exists).
-   */
-  private newDatasetHeader(
-    writer: FileWriter,
-    full: string,
-    opts: CreateDatasetOptions,
-  ): NewDatasetHeader {
-    const dtype = parseDtype(opts.dtype);
-    const shape = opts.shape ?? (opts.data !== undefined ? inferShape(opts.data) : undefined);
-    if (!shape) throw new ValueError('createDataset needs a shape');
-    const scalar = shape.length === 0;
-    const count = scalar ? 1 : elementCount(shape);
-    const what = `create dataset "${full}"`;
-    let messages: HeaderMessage[];
-    if (opts.layout === 'sparse') {
-      messages = sparseDatasetMessages(this.ctx, {
-        path: full,
-        dtype,
-        shape,
-        maxShape: opts.maxShape,
-        chunks: opts.chunks,
-        fillValue: opts.fillValue,
-        allocTime: opts.allocTime,
-        dontFilterPartialChunks: opts.dontFilterPartialChunks,
-        ...sectionPipelinesFromOptions(opts, full),
-        pipelineMessage: opts.pipelineMessage,
-      });
-    }
-    else {
-      const pipeline = pipelineFromOptions(opts, full);
-      const growable = (opts.maxShape ?? []).some((m, i) => m !== shape[i]);
-      const chunked = opts.layout === 'chunked' || opts.chunks !== undefined || pipeline.filters.length > 0 || growable;
-      if (chunked) {
-        if (scalar) throw new ValueError('scalar datasets cannot be chunked', { path: full });
-        if (opts.layout === 'compact' || opts.layout === 'contiguous') {
-          throw new ValueError(`layout '${opts.layout}' cannot have chunks, filters or a maxShape larger than the shape`, { path: full });
-        }
-        messages = chunkedDatasetMessages(this.ctx, { ...opts, path: full, dtype, shape, pipeline });
-      } else {
-        const dataspace = planDataspace(shape, opts.maxShape, full, scalar);
-        const layout = (opts.layout ?? 'contiguous') as CreateLayout;
-        let data: Uint8Array | undefined;
-        if (opts.data !== undefined) {
-          const values = scalar && !Array.isArray(opts.data) && !ArrayBuffer.isView(opts.data) ? [opts.data] : opts.data;
-          data = valuesToBytes(this.ctx, values, dtype, count, what);
-        }
-        const address = layout === 'contiguous' && data && data.length > 0 ? writer.allocator.alloc(data.length) : undefined;
-        try {
-          const plan = { path: full, dtype, shape, maxShape: opts.maxShape, fillValue: opts.fillValue, layout, data, address };
-          const model = writer.createHeader(datasetMessages(this.ctx, plan, dataspace));
-          return { model, data, address, chunked: false, count };
-        } catch (e) {
-          if (address !== undefined) writer.allocator.release(address, data!.length);
-          throw e;
-        }
-      }
-    }
-    const data = opts.data !== undefined && !hasVlen(dtype) ? valuesToBytes(this.ctx, opts.data, dtype, count, what) : undefined;
-    return { model: writer.createHeader(messages), data, chunked: true, count };
   }
 
   /** Adds a link to this group (compact link storage). @internal */
