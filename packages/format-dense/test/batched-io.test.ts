@@ -23,7 +23,7 @@ import {
   type Dataset,
   type RawIO,
 } from '@chunkform/core';
-import { selectAll, selectHyperslab, selectPoints } from '@chunkform/core/internal/selection/index';
+import { selectAll, selectHyperslab, selectPoints } from '@chunkform/core/plugin';
 import { registerIndexes } from '@chunkform/indexes';
 import { registerFilters } from '@chunkform/filters';
 import { DenseFilteredFormat, DenseUnfilteredFormat, registerDenseFormats } from '../src/index.js';

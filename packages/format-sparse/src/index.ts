@@ -5,7 +5,7 @@
  * {@link registerSparseFormat} (the CLI and `examples/` do).
  */
 import { registerChunkFormat, type ChunkFormatProvider, type Container, type RegisterOptions } from '@chunkform/core';
-import { STRUCTURED_CHUNK_SPARSE } from '@chunkform/core/internal/format/messages/layout-structured';
+import { STRUCTURED_CHUNK_SPARSE } from '@chunkform/core/plugin';
 import { SparseFormat } from './sparse-format.js';
 
 export { SparseFormat } from './sparse-format.js';

@@ -24,7 +24,7 @@ import {
   type FilterPipeline,
   type Selection,
 } from '@chunkform/core';
-import type { DataLayout } from '@chunkform/core/internal/format/messages/layout';
+import type { DataLayout } from '@chunkform/core/plugin';
 import { registerFilters } from '@chunkform/filters';
 import { SparseFormat, registerSparseFormat, sparseFormatProvider } from '../src/index.js';
 import type { SparseChunk } from '../src/sparse-chunk.js';

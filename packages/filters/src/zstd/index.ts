@@ -9,8 +9,8 @@
  * @module
  */
 import { decompress as fzstdDecompress } from 'fzstd';
-import { FilterError } from '@chunkform/core/internal/errors';
-import type { Filter, FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError } from '@chunkform/core/plugin';
+import type { Filter, FilterContext } from '@chunkform/core/plugin';
 import { decodeLimit } from '../deflate/index.js';
 import { zstdFrameContentSize } from './frame.js';
 

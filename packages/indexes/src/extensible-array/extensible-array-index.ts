@@ -7,10 +7,10 @@
  * with the first chunk that needs it.
  * @module
  */
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
-import { InvalidStateError, ValueError } from '@chunkform/core/internal/errors';
-import { UNDEFINED_ADDRESS, isDefinedAddress } from '@chunkform/core/internal/format/bytes';
-import type { ChunkIndexInfo, ExtensibleArrayIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
+import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/plugin';
+import { InvalidStateError, ValueError } from '@chunkform/core/plugin';
+import { UNDEFINED_ADDRESS, isDefinedAddress } from '@chunkform/core/plugin';
+import type { ChunkIndexInfo, ExtensibleArrayIndexInfo } from '@chunkform/core/plugin';
 import { OpQueue } from '../index-helpers.js';
 import { checkExtent, formatError, type Where } from '../array-element/block-io.js';
 import { extensibleArrayGrid, type ChunkGrid } from '../array-element/chunk-grid.js';

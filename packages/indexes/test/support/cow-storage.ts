@@ -11,10 +11,10 @@
  * @module
  */
 import { MemoryStore } from '@chunkform/core';
-import type { IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
-import type { MetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import { TruncatedError } from '@chunkform/core/internal/errors';
-import { DEFAULT_SIZES, type SizeContext } from '@chunkform/core/internal/format/bytes';
+import type { IndexStorage } from '@chunkform/core/plugin';
+import type { MetadataReader } from '@chunkform/core/plugin';
+import { TruncatedError } from '@chunkform/core/plugin';
+import { DEFAULT_SIZES, type SizeContext } from '@chunkform/core/plugin';
 
 interface Extent {
   address: number;
