@@ -13,9 +13,9 @@ import { btree2IndexProvider } from './btree2/btree2-index.js';
 import { btree1IndexProvider } from './btree1/btree1-index.js';
 
 /** The fixed array index provider (index type 3) with default options. */
-export const fixedArrayIndexProvider = new FixedArrayProvider();
+export const fixedArrayIndexProvider = /* @__PURE__ */ new FixedArrayProvider();
 /** The extensible array index provider (index type 4) with default options. */
-export const extensibleArrayIndexProvider = new ExtensibleArrayProvider();
+export const extensibleArrayIndexProvider = /* @__PURE__ */ new ExtensibleArrayProvider();
 
 // One registration function per index type, so a read-only app bundles only the indexes it registers.
 // `opts`: the container (default: chunkform's own) or `{ container, replace }`; calling one again does nothing.
