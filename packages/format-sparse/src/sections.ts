@@ -27,9 +27,7 @@ import {
   type Selection,
   type StructuredChunkSections,
 } from '@chunkform/core';
-import type { ChunkWhere, PipelineContext } from '@chunkform/core/plugin';
-import { pointOffsets } from '@chunkform/core/plugin';
-import { encodeSelectionWithTrailer } from '@chunkform/core/plugin';
+import { type ChunkWhere, type PipelineContext, pointOffsets, encodeSelectionWithTrailer } from '@chunkform/core/plugin';
 import { headroomOf, pairsToDefined } from './runs.js';
 import { lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 

@@ -7,9 +7,12 @@
  * @module
  */
 import { FormatError } from '@chunkform/core';
-import type { ChunkRecord } from '@chunkform/core/plugin';
-import { ByteReader, ByteWriter, UNDEFINED_ADDRESS, type SizeContext } from '@chunkform/core/plugin';
 import {
+  type ChunkRecord,
+  ByteReader,
+  ByteWriter,
+  UNDEFINED_ADDRESS,
+  type SizeContext,
   decodeChunkRecord,
   decodeFilteredChunkRecord,
   encodeChunkRecord,

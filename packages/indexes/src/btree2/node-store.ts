@@ -8,10 +8,11 @@
  * @module
  */
 import { FormatError } from '@chunkform/core';
-import type { IndexStorage } from '@chunkform/core/plugin';
-import type { MetadataReader } from '@chunkform/core/plugin';
-import { UNDEFINED_ADDRESS, type SizeContext } from '@chunkform/core/plugin';
 import {
+  type IndexStorage,
+  type MetadataReader,
+  UNDEFINED_ADDRESS,
+  type SizeContext,
   computeV2NodeInfo,
   decodeV2BTreeNode,
   encodeV2BTreeHeader,

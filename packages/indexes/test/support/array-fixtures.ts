@@ -9,10 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openFile, MemoryStore, type Dataset } from '@chunkform/core';
-import type { ChunkIndexContext, ChunkRecord, IndexStorage } from '@chunkform/core/plugin';
-import { DEFAULT_SIZES } from '@chunkform/core/plugin';
-import { SourceMetadataReader } from '@chunkform/core/plugin';
-import type { ChunkedLayout } from '@chunkform/core/plugin';
+import {
+  type ChunkIndexContext,
+  type ChunkRecord,
+  type IndexStorage,
+  DEFAULT_SIZES,
+  SourceMetadataReader,
+  type ChunkedLayout,
+} from '@chunkform/core/plugin';
 
 /** What the generator reports for one dataset. */
 export interface FixtureDataset {

@@ -11,10 +11,7 @@
  * @module
  */
 import { MemoryStore } from '@chunkform/core';
-import type { IndexStorage } from '@chunkform/core/plugin';
-import type { MetadataReader } from '@chunkform/core/plugin';
-import { TruncatedError } from '@chunkform/core/plugin';
-import { DEFAULT_SIZES, type SizeContext } from '@chunkform/core/plugin';
+import { type IndexStorage, type MetadataReader, TruncatedError, DEFAULT_SIZES, type SizeContext } from '@chunkform/core/plugin';
 
 interface Extent {
   address: number;

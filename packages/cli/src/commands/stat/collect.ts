@@ -5,9 +5,7 @@
  * @module
  */
 import { CommittedDatatype, Dataset, Group, selectHyperslab, selectionCount, type Datatype, type H5File } from '@chunkform/core';
-import { ByteWriter, isDefinedAddress } from '@chunkform/core/plugin';
-import { encodeDatatype } from '@chunkform/core/plugin';
-import { ChunkedStorage } from '@chunkform/core/plugin';
+import { ByteWriter, isDefinedAddress, encodeDatatype, ChunkedStorage } from '@chunkform/core/plugin';
 import { objectAddress } from '../../inspect.js';
 
 /** Storage of one sparse dataset. */
