@@ -27,6 +27,7 @@ import {
   type Container,
   type Filter,
 } from '../packages/core/src/index.js';
+import { STRUCTURED_CHUNK_VL } from '../packages/core/src/plugin.js';
 import { DenseUnfilteredFormat, denseFormatProvider, registerDenseFormats } from '../packages/format-dense/src/index.js';
 import { registerSparseFormat, sparseFormatProvider } from '../packages/format-sparse/src/index.js';
 import { deflateFilter, registerDeflate, registerFilters } from '../packages/filters/src/index.js';
@@ -198,9 +199,10 @@ describe('errors for what is not registered', () => {
 
   it('a structured layout of the variable-length chunk type without its format names @chunkform/format-vl', async () => {
     const bytes = await sampleFile();
-    // Layout v5 class 4, property version 0, structured chunk type 0 → 1 (variable-length).
+    // Layout v5 class 4, property version 0, structured chunk type (u16) 0 → the variable-length type.
     const at = find(bytes, [5, 4, 0, 0, 0, 0, 2]);
-    bytes[at + 3] = 1;
+    bytes[at + 3] = STRUCTURED_CHUNK_VL & 0xff;
+    bytes[at + 4] = STRUCTURED_CHUNK_VL >> 8;
     fixObjectHeaderChecksum(bytes, at);
     const c = createContainer(null);
     registerIndexes(c);
@@ -212,7 +214,8 @@ describe('errors for what is not registered', () => {
       const e = await f.get('s').then((d) => (d as import('../packages/core/src/index.js').Dataset).read()).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(MissingPluginError);
       expect((e as MissingPluginError).packageName).toBe('@chunkform/format-vl');
-      expect((e as Error).message).toMatch(/structured:1.*@chunkform\/format-vl/);
+      expect((e as MissingPluginError).key).toBe(`structured:${STRUCTURED_CHUNK_VL}`);
+      expect((e as Error).message).toMatch(/@chunkform\/format-vl/);
     } finally {
       await f.close();
     }
