@@ -117,12 +117,12 @@ interface Case {
 
 const jsLz4 = {
   setup: () => {
-    registerFilter(createLz4Filter(jsLz4Codec));
-    registerFilter(createBitshuffleFilter({ ...DEFAULT_BITSHUFFLE_CODECS, lz4: jsLz4Codec }));
+    registerFilter(createLz4Filter(jsLz4Codec), { replace: true });
+    registerFilter(createBitshuffleFilter({ ...DEFAULT_BITSHUFFLE_CODECS, lz4: jsLz4Codec }), { replace: true });
   },
   teardown: () => {
-    registerFilter(lz4Filter);
-    registerFilter(bitshuffleFilter);
+    registerFilter(lz4Filter, { replace: true });
+    registerFilter(bitshuffleFilter, { replace: true });
   },
 };
 const twoThreads = { setup: () => setLz4Parallel(true), teardown: () => setLz4Parallel(false) };

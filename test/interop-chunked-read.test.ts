@@ -291,9 +291,8 @@ describe('a filter nobody registered (h5py LZF, id 32000)', () => {
   });
 
   it('in a container without filters: gzip datasets open, list and read raw chunks; read() names filter 1 and its package', async () => {
-    // tsyringe: a child container falls back to its parent's registrations of a token only when it has
-    // none of its own, so one unrelated filter registered in the child hides the process-wide filters.
-    const container = createContainer();
+    // An empty container (no parent): it sees none of the default container's filters.
+    const container = createContainer(null);
     registerIndexes(container);
     registerDenseFormats(container);
     registerFilter({ id: 65000, name: 'test-only', encode: (b) => b, decode: (b) => b }, container);

@@ -1,7 +1,7 @@
 /**
- * vitest setup file (add it to `setupFiles` in vitest.config.ts): registers the chunk indexes, the dense
- * chunk formats and the core filters in the process-wide container once per worker, as an application
- * would. Test files that need them also import this module, so they work without the setup entry too.
+ * Registers the chunk indexes, the chunk formats and the core filters in chunkform's default
+ * container, as an application would. Test files that need them import this module. The register
+ * functions are idempotent, and each test file (its own module graph) has its own default container.
  * @module
  */
 import { registerIndexes } from '../packages/indexes/src/index.js';
@@ -9,12 +9,7 @@ import { registerDenseFormats } from '../packages/format-dense/src/index.js';
 import { registerSparseFormat } from '../packages/format-sparse/src/index.js';
 import { registerFilters } from '../packages/filters/src/index.js';
 
-const FLAG = Symbol.for('chunkform.test.registrations');
-const g = globalThis as { [FLAG]?: boolean };
-if (!g[FLAG]) {
-  g[FLAG] = true;
-  registerIndexes();
-  registerDenseFormats();
-  registerSparseFormat();
-  registerFilters();
-}
+registerIndexes();
+registerDenseFormats();
+registerSparseFormat();
+registerFilters();

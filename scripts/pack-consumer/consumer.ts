@@ -1,6 +1,7 @@
 // A strict TypeScript consumer of the published packages' types (type-checked by .ci/pack-check).
 import { createFile, openFile, selectHyperslab, type Dataset, type H5File } from '@chunkform/core';
 import { NodeFileStore } from '@chunkform/core/node';
+import { ByteReader, UNDEFINED_ADDRESS, formatKey, type ChunkFormatProvider } from '@chunkform/core/plugin';
 import { registerDenseFormats } from '@chunkform/format-dense';
 import { registerSparseFormat } from '@chunkform/format-sparse';
 import { registerIndexes } from '@chunkform/indexes';
@@ -23,5 +24,7 @@ export async function roundTrip(path: string): Promise<number> {
   const values = await x.read();
   const shuffled: Uint8Array = bitshuffle(new Uint8Array(16), 2);
   const code: number = await run(['ls', path], { stdout: { write: () => true }, stderr: { write: () => true } });
-  return values.length + shuffled.length + code + deflateFilter.id + (NodeFileStore.name.length > 0 ? 1 : 0);
+  const key: ChunkFormatProvider['layoutClass'] = formatKey('chunked') === 'chunked' ? 'chunked' : 'structured';
+  const plugin = new ByteReader(new Uint8Array([1])).u8() + (UNDEFINED_ADDRESS < 0 ? 1 : 0) + key.length;
+  return values.length + shuffled.length + code + deflateFilter.id + plugin + (NodeFileStore.name.length > 0 ? 1 : 0);
 }

@@ -151,7 +151,7 @@ export const deltaFilter: DeltaFilter = {
   },
 };
 
-/** The one registration call, in `container` (default: the process-wide one). */
+/** The one registration call, in `container` (default: chunkform's own). */
 export function registerDeltaFilter(container?: Container): void {
   registerFilter(deltaFilter, container);
 }

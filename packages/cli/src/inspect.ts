@@ -32,7 +32,7 @@ export function layoutSummary(layout: DataLayout): LayoutSummary {
   const out: LayoutSummary = { class: layout.class };
   if (layout.class === 'chunked' || layout.class === 'structured') {
     out.chunks = [...layout.chunkDims];
-    out.index = layout.index.type;
+    out.index = layout.index.type === 'external' ? `${layout.index.name} (code ${layout.index.code})` : layout.index.type;
   }
   if (layout.class === 'structured') {
     out.chunkType = layout.chunkType === 0 ? 'sparse' : layout.chunkType === 1 ? 'vlen' : String(layout.chunkType);

@@ -159,8 +159,7 @@ print('ok')`).trim(),
       encode: (b) => b.map((x) => x ^ 0x5a),
       decode: (b) => b.map((x) => x ^ 0x5a),
     };
-    const withXor = createContainer();
-    for (const f of defaultContainer.resolveAll<Filter>(Symbol.for('chunkform.Filter'))) registerFilter(f, withXor);
+    const withXor = createContainer(); // sees the default container's filters, adds xor
     registerFilter(xorFilter, withXor);
     const src = join(dir, 'xor.h5');
     const out = join(dir, 'xor-repacked.h5');

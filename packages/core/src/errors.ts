@@ -182,3 +182,50 @@ export class ResourceLimitError extends H5Error {
  * `Range` requests, or the file changed while it was read. `path` is the URL.
  */
 export class RemoteSourceError extends H5Error {}
+
+/**
+ * A plug-in registration that would make lookups ambiguous: a second, different provider for a chunk
+ * format key, chunk index type (or index type code) or filter id that the container already has.
+ * Pass `{ replace: true }` to replace the registered one on purpose.
+ */
+export class RegistrationError extends H5Error {
+  /** The registry ("chunk format", "chunk index", "filter"). */
+  readonly registry: string;
+  /** The taken key (e.g. `"structured:0"`, `"fixed-array"`, `"1"`). */
+  readonly key: string;
+  constructor(registry: string, key: string, message: string) {
+    super(message);
+    this.registry = registry;
+    this.key = key;
+  }
+}
+
+/**
+ * A dataset needs a plug-in that is not registered in the file's container: a chunk format for its
+ * layout, or a chunk index for its index type. The message names the dataset, the registry key and
+ * the package to install.
+ */
+export class MissingPluginError extends UnsupportedError {
+  /** The registry key that has no provider (e.g. `"structured:0"`, `"chunked"`, `"btree2"`). */
+  readonly key: string;
+  /** The npm package that provides it, when chunkform knows one. */
+  readonly packageName?: string;
+  constructor(message: string, key: string, packageName: string | undefined, loc: ErrorLocation = {}) {
+    super(message, loc);
+    this.key = key;
+    if (packageName !== undefined) this.packageName = packageName;
+  }
+}
+
+/**
+ * A layout message names a chunk index type code that neither HDF5 defines nor a registered
+ * third-party chunk index provider claims. `code` is the code from the file.
+ */
+export class UnknownIndexTypeError extends UnsupportedError {
+  /** The index type code of the layout message. */
+  readonly code: number;
+  constructor(code: number, loc: ErrorLocation = {}) {
+    super(`unknown chunk index type code ${code}; no registered chunk index provider claims it (register one with \`code: ${code}\`)`, loc);
+    this.code = code;
+  }
+}

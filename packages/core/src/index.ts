@@ -80,7 +80,7 @@ export {
   type ChunkIndexChoice,
 } from './chunk/choose-index.js';
 export { guessChunks } from './chunk/guess-chunks.js';
-export type { ChunkIndexInfo } from './format/messages/layout-index.js';
+export type { ChunkIndexInfo, ExternalIndexInfo, BuiltInIndexType } from './format/messages/layout-index.js';
 export type { Filter, FilterContext } from './filter/filter.js';
 export { KNOWN_FILTER_PACKAGES } from './filter/filter.js';
 export { decodeChunk, encodeChunk, setLocalPipeline } from './filter/pipeline.js';
@@ -93,8 +93,13 @@ export {
   resolveFilter,
   resolveChunkIndex,
   resolveChunkFormat,
+  resolveChunkFormatByName,
+  resolveChunkIndexCode,
+  layoutFormatKey,
   type Container,
+  type RegisterOptions,
 } from './di/container.js';
+export { formatKey, KNOWN_FORMAT_PACKAGES } from './chunk/chunk-format.js';
 export type { ChunkInfo } from './storage/chunked-storage.js';
 export type { DatasetAccessOptions, ReadIntoOptions, ReadOptions } from './objects/dataset.js';
 export type { FilterOptions, FilterSpec } from './objects/filter-options.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FormatError, TruncatedError, UnsupportedError, ValueError } from '../src/errors.js';
+import { FormatError, TruncatedError, UnknownIndexTypeError, UnsupportedError, ValueError } from '../src/errors.js';
 import { DEFAULT_SIZES, UNDEFINED_ADDRESS } from '../src/format/bytes.js';
 import { SourceMetadataReader } from '../src/file/metadata-reader.js';
 import { MemoryStore } from '../src/io/byte-store.js';
@@ -407,7 +407,15 @@ describe('data layout codec (synthetic)', () => {
     expect(() => encodeLayout({ class: 'compact', data: new Uint8Array(70000) })).toThrow(ValueError);
     // v4 with index type 0, unknown index type 9, zero chunk dimension, bad split percent.
     expect(() => decodeLayout(Uint8Array.of(4, 2, 0, 2, 1, 5, 4, 0, ...addr))).toThrow(FormatError);
-    expect(() => decodeLayout(Uint8Array.of(4, 2, 0, 2, 1, 5, 4, 9, ...addr))).toThrow(FormatError);
+    // Index type 9: not HDF5's, and no third-party provider claims it (a typed error naming the code).
+    expect(() => decodeLayout(Uint8Array.of(4, 2, 0, 2, 1, 5, 4, 9, ...addr))).toThrow(UnknownIndexTypeError);
+    expect(() => decodeLayout(Uint8Array.of(4, 2, 0, 2, 1, 5, 4, 9, ...addr))).toThrow(/index type code 9\b/);
+    // Claimed by a third-party provider with 2 parameter bytes: decoded, and encoded back byte for byte.
+    const external = Uint8Array.of(4, 2, 0, 2, 1, 5, 4, 9, 0xab, 0xcd, ...addr);
+    const lookup = (code: number) => (code === 9 ? { name: 'toy', paramBytes: 2 } : undefined);
+    const decoded = decodeLayout(external, undefined, undefined, lookup);
+    expect(decoded).toMatchObject({ class: 'chunked', index: { type: 'external', name: 'toy', code: 9, params: Uint8Array.of(0xab, 0xcd) } });
+    expect(encodeLayout(decoded)).toEqual(external);
     expect(() => decodeLayout(Uint8Array.of(4, 2, 0, 2, 1, 0, 4, 1, ...addr))).toThrow(FormatError);
     expect(() => decodeLayout(Uint8Array.of(4, 2, 0, 2, 1, 5, 4, 5, 0, 8, 0, 0, 101, 40, ...addr))).toThrow(FormatError);
     expect(() => decodeLayout(Uint8Array.of(4, 2, 0, 40, 1))).toThrow(FormatError);

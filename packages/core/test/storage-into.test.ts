@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createFile, MemoryStore, openFile, ValueError, type Dataset } from '@chunkform/core';
-import { selectAll, selectHyperslab } from '@chunkform/core/internal/selection/index';
+import { selectAll, selectHyperslab } from '@chunkform/core/plugin';
 
 describe('storage read into a caller buffer', () => {
   for (const layout of ['contiguous', 'compact', 'unwritten contiguous'] as const) {

@@ -5,8 +5,7 @@
  * side effects); call {@link registerFilters} once, or register single filters with core's
  * `registerFilter`.
  */
-import { defaultContainer, registerFilter, type Container } from '@chunkform/core/internal/di/container';
-import type { Filter } from '@chunkform/core/internal/filter/filter';
+import { registerFilter, type Container, type Filter, type RegisterOptions } from '@chunkform/core';
 import { deflateFilter } from './deflate/index.js';
 import { fletcher32Filter } from './fletcher32/index.js';
 import { nbitFilter } from './nbit/index.js';
@@ -29,7 +28,43 @@ export { bitshuffleFilter, createBitshuffleFilter, bitshuffleEncode, bitshuffleD
 /** Every filter of this package. */
 export const ALL_FILTERS: readonly Filter[] = [deflateFilter, shuffleFilter, fletcher32Filter, nbitFilter, scaleOffsetFilter, lz4Filter, zstdFilter, bitshuffleFilter];
 
-/** Registers every filter of this package in `container` (default: the process-wide one). */
-export function registerFilters(container: Container = defaultContainer): void {
-  for (const f of ALL_FILTERS) registerFilter(f, container);
+/** Registers every filter of this package (default container: chunkform's own). Calling it again does nothing. */
+export function registerFilters(opts?: Container | RegisterOptions): void {
+  for (const f of ALL_FILTERS) registerFilter(f, opts);
+}
+
+// One registration function per filter, so an app bundles only the codecs it registers.
+// `opts`: the container (default: chunkform's own) or `{ container, replace }`; calling one again does nothing.
+
+/** Registers deflate (filter 1). */
+export function registerDeflate(opts?: Container | RegisterOptions): void {
+  registerFilter(deflateFilter, opts);
+}
+/** Registers shuffle (filter 2). */
+export function registerShuffle(opts?: Container | RegisterOptions): void {
+  registerFilter(shuffleFilter, opts);
+}
+/** Registers Fletcher-32 (filter 3). */
+export function registerFletcher32(opts?: Container | RegisterOptions): void {
+  registerFilter(fletcher32Filter, opts);
+}
+/** Registers n-bit (filter 5). */
+export function registerNbit(opts?: Container | RegisterOptions): void {
+  registerFilter(nbitFilter, opts);
+}
+/** Registers scale-offset (filter 6). */
+export function registerScaleOffset(opts?: Container | RegisterOptions): void {
+  registerFilter(scaleOffsetFilter, opts);
+}
+/** Registers LZ4 (filter 32004). */
+export function registerLz4(opts?: Container | RegisterOptions): void {
+  registerFilter(lz4Filter, opts);
+}
+/** Registers zstd (filter 32015). */
+export function registerZstd(opts?: Container | RegisterOptions): void {
+  registerFilter(zstdFilter, opts);
+}
+/** Registers bitshuffle (filter 32008). */
+export function registerBitshuffle(opts?: Container | RegisterOptions): void {
+  registerFilter(bitshuffleFilter, opts);
 }

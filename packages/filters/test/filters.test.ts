@@ -8,11 +8,15 @@ import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createContainer, resolveFilter } from '@chunkform/core/internal/di/container';
-import { ChecksumError, FilterError } from '@chunkform/core/internal/errors';
-import type { Datatype } from '@chunkform/core/internal/format/messages/datatype';
-import type { FilterContext } from '@chunkform/core/internal/filter/filter';
-import { decodeChunk } from '@chunkform/core/internal/filter/pipeline';
+import {
+  createContainer,
+  resolveFilter,
+  ChecksumError,
+  FilterError,
+  type Datatype,
+  type FilterContext,
+  decodeChunk,
+} from '@chunkform/core/plugin';
 import * as fflateZlib from '../src/deflate/zlib-fflate.js';
 import * as nodeZlib from '../src/deflate/zlib-node.js';
 import {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FilterError } from '@chunkform/core/internal/errors';
+import { FilterError } from '@chunkform/core/plugin';
 import { setLz4Parallel, wasmLz4Codec, type WasmLz4Codec } from '@chunkform/bitshuffle-wasm/lz4';
 import { bitshuffleDecode, bitshuffleEncode, jsLz4Codec, lz4CompressBound, lz4Decode, lz4Encode } from '../src/index.js';
 import { defaultLz4Codec } from '../src/lz4/index.js';

@@ -9,9 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FilterError } from '@chunkform/core/internal/errors';
-import { decodeChunk, encodeChunk } from '@chunkform/core/internal/filter/pipeline';
-import type { FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, decodeChunk, encodeChunk, type FilterContext } from '@chunkform/core/plugin';
 import { ALL_FILTERS, LZ4_DEFAULT_BLOCK_SIZE, lz4CompressBound, lz4Decode, lz4Encode, lz4Filter } from '../src/index.js';
 import { lz4CompressBlock, lz4DecompressBlock, Lz4BlockError, lz4Scratch } from '../src/lz4/block.js';
 

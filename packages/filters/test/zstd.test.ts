@@ -10,9 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FilterError } from '@chunkform/core/internal/errors';
-import { decodeChunk } from '@chunkform/core/internal/filter/pipeline';
-import type { FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, decodeChunk, type FilterContext } from '@chunkform/core/plugin';
 import { ALL_FILTERS, loadZstdWasm, zstdDecode, zstdEncode, zstdFilter, zstdFrameContentSize, zstdLevel } from '../src/index.js';
 import { loadH5wasmWithPlugins } from './support/h5wasm-plugins-loader.js';
 

@@ -3,32 +3,23 @@
  * `@chunkform/format-dense`: the dense chunk formats (unfiltered and filtered) for `@chunkform/core`.
  * Register them once with {@link registerDenseFormats} (the CLI and `examples/` do).
  */
-import {
-  defaultContainer,
-  registerChunkFormat,
-  type ChunkFormatProvider,
-  type Container,
-} from '@chunkform/core';
+import { registerChunkFormat, type ChunkFormatProvider, type Container, type RegisterOptions } from '@chunkform/core';
 import { DenseFilteredFormat, DenseUnfilteredFormat } from './dense.js';
 
 export { DenseFilteredFormat, DenseUnfilteredFormat } from './dense.js';
 
-/** Chunked (class 2) layouts without filters. */
-export const denseUnfilteredProvider: ChunkFormatProvider = {
+/**
+ * Chunked (class 2) layouts: the one provider for the `"chunked"` key. A dataset with a filter
+ * pipeline gets the filtered format, one without the unfiltered one.
+ */
+export const denseFormatProvider: ChunkFormatProvider = {
   name: 'dense',
-  matches: (layout, pipeline) => layout.class === 'chunked' && pipeline.filters.length === 0,
-  create: (ctx) => new DenseUnfilteredFormat(ctx),
+  layoutClass: 'chunked',
+  packageName: '@chunkform/format-dense',
+  create: (ctx) => (ctx.pipeline.filters.length > 0 ? new DenseFilteredFormat(ctx) : new DenseUnfilteredFormat(ctx)),
 };
 
-/** Chunked (class 2) layouts with a filter pipeline. */
-export const denseFilteredProvider: ChunkFormatProvider = {
-  name: 'dense-filtered',
-  matches: (layout, pipeline) => layout.class === 'chunked' && pipeline.filters.length > 0,
-  create: (ctx) => new DenseFilteredFormat(ctx),
-};
-
-/** Registers both dense formats in `container` (default: the process-wide one). */
-export function registerDenseFormats(container: Container = defaultContainer): void {
-  registerChunkFormat(denseUnfilteredProvider, container);
-  registerChunkFormat(denseFilteredProvider, container);
+/** Registers the dense chunk format (default container: chunkform's own). Calling it again does nothing. */
+export function registerDenseFormats(opts?: Container | RegisterOptions): void {
+  registerChunkFormat(denseFormatProvider, opts);
 }

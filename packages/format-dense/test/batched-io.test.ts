@@ -23,10 +23,10 @@ import {
   type Dataset,
   type RawIO,
 } from '@chunkform/core';
-import { selectAll, selectHyperslab, selectPoints } from '@chunkform/core/internal/selection/index';
+import { selectAll, selectHyperslab, selectPoints } from '@chunkform/core/plugin';
 import { registerIndexes } from '@chunkform/indexes';
 import { registerFilters } from '@chunkform/filters';
-import { DenseUnfilteredFormat, registerDenseFormats } from '../src/index.js';
+import { DenseFilteredFormat, DenseUnfilteredFormat, registerDenseFormats } from '../src/index.js';
 import { CoalescingReader } from '../src/coalesce.js';
 import { copyRunsIn, copyRunsMerged, copyRunsOut } from '../src/runs.js';
 
@@ -40,14 +40,15 @@ function container(plain = false): Container {
     registerChunkFormat(
       {
         name: 'dense-plain',
-        matches: (layout, pipeline) => layout.class === 'chunked' && pipeline.filters.length === 0,
+        layoutClass: 'chunked',
         create: (ctx) => {
+          if (ctx.pipeline.filters.length > 0) return new DenseFilteredFormat(ctx);
           const f = new DenseUnfilteredFormat(ctx);
           for (const k of ['fileReadMany', 'fullImages', 'imageSize']) Object.defineProperty(f, k, { value: undefined });
           return f;
         },
       },
-      c,
+      { container: c, replace: true },
     );
   }
   return c;

@@ -12,7 +12,7 @@ import {
   type Container,
   type Dataset,
 } from '@chunkform/core';
-import { selectHyperslab, selectPoints } from '@chunkform/core/internal/selection/index';
+import { selectHyperslab, selectPoints } from '@chunkform/core/plugin';
 import { FixedArrayProvider } from '@chunkform/indexes';
 import { registerFilters } from '@chunkform/filters';
 import { registerDenseFormats } from '../src/index.js';

@@ -4,13 +4,8 @@
  * class 4 / structured chunk type 0) for `@chunkform/core`. Register it once with
  * {@link registerSparseFormat} (the CLI and `examples/` do).
  */
-import {
-  defaultContainer,
-  registerChunkFormat,
-  type ChunkFormatProvider,
-  type Container,
-} from '@chunkform/core';
-import { STRUCTURED_CHUNK_SPARSE } from '@chunkform/core/internal/format/messages/layout-structured';
+import { registerChunkFormat, type ChunkFormatProvider, type Container, type RegisterOptions } from '@chunkform/core';
+import { STRUCTURED_CHUNK_SPARSE } from '@chunkform/core/plugin';
 import { SparseFormat } from './sparse-format.js';
 
 export { SparseFormat } from './sparse-format.js';
@@ -21,11 +16,13 @@ export { SECTION_SELECTION, SECTION_VALUES, SPARSE_SECTION_COUNT, encodeSelectio
 /** Structured-chunk layouts (class 4) of the sparse type: two sections, selection + fixed-size values. */
 export const sparseFormatProvider: ChunkFormatProvider = {
   name: 'sparse',
-  matches: (layout) => layout.class === 'structured' && layout.chunkType === STRUCTURED_CHUNK_SPARSE,
+  layoutClass: 'structured',
+  chunkType: STRUCTURED_CHUNK_SPARSE,
+  packageName: '@chunkform/format-sparse',
   create: (ctx) => new SparseFormat(ctx),
 };
 
-/** Registers the sparse format in `container` (default: the process-wide one). */
-export function registerSparseFormat(container: Container = defaultContainer): void {
-  registerChunkFormat(sparseFormatProvider, container);
+/** Registers the sparse format (default container: chunkform's own). Calling it again does nothing. */
+export function registerSparseFormat(opts?: Container | RegisterOptions): void {
+  registerChunkFormat(sparseFormatProvider, opts);
 }

@@ -27,9 +27,7 @@ import {
   type Selection,
   type StructuredChunkSections,
 } from '@chunkform/core';
-import type { ChunkWhere, PipelineContext } from '@chunkform/core/internal/filter/pipeline';
-import { pointOffsets } from '@chunkform/core/internal/selection/points';
-import { encodeSelectionWithTrailer } from '@chunkform/core/internal/selection/serialize/index';
+import { type ChunkWhere, type PipelineContext, pointOffsets, encodeSelectionWithTrailer } from '@chunkform/core/plugin';
 import { headroomOf, pairsToDefined } from './runs.js';
 import { lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 

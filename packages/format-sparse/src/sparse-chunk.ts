@@ -16,7 +16,7 @@ import {
   type NoneSelection,
   type Selection,
 } from '@chunkform/core';
-import { blocksFromCanonical, trustSelection } from '@chunkform/core/internal/selection/selection';
+import { blocksFromCanonical, trustSelection } from '@chunkform/core/plugin';
 import { runsToBoxes } from './canonical.js';
 import {
   DEF,

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { selectPoints, selectionRuns, toBlocks, type ChunkRequest } from '@chunkform/core';
 import { encodeSelection } from '@chunkform/core';
-import { encodeSelectionWithTrailer } from '@chunkform/core/internal/selection/serialize/index';
+import { encodeSelectionWithTrailer } from '@chunkform/core/plugin';
 import { SparseFormat, runsToBoxes } from '../src/index.js';
 import { HEADROOM, allocValues, definedFromPoints, definedFromSorted, headroomOf } from '../src/runs.js';
 import { encodeSparseChunk } from '../src/sections.js';

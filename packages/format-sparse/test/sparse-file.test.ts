@@ -24,7 +24,7 @@ import {
   type FilterPipeline,
   type Selection,
 } from '@chunkform/core';
-import type { DataLayout } from '@chunkform/core/internal/format/messages/layout';
+import type { DataLayout } from '@chunkform/core/plugin';
 import { registerFilters } from '@chunkform/filters';
 import { SparseFormat, registerSparseFormat, sparseFormatProvider } from '../src/index.js';
 import type { SparseChunk } from '../src/sparse-chunk.js';
@@ -92,8 +92,8 @@ describe('notes §6.5 worked example (h5stat test dataset, chunk dim 5, max unli
   it('filtered as in §4.4 the four chunks store 44+14, 44+14, 45+17, 41+14 bytes and record §6.5 fields', async () => {
     // Node's bundled zlib (Chromium's fork) compresses tiny inputs differently from the stock zlib
     // HDF5 links; the notes' sizes come from stock zlib, so deflate runs through it here.
-    const stock = createContainer();
-    registerFilters(stock); // a child container's filter list does not include its parent's
+    const stock = createContainer(null);
+    registerFilters(stock);
     const nodeDeflate = resolve(1)!;
     registerFilter(
       {
@@ -105,7 +105,7 @@ describe('notes §6.5 worked example (h5stat test dataset, chunk dim 5, max unli
             }),
           ),
       },
-      stock,
+      { container: stock, replace: true },
     );
     const sectionPipelines: FilterPipeline[] = [{ filters: [deflate(9), shuffle(4)] }, { filters: [deflate(9)] }];
     const fmt = new SparseFormat(
@@ -327,15 +327,16 @@ describe('corrupt chunks give typed errors naming dataset and chunk', () => {
 });
 
 describe('provider', () => {
-  it('matches structured layouts of the sparse type and registers in a container', () => {
+  it('is keyed by structured chunk type 0 and registers in a container', () => {
     const layout = { class: 'structured', chunkType: 0 } as unknown as DataLayout;
-    expect(sparseFormatProvider.matches(layout, { filters: [] })).toBe(true);
-    expect(sparseFormatProvider.matches({ ...layout, chunkType: 1 } as DataLayout, { filters: [] })).toBe(false);
-    expect(sparseFormatProvider.matches({ class: 'chunked' } as DataLayout, { filters: [] })).toBe(false);
+    expect([sparseFormatProvider.layoutClass, sparseFormatProvider.chunkType]).toEqual(['structured', 0]);
     const c = createContainer();
     registerSparseFormat(c);
-    expect(resolveChunkFormat(layout, { filters: [] }, c)).toBe(sparseFormatProvider);
-    expect(sparseFormatProvider.create(makeContext([2, 2], 4))).toBeInstanceOf(SparseFormat);
+    registerSparseFormat(c); // idempotent
+    expect(resolveChunkFormat(layout, c)).toBe(sparseFormatProvider);
+    expect(resolveChunkFormat({ ...layout, chunkType: 1 } as DataLayout, c)).toBeUndefined();
+    expect(resolveChunkFormat({ class: 'chunked' } as DataLayout, c)).toBeUndefined();
+    expect(sparseFormatProvider.create(makeContext([2, 2], 4), layout)).toBeInstanceOf(SparseFormat);
   });
 });
 

@@ -4,8 +4,13 @@
  * @module
  */
 import { H5Error, InvalidStateError, ValueError } from '@chunkform/core';
-import type { ChunkIndexContext, ChunkRecord, IndexStorage, StructuredChunkSections } from '@chunkform/core/internal/chunk/chunk-index';
-import { floorLog2 } from '@chunkform/core/internal/format/messages/layout-index';
+import {
+  type ChunkIndexContext,
+  type ChunkRecord,
+  type IndexStorage,
+  type StructuredChunkSections,
+  floorLog2,
+} from '@chunkform/core/plugin';
 
 /** Bytes of one unfiltered chunk: product of the chunk dimensions × element size (HDF5's `layout->size`, < 2^32). */
 export function chunkByteSize(ctx: Pick<ChunkIndexContext, 'chunkDims' | 'elementSize' | 'datasetPath'>, structure: string): number {

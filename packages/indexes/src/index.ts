@@ -4,7 +4,7 @@
  * array, v2 B-tree (read and write) and v1 B-tree (read) — behind `@chunkform/core`'s `ChunkIndex`
  * interface. Register them once with {@link registerIndexes}.
  */
-import { defaultContainer, registerChunkIndex, type Container } from '@chunkform/core';
+import { registerChunkIndex, type Container, type RegisterOptions } from '@chunkform/core';
 import { FixedArrayProvider } from './fixed-array/fixed-array-index.js';
 import { ExtensibleArrayProvider } from './extensible-array/extensible-array-index.js';
 import { singleChunkIndexProvider } from './single-chunk/single-chunk-index.js';
@@ -12,14 +12,47 @@ import { implicitIndexProvider } from './implicit/implicit-index.js';
 import { btree2IndexProvider } from './btree2/btree2-index.js';
 import { btree1IndexProvider } from './btree1/btree1-index.js';
 
-/** Registers every chunk index provider of this package in `container` (default: the process-wide one). */
-export function registerIndexes(container: Container = defaultContainer): void {
-  registerChunkIndex(btree1IndexProvider, container);
-  registerChunkIndex(singleChunkIndexProvider, container);
-  registerChunkIndex(implicitIndexProvider, container);
-  registerChunkIndex(new FixedArrayProvider(), container);
-  registerChunkIndex(new ExtensibleArrayProvider(), container);
-  registerChunkIndex(btree2IndexProvider, container);
+/** The fixed array index provider (index type 3) with default options. */
+export const fixedArrayIndexProvider = /* @__PURE__ */ new FixedArrayProvider();
+/** The extensible array index provider (index type 4) with default options. */
+export const extensibleArrayIndexProvider = /* @__PURE__ */ new ExtensibleArrayProvider();
+
+// One registration function per index type, so a read-only app bundles only the indexes it registers.
+// `opts`: the container (default: chunkform's own) or `{ container, replace }`; calling one again does nothing.
+
+/** Registers the v1 B-tree index (layout versions 1–3; read only). */
+export function registerBTree1Index(opts?: Container | RegisterOptions): void {
+  registerChunkIndex(btree1IndexProvider, opts);
+}
+/** Registers the single-chunk index (index type 1). */
+export function registerSingleChunkIndex(opts?: Container | RegisterOptions): void {
+  registerChunkIndex(singleChunkIndexProvider, opts);
+}
+/** Registers the implicit index (index type 2). */
+export function registerImplicitIndex(opts?: Container | RegisterOptions): void {
+  registerChunkIndex(implicitIndexProvider, opts);
+}
+/** Registers the fixed array index (index type 3). */
+export function registerFixedArrayIndex(opts?: Container | RegisterOptions): void {
+  registerChunkIndex(fixedArrayIndexProvider, opts);
+}
+/** Registers the extensible array index (index type 4). */
+export function registerExtensibleArrayIndex(opts?: Container | RegisterOptions): void {
+  registerChunkIndex(extensibleArrayIndexProvider, opts);
+}
+/** Registers the v2 B-tree index (index type 5). */
+export function registerBTree2Index(opts?: Container | RegisterOptions): void {
+  registerChunkIndex(btree2IndexProvider, opts);
+}
+
+/** Registers every chunk index provider of this package (default container: chunkform's own). */
+export function registerIndexes(opts?: Container | RegisterOptions): void {
+  registerBTree1Index(opts);
+  registerSingleChunkIndex(opts);
+  registerImplicitIndex(opts);
+  registerFixedArrayIndex(opts);
+  registerExtensibleArrayIndex(opts);
+  registerBTree2Index(opts);
 }
 // Fixed array (index type 3) and extensible array (index type 4) chunk indexes.
 export { FixedArrayIndex, FixedArrayProvider, DEFAULT_FIXED_ARRAY_PAGE_BITS } from './fixed-array/fixed-array-index.js';

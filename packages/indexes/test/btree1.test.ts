@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FormatError, MemoryStore, TruncatedError, UnsupportedError } from '@chunkform/core';
-import type { ChunkIndex } from '@chunkform/core/internal/chunk/chunk-index';
-import { SourceMetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import { DEFAULT_SIZES } from '@chunkform/core/internal/format/bytes';
-import { readV1Node, v1NodeSize } from '@chunkform/core/internal/format/btree/v1';
+import { type ChunkIndex, SourceMetadataReader, DEFAULT_SIZES, readV1Node, v1NodeSize } from '@chunkform/core/plugin';
 import { btree1IndexProvider } from '../src/btree1/btree1-index.js';
 import { byCoords, collect, contextFor, expectedRecords, loadFixture } from './support/index-fixtures.js';
 

@@ -5,12 +5,21 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChecksumError, FormatError, InvalidStateError, MemoryStore, TruncatedError, ValueError } from '@chunkform/core';
-import type { ChunkIndex, ChunkIndexContext, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
-import { SourceMetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import { DEFAULT_SIZES } from '@chunkform/core/internal/format/bytes';
-import { lookup3 } from '@chunkform/core/internal/format/checksum/lookup3';
-import { decodeV2BTreeNode, iterateV2BTree, openV2BTree, v2HeaderSize, v2NodeUsedSize } from '@chunkform/core/internal/format/btree/v2';
-import { decodeChunkRecord, decodeFilteredChunkRecord } from '@chunkform/core/internal/format/btree/v2-records';
+import {
+  type ChunkIndex,
+  type ChunkIndexContext,
+  type ChunkRecord,
+  SourceMetadataReader,
+  DEFAULT_SIZES,
+  lookup3,
+  decodeV2BTreeNode,
+  iterateV2BTree,
+  openV2BTree,
+  v2HeaderSize,
+  v2NodeUsedSize,
+  decodeChunkRecord,
+  decodeFilteredChunkRecord,
+} from '@chunkform/core/plugin';
 import { BTree2ChunkIndex, btree2IndexProvider } from '../src/btree2/btree2-index.js';
 import { byCoords, collect, contextFor, expectedRecords, loadFixture, newContext, TestStorage, type FixtureDataset } from './support/index-fixtures.js';
 import { dumpV2Tree } from './support/tree-dump.js';

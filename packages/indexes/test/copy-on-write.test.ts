@@ -8,9 +8,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
-import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
-import { DEFAULT_SIZES, UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
+import {
+  type ChunkIndex,
+  type ChunkIndexContext,
+  type ChunkIndexProvider,
+  type ChunkRecord,
+  type ChunkIndexInfo,
+  DEFAULT_SIZES,
+  UNDEFINED_ADDRESS,
+} from '@chunkform/core/plugin';
 import { FixedArrayProvider } from '../src/fixed-array/fixed-array-index.js';
 import { ExtensibleArrayProvider, DEFAULT_EXTENSIBLE_ARRAY_INFO } from '../src/extensible-array/extensible-array-index.js';
 import { btree2IndexProvider } from '../src/btree2/btree2-index.js';

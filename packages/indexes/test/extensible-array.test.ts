@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MemoryStore } from '@chunkform/core';
-import { ChecksumError, FormatError, H5Error, InvalidStateError, ValueError } from '@chunkform/core/internal/errors';
-import { DEFAULT_SIZES, UNDEFINED_ADDRESS, isDefinedAddress } from '@chunkform/core/internal/format/bytes';
-import { SourceMetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import type { ChunkIndexContext, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
+import {
+  ChecksumError,
+  FormatError,
+  H5Error,
+  InvalidStateError,
+  ValueError,
+  DEFAULT_SIZES,
+  UNDEFINED_ADDRESS,
+  isDefinedAddress,
+  SourceMetadataReader,
+  type ChunkIndexContext,
+  type ChunkRecord,
+} from '@chunkform/core/plugin';
 import { ExtensibleArrayIndex, ExtensibleArrayProvider, DEFAULT_EXTENSIBLE_ARRAY_INFO } from '../src/extensible-array/extensible-array-index.js';
 import { ExtensibleArrayGeometry } from '../src/extensible-array/geometry.js';
 import { decodeExtensibleArrayHeader, encodeExtensibleArrayHeader, extensibleArrayHeaderSize, type ExtensibleArrayHeader } from '../src/extensible-array/header.js';

@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MemoryStore } from '@chunkform/core';
-import { ChecksumError, FormatError, H5Error, InvalidStateError, ValueError } from '@chunkform/core/internal/errors';
-import { DEFAULT_SIZES, UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
-import { SourceMetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import type { ChunkIndexContext, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
+import {
+  ChecksumError,
+  FormatError,
+  H5Error,
+  InvalidStateError,
+  ValueError,
+  DEFAULT_SIZES,
+  UNDEFINED_ADDRESS,
+  SourceMetadataReader,
+  type ChunkIndexContext,
+  type ChunkRecord,
+} from '@chunkform/core/plugin';
 import { FixedArrayIndex, FixedArrayProvider } from '../src/fixed-array/fixed-array-index.js';
 import { decodeFixedArrayHeader, encodeFixedArrayHeader, fixedArrayHeaderSize } from '../src/fixed-array/header.js';
 import {

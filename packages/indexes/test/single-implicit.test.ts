@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FormatError, InvalidStateError, ValueError } from '@chunkform/core';
-import { SourceMetadataReader } from '@chunkform/core/internal/file/metadata-reader';
+import { SourceMetadataReader, DEFAULT_SIZES, encodeLayout } from '@chunkform/core/plugin';
 import { MemoryStore } from '@chunkform/core';
-import { DEFAULT_SIZES } from '@chunkform/core/internal/format/bytes';
-import { encodeLayout } from '@chunkform/core/internal/format/messages/layout';
 import { implicitIndexProvider, ImplicitIndex } from '../src/implicit/implicit-index.js';
 import { singleChunkIndexProvider } from '../src/single-chunk/single-chunk-index.js';
 import { byCoords, collect, contextFor, expectedRecords, loadFixture, newContext } from './support/index-fixtures.js';

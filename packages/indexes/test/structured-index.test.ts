@@ -7,11 +7,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChecksumError, FormatError, H5Error, MemoryStore, ValueError } from '@chunkform/core';
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
-import { DEFAULT_SIZES, UNDEFINED_ADDRESS, isDefinedAddress } from '@chunkform/core/internal/format/bytes';
-import { lookup3 } from '@chunkform/core/internal/format/checksum/lookup3';
-import { decodeLayout, encodeLayout, type ChunkIndexInfo, type StructuredChunkLayout } from '@chunkform/core/internal/format/messages/layout';
-import { chooseStructuredChunkIndex, DEFAULT_BTREE2_INDEX_INFO, DEFAULT_EXTENSIBLE_ARRAY_INFO, DEFAULT_FIXED_ARRAY_INFO } from '@chunkform/core/internal/chunk/choose-index';
+import {
+  type ChunkIndex,
+  type ChunkIndexContext,
+  type ChunkIndexProvider,
+  type ChunkRecord,
+  DEFAULT_SIZES,
+  UNDEFINED_ADDRESS,
+  isDefinedAddress,
+  lookup3,
+  decodeLayout,
+  encodeLayout,
+  type ChunkIndexInfo,
+  type StructuredChunkLayout,
+  chooseStructuredChunkIndex,
+  DEFAULT_BTREE2_INDEX_INFO,
+  DEFAULT_EXTENSIBLE_ARRAY_INFO,
+  DEFAULT_FIXED_ARRAY_INFO,
+} from '@chunkform/core/plugin';
 import { defaultElementCodecFactory, defaultCreateClientId, defaultCreateVersion } from '../src/array-element/element-codec.js';
 import { StructuredElementCodec, structuredElementCodecFactory } from '../src/array-element/structured-element-codec.js';
 import { FixedArrayIndex, FixedArrayProvider } from '../src/fixed-array/fixed-array-index.js';

@@ -81,6 +81,7 @@ export async function loadPlugins(specs: readonly string[], container: Container
     }
     const filters = Object.values(mod).filter(isFilter);
     if (filters.length === 0) throw new UsageError(`plugin ${spec}: exports neither register(container) nor a filter object`);
-    for (const f of filters) registerFilter(f, container);
+    // A plug-in named on the command line replaces a stock filter with the same id on purpose.
+    for (const f of filters) registerFilter(f, { container, replace: true });
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { Datatype } from '../format/messages/datatype.js';
 import type { DataLayout } from '../format/messages/layout.js';
+import { STRUCTURED_CHUNK_SPARSE, STRUCTURED_CHUNK_VL } from '../format/messages/layout-structured.js';
 import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import type { Filter } from '../filter/filter.js';
 import type { ChunkRecord, StructuredChunkSections } from './chunk-index.js';
@@ -156,10 +157,39 @@ export interface ChunkFormat<Mem = unknown> {
   readonly imageSize?: number;
 }
 
-/** Creates the chunk format of a dataset; registered by format packages. */
+/**
+ * Creates the chunk format of a dataset; registered by format packages. Registries key providers by
+ * {@link formatKey}`(layoutClass, chunkType)`: one provider per key, so a provider handles every
+ * dataset of its layout class (and structured chunk type), choosing e.g. filtered or unfiltered
+ * chunks itself in {@link ChunkFormatProvider.create}.
+ */
 export interface ChunkFormatProvider {
+  /** `'dense'`, `'sparse'`, `'vl'` or a third-party name; unique within a container. */
   readonly name: string;
-  /** True when this provider handles the dataset's layout and pipeline. */
-  matches(layout: DataLayout, pipeline: FilterPipeline): boolean;
-  create(ctx: ChunkFormatContext): ChunkFormat;
+  /** The layout class the provider reads: chunked (class 2) or structured chunk (class 4). */
+  readonly layoutClass: 'chunked' | 'structured';
+  /** Structured chunk type code (required for `'structured'`; e.g. 0 = sparse). */
+  readonly chunkType?: number;
+  /** npm package of the provider (e.g. `'@chunkform/format-sparse'`), named in "install …" errors. */
+  readonly packageName?: string;
+  /** The chunk format of one dataset with this layout. */
+  create(ctx: ChunkFormatContext, layout: DataLayout): ChunkFormat;
 }
+
+/**
+ * The registry key of a chunk format: `"chunked"` for class 2 layouts, `"structured:<type>"` for
+ * structured chunk layouts of chunk type `chunkType` (e.g. `"structured:0"`, sparse).
+ */
+export function formatKey(layoutClass: 'chunked' | 'structured', chunkType?: number): string {
+  return layoutClass === 'structured' ? `structured:${chunkType ?? 0}` : 'chunked';
+}
+
+/**
+ * The packages that provide the chunk formats chunkform knows of, by {@link formatKey}, named in the
+ * error for a dataset whose format is not registered.
+ */
+export const KNOWN_FORMAT_PACKAGES: Readonly<Record<string, { package: string; register?: string }>> = {
+  [formatKey('chunked')]: { package: '@chunkform/format-dense', register: 'registerDenseFormats' },
+  [formatKey('structured', STRUCTURED_CHUNK_SPARSE)]: { package: '@chunkform/format-sparse', register: 'registerSparseFormat' },
+  [formatKey('structured', STRUCTURED_CHUNK_VL)]: { package: '@chunkform/format-vl' },
+};

@@ -98,8 +98,8 @@ export interface ChunkIndexContext {
 
 /** A chunk index, opened or created for one dataset. */
 export interface ChunkIndex {
-  /** The index type (as in {@link ChunkIndexInfo}). */
-  readonly type: ChunkIndexInfo['type'];
+  /** The index type (as in {@link ChunkIndexInfo}, or a third-party provider's type name). */
+  readonly type: string;
   /** True when this implementation cannot change the index: writes are refused before anything is written. */
   readonly readOnly?: boolean;
   /**
@@ -129,9 +129,21 @@ export interface ChunkIndex {
   sizeOnDisk(): Promise<number>;
 }
 
-/** Opens and creates indexes of one type; registered by `@chunkform/indexes`. */
+/**
+ * Opens and creates indexes of one type; registered by `@chunkform/indexes` (HDF5's index types) or a
+ * third-party package. Registries key providers by {@link ChunkIndexProvider.type}.
+ */
 export interface ChunkIndexProvider {
-  readonly type: ChunkIndexInfo['type'];
+  /** HDF5's index type name (`'fixed-array'` …, see {@link ChunkIndexInfo}) or a third-party type name. */
+  readonly type: string;
+  /**
+   * Third-party index types only: the layout message index type code (6..255, a code HDF5 does not
+   * use) under which the layout stores the type. The layout of such a dataset holds an
+   * `ExternalIndexInfo` with the raw creation parameters.
+   */
+  readonly code?: number;
+  /** Third-party index types only: bytes of creation parameters the layout message stores after the code (default 0). */
+  readonly paramBytes?: number;
   /** Opens the index stored at `address` (UNDEFINED_ADDRESS when nothing was written yet). */
   open(ctx: ChunkIndexContext, address: number): Promise<ChunkIndex>;
   /** Creates an empty index (nothing is written until {@link ChunkIndex.flush}). */

@@ -12,6 +12,7 @@ import { decodeDataspace, encodeDataspace, type Dataspace } from '../format/mess
 import { decodeFillValue, decodeFillValueOld, type FillValue } from '../format/messages/fill-value.js';
 import { decodeFilterPipeline, type FilterPipeline } from '../format/messages/filter-pipeline.js';
 import { decodeLayout, type DataLayout } from '../format/messages/layout.js';
+import { indexTypeLookup } from '../di/container.js';
 import {
   DATASPACE,
   EXTERNAL_FILES,
@@ -197,7 +198,7 @@ export class Dataset {
   get layout(): DataLayout {
     const cached = this.model.derived.get('layout') as DataLayout | undefined;
     if (cached) return cached;
-    const layout = decodeLayout(this.model.find(LAYOUT)!.body, this.ctx.sizes, this.model.address);
+    const layout = decodeLayout(this.model.find(LAYOUT)!.body, this.ctx.sizes, this.model.address, indexTypeLookup(this.ctx.container));
     this.model.derived.set('layout', layout);
     return layout;
   }

@@ -41,7 +41,7 @@ export interface OpenOptions {
   mode?: FileMode;
   /** Superblock version of a file the mode creates (`'w'`, `'w-'`, `'x'`, `'a'`): see {@link CreateOptions}. */
   superblockVersion?: 2 | 3;
-  /** Where filters, chunk indexes and chunk formats are looked up (default: the process-wide container). */
+  /** Where filters, chunk indexes and chunk formats are looked up (default: chunkform's own container, `defaultContainer`). */
   container?: Container;
   /**
    * Largest result one dataset read may allocate, in bytes (default 1 GiB; `Infinity` for no limit but
@@ -61,7 +61,7 @@ export interface CreateOptions {
    * hold sparse datasets).
    */
   superblockVersion?: 2 | 3;
-  /** Where filters, chunk indexes and chunk formats are looked up (default: the process-wide container). */
+  /** Where filters, chunk indexes and chunk formats are looked up (default: chunkform's own container, `defaultContainer`). */
   container?: Container;
 }
 

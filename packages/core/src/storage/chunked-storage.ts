@@ -5,7 +5,7 @@
  * container (dependency injection), and keeps the layout message in step with the index.
  * @module
  */
-import { H5Error, UnsupportedError, ValueError } from '../errors.js';
+import { H5Error, MissingPluginError, UnsupportedError, ValueError } from '../errors.js';
 import type { Datatype } from '../format/messages/datatype.js';
 import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import { encodeLayout, LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS, type ChunkedLayout } from '../format/messages/layout.js';
@@ -15,7 +15,7 @@ import { resolveChunkFormat, resolveChunkIndex, resolveFilter } from '../di/cont
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import type { ChunkIndex, ChunkIndexContext, ChunkRecord, StructuredChunkSections } from '../chunk/chunk-index.js';
-import type { ChunkImage } from '../chunk/chunk-format.js';
+import { formatKey, KNOWN_FORMAT_PACKAGES, type ChunkImage } from '../chunk/chunk-format.js';
 import { ChunkCache, type ChunkCacheOptions } from '../chunk/cache.js';
 import { ChunkEngine } from '../chunk/engine.js';
 import type { ChunkStore } from '../chunk/chunk-format.js';
@@ -58,6 +58,20 @@ export interface ChunkedDatasetInfo {
   cache?: ChunkCacheOptions;
 }
 
+/** The error for a layout whose chunk format key has no registered provider: names the dataset, the key and the package. */
+function missingFormat(layout: ChunkedLayout | StructuredChunkLayout, path: string): MissingPluginError {
+  const key = layout.class === 'structured' ? formatKey('structured', layout.chunkType) : formatKey('chunked');
+  const pkg = KNOWN_FORMAT_PACKAGES[key];
+  const what = layout.class === 'structured' ? `structured chunk type ${layout.chunkType}` : 'chunked';
+  return new MissingPluginError(
+    `no chunk format for ${what} layouts (key "${key}") is registered; ` +
+      (pkg ? `install ${pkg.package} and register its format${pkg.register ? ` (${pkg.register}())` : ''}` : 'register the package that provides it'),
+    key,
+    pkg?.package,
+    { path },
+  );
+}
+
 /** A chunked dataset's storage. */
 export class ChunkedStorage implements DatasetStorage {
   /** False once the cache was seen without dirty chunks and nothing changed since. */
@@ -75,21 +89,20 @@ export class ChunkedStorage implements DatasetStorage {
   /** Resolves index, format and filters for a dataset and opens its index (`create`: a new, empty one). */
   static async open(ctx: FileContext, model: HeaderModel, info: ChunkedDatasetInfo, create = false): Promise<ChunkedStorage> {
     const { layout, pipeline, path } = info;
-    const indexProvider = resolveChunkIndex(layout.index.type, ctx.container);
+    const indexType = layout.index.type === 'external' ? layout.index.name : layout.index.type;
+    const indexProvider = resolveChunkIndex(indexType, ctx.container);
     if (!indexProvider) {
-      throw new UnsupportedError(
-        `no chunk index provider for "${layout.index.type}" is registered; install @chunkform/indexes and call registerIndexes()`,
+      const builtIn = layout.index.type !== 'external';
+      throw new MissingPluginError(
+        `no chunk index provider for index type "${indexType}" is registered; ` +
+          (builtIn ? 'install @chunkform/indexes and call registerIndexes()' : 'register the package that provides it'),
+        indexType,
+        builtIn ? '@chunkform/indexes' : undefined,
         { path },
       );
     }
-    const formatProvider = resolveChunkFormat(layout, pipeline, ctx.container);
-    if (!formatProvider) {
-      throw new UnsupportedError(
-        `no chunk format for ${layout.class} layouts${pipeline.filters.length ? ' with filters' : ''} is registered; ` +
-          'install @chunkform/format-dense and call registerDenseFormats()',
-        { path },
-      );
-    }
+    const formatProvider = resolveChunkFormat(layout, ctx.container);
+    if (!formatProvider) throw missingFormat(layout, path);
     const writer = ctx.writer;
     const indexCtx: ChunkIndexContext = {
       reader: ctx.reader,
@@ -131,7 +144,8 @@ export class ChunkedStorage implements DatasetStorage {
       throw e.withPath(path);
     }
     const dims = info.dims;
-    const format = formatProvider.create({
+    const format = formatProvider.create(
+      {
       datasetPath: path,
       datatype: info.datatype,
       elementSize: info.elementSize,
@@ -144,7 +158,9 @@ export class ChunkedStorage implements DatasetStorage {
       dontFilterPartialChunks: (layout.flags & LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS) !== 0,
       ...(info.sectionPipelines ? { sectionPipelines: info.sectionPipelines } : {}),
       ...(info.selectionEncoding ? { selectionEncoding: info.selectionEncoding } : {}),
-    });
+      },
+      layout,
+    );
     const store: ChunkStore = {
       // A chunk's memory form may be the bytes read (unfiltered chunks) and is then changed by
       // writes: it must never be a view of the source's own memory (a MemoryStore's buffer).

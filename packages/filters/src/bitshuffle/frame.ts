@@ -6,7 +6,7 @@
  * follow raw. The block compressor is pluggable: an LZ4 raw block or a zstd frame.
  * @module
  */
-import { FilterError } from '@chunkform/core/internal/errors';
+import { FilterError } from '@chunkform/core/plugin';
 
 const INFO = { filterId: 32008, filterName: 'bitshuffle' };
 

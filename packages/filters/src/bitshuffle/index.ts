@@ -10,8 +10,7 @@
  * @module
  */
 import { bitshuffle, bitunshuffle, defaultBlockSize } from '@chunkform/bitshuffle-wasm';
-import { FilterError, UnsupportedError } from '@chunkform/core/internal/errors';
-import type { Filter, FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, UnsupportedError, type Filter, type FilterContext } from '@chunkform/core/plugin';
 import { decodeLimit } from '../deflate/index.js';
 import { defaultLz4Codec, lz4CompressBound, type Lz4BlockCodec } from '../lz4/index.js';
 import { defaultZstdCodec, ZSTD_DEFAULT_LEVEL, type ZstdCodec } from '../zstd/index.js';

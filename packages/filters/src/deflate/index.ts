@@ -4,8 +4,7 @@
  * native zlib under Node, fflate elsewhere, so browser bundles never reference `node:zlib`.
  * @module
  */
-import { FilterError } from '@chunkform/core/internal/errors';
-import type { Filter, FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, type Filter, type FilterContext } from '@chunkform/core/plugin';
 import { ZLIB_BACKEND, zlibCompress, zlibDecompress } from '#zlib';
 import { chunkBytes } from '../util/chunk.js';
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { unzlibSync, zlibSync } from 'fflate';
-import { FilterError } from '@chunkform/core/internal/errors';
+import { FilterError } from '@chunkform/core/plugin';
 
 /** Which implementation this module is. */
 export const ZLIB_BACKEND: 'node' | 'fflate' = 'fflate';

@@ -5,7 +5,7 @@
  * @module
  */
 import { constants, deflate, deflateSync, inflate, inflateSync, type ZlibOptions } from 'node:zlib';
-import { FilterError } from '@chunkform/core/internal/errors';
+import { FilterError } from '@chunkform/core/plugin';
 
 /** Which implementation this module is. */
 export const ZLIB_BACKEND: 'node' | 'fflate' = 'node';

@@ -3,8 +3,7 @@
  * appends a 4-byte checksum to each chunk on write and verifies/strips it on read.
  * @module
  */
-import { ChecksumError, FilterError } from '@chunkform/core/internal/errors';
-import type { Filter } from '@chunkform/core/internal/filter/filter';
+import { ChecksumError, FilterError, type Filter } from '@chunkform/core/plugin';
 
 const ID = 3;
 const NAME = 'fletcher32';

@@ -11,8 +11,7 @@
  * @module
  */
 import { LZ4_WASM_MAX_INPUT, wasmLz4Codec } from '@chunkform/bitshuffle-wasm/lz4';
-import { FilterError } from '@chunkform/core/internal/errors';
-import type { Filter, FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, type Filter, type FilterContext } from '@chunkform/core/plugin';
 import { decodeLimit } from '../deflate/index.js';
 import { Lz4BlockError, lz4CompressBlock, lz4CompressBound, lz4DecompressBlock, lz4Scratch, type Lz4Scratch } from './block.js';
 

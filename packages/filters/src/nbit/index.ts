@@ -4,8 +4,7 @@
  * packed MSB-first one element after another; other bytes are copied whole.
  * @module
  */
-import { FilterError } from '@chunkform/core/internal/errors';
-import type { Filter, FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, type Filter, type FilterContext } from '@chunkform/core/plugin';
 import { chunkBytes } from '../util/chunk.js';
 import { NBIT_ID, NBIT_INFO, NBIT_NAME, nbitSetLocal, parseNbit, type NbitPlan } from './params.js';
 

@@ -6,10 +6,7 @@
  * flattens it into a plan of per-byte bit fields (the packing order HDF5 uses).
  * @module
  */
-import { FilterError, ValueError } from '@chunkform/core/internal/errors';
-import { DEFAULT_SIZES } from '@chunkform/core/internal/format/bytes';
-import { datatypeSize, type Datatype } from '@chunkform/core/internal/format/messages/datatype';
-import type { FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, ValueError, DEFAULT_SIZES, datatypeSize, type Datatype, type FilterContext } from '@chunkform/core/plugin';
 
 export const NBIT_ID = 5;
 export const NBIT_NAME = 'nbit';

@@ -5,7 +5,7 @@
  * exactly — single precision for 4-byte floats (powf, lroundf), double for 8-byte ones.
  * @module
  */
-import { FilterError } from '@chunkform/core/internal/errors';
+import { FilterError } from '@chunkform/core/plugin';
 import { BitReader, BitWriter } from '../util/bits.js';
 import { log2ceil } from './integer.js';
 import { SO_INFO, type ScaleOffsetParams } from './params.js';

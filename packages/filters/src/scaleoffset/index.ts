@@ -5,8 +5,7 @@
  * values packed MSB-first — or the raw values (little-endian) when no bits can be saved.
  * @module
  */
-import { FilterError } from '@chunkform/core/internal/errors';
-import type { Filter, FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, type Filter, type FilterContext } from '@chunkform/core/plugin';
 import { chunkBytes } from '../util/chunk.js';
 import { planFloats, unpackFloats } from './float.js';
 import { planIntegers, unpackIntegers } from './integer.js';

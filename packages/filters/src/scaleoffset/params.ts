@@ -4,8 +4,7 @@
  * fill value is defined, and the fill value's bytes (little-endian, four per value from index 8).
  * @module
  */
-import { FilterError, ValueError } from '@chunkform/core/internal/errors';
-import type { FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, ValueError, type FilterContext } from '@chunkform/core/plugin';
 
 export const SO_ID = 6;
 export const SO_NAME = 'scaleoffset';

@@ -4,8 +4,7 @@
  * see runs of similar bytes. Client data: `[elementSize]`, set at dataset creation.
  * @module
  */
-import { FilterError } from '@chunkform/core/internal/errors';
-import type { Filter, FilterContext } from '@chunkform/core/internal/filter/filter';
+import { FilterError, type Filter, type FilterContext } from '@chunkform/core/plugin';
 
 const ID = 2;
 const NAME = 'shuffle';

@@ -4,7 +4,7 @@
  * from its high bit; a stream starts at a byte boundary.
  * @module
  */
-import { FilterError, type FilterErrorInfo } from '@chunkform/core/internal/errors';
+import { FilterError, type FilterErrorInfo } from '@chunkform/core/plugin';
 
 /** Reads MSB-first bit fields of up to 32 bits. */
 export class BitReader {

@@ -2,7 +2,7 @@
  * Sizes derived from a filter context.
  * @module
  */
-import type { FilterContext } from '@chunkform/core/internal/filter/filter';
+import type { FilterContext } from '@chunkform/core/plugin';
 
 /** Bytes of the dataset's whole chunk (element size × chunk dimensions), or 0 if the context does not say. */
 export function chunkBytes(ctx: Pick<FilterContext, 'chunkDims' | 'elementSize'>): number {

@@ -4,8 +4,7 @@
  * the dataset, and typed errors located at a structure.
  * @module
  */
-import { ChecksumError, FormatError, TruncatedError } from '@chunkform/core/internal/errors';
-import { lookup3 } from '@chunkform/core/internal/format/checksum/lookup3';
+import { ChecksumError, FormatError, TruncatedError, lookup3 } from '@chunkform/core/plugin';
 
 /** Where a structure lives, for error messages. */
 export interface Where {

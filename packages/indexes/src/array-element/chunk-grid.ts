@@ -9,7 +9,7 @@
  *   (`swizzled_max_down_chunks`).
  * @module
  */
-import { FormatError, ValueError } from '@chunkform/core/internal/errors';
+import { FormatError, ValueError } from '@chunkform/core/plugin';
 
 /** A bijection between scaled chunk coordinates and array indexes. */
 export interface ChunkGrid {

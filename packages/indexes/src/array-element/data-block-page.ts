@@ -5,7 +5,7 @@
  * checksum — no signature or prefix.
  * @module
  */
-import { ValueError } from '@chunkform/core/internal/errors';
+import { ValueError } from '@chunkform/core/plugin';
 import { needBytes, verifyChecksumAt, writeChecksumAt, type Where } from './block-io.js';
 
 /** Bytes of a page of `entries` elements. */

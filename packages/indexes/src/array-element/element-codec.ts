@@ -9,10 +9,15 @@
  * encoded a whole block at a time.
  * @module
  */
-import type { ChunkIndexContext, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
-import { FormatError, ValueError } from '@chunkform/core/internal/errors';
-import { UNDEFINED_ADDRESS, type SizeContext } from '@chunkform/core/internal/format/bytes';
-import { floorLog2 } from '@chunkform/core/internal/format/messages/layout-index';
+import {
+  type ChunkIndexContext,
+  type ChunkRecord,
+  FormatError,
+  ValueError,
+  UNDEFINED_ADDRESS,
+  type SizeContext,
+  floorLog2,
+} from '@chunkform/core/plugin';
 import { readAddress, readU32, readUnsigned, writeAddress, writeU32, writeUnsigned } from './element-fields.js';
 import {
   CLIENT_FILTERED_STRUCTURED_CHUNKS,

@@ -5,8 +5,7 @@
  * so they take a byte array and an offset and allocate nothing.
  * @module
  */
-import { FormatError } from '@chunkform/core/internal/errors';
-import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
+import { FormatError, UNDEFINED_ADDRESS } from '@chunkform/core/plugin';
 
 /** An unsigned `width`-byte integer at `b[p]`; {@link FormatError} when it exceeds 2^53 − 1. */
 export function readUnsigned(b: Uint8Array, p: number, width: number, structure: string, address: number): number {

@@ -11,10 +11,15 @@
  * bytes. A fill element (no chunk) has an undefined address and zeros elsewhere.
  * @module
  */
-import type { ChunkIndexContext, StructuredChunkSections } from '@chunkform/core/internal/chunk/chunk-index';
-import { FormatError, ValueError } from '@chunkform/core/internal/errors';
-import { UNDEFINED_ADDRESS, type SizeContext } from '@chunkform/core/internal/format/bytes';
-import { structuredChunkSizeLength } from '@chunkform/core/internal/format/messages/layout-structured';
+import {
+  type ChunkIndexContext,
+  type StructuredChunkSections,
+  FormatError,
+  ValueError,
+  UNDEFINED_ADDRESS,
+  type SizeContext,
+  structuredChunkSizeLength,
+} from '@chunkform/core/plugin';
 import type { ElementCodec, ElementCodecFactory, ElementTable, ElementValue } from './element-codec.js';
 import { readAddress, readU32, readUnsigned, writeAddress, writeU32, writeUnsigned } from './element-fields.js';
 

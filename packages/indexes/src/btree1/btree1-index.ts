@@ -8,10 +8,20 @@
  * @module
  */
 import { FormatError, UnsupportedError } from '@chunkform/core';
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
-import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
-import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
-import { iterateV1BTree, readV1Node, v1NodeSize, V1_MAX_LEVEL, type V1ChunkKey, type V1Node } from '@chunkform/core/internal/format/btree/v1';
+import {
+  type ChunkIndex,
+  type ChunkIndexContext,
+  type ChunkIndexProvider,
+  type ChunkRecord,
+  type ChunkIndexInfo,
+  UNDEFINED_ADDRESS,
+  iterateV1BTree,
+  readV1Node,
+  v1NodeSize,
+  V1_MAX_LEVEL,
+  type V1ChunkKey,
+  type V1Node,
+} from '@chunkform/core/plugin';
 import { checkCoords, located, OpQueue } from '../index-helpers.js';
 import { compareScaledCoords } from '../btree2/chunk-records.js';
 

@@ -7,12 +7,17 @@
  * @module
  */
 import { ValueError } from '@chunkform/core';
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
-import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
-import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
+import {
+  type ChunkIndex,
+  type ChunkIndexContext,
+  type ChunkIndexProvider,
+  type ChunkRecord,
+  type ChunkIndexInfo,
+  UNDEFINED_ADDRESS,
+  structuredChunkSizeLength,
+} from '@chunkform/core/plugin';
 import { checkCoords, checkStructuredSections, chunkByteSize, filteredChunkSizeWidth, located, OpQueue, requireStorage } from '../index-helpers.js';
 import { DEFAULT_BTREE2_INDEX_INFO } from '@chunkform/core';
-import { structuredChunkSizeLength } from '@chunkform/core/internal/format/messages/layout-structured';
 import { chunkRecordClass, structuredChunkRecordClass, type StructuredRecordShape } from './chunk-records.js';
 import type { V2RecordClass } from './node-store.js';
 import { V2Tree } from './tree.js';

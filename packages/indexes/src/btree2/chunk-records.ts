@@ -7,15 +7,18 @@
  * @module
  */
 import { FormatError } from '@chunkform/core';
-import type { ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
-import { ByteReader, ByteWriter, UNDEFINED_ADDRESS, type SizeContext } from '@chunkform/core/internal/format/bytes';
 import {
+  type ChunkRecord,
+  ByteReader,
+  ByteWriter,
+  UNDEFINED_ADDRESS,
+  type SizeContext,
   decodeChunkRecord,
   decodeFilteredChunkRecord,
   encodeChunkRecord,
   encodeFilteredChunkRecord,
   V2RecordType,
-} from '@chunkform/core/internal/format/btree/v2-records';
+} from '@chunkform/core/plugin';
 import { filteredChunkSizeWidth } from '../index-helpers.js';
 import type { V2RecordClass } from './node-store.js';
 

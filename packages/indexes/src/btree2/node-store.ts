@@ -8,10 +8,11 @@
  * @module
  */
 import { FormatError } from '@chunkform/core';
-import type { IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
-import type { MetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import { UNDEFINED_ADDRESS, type SizeContext } from '@chunkform/core/internal/format/bytes';
 import {
+  type IndexStorage,
+  type MetadataReader,
+  UNDEFINED_ADDRESS,
+  type SizeContext,
   computeV2NodeInfo,
   decodeV2BTreeNode,
   encodeV2BTreeHeader,
@@ -20,7 +21,7 @@ import {
   v2NodeUsedSize,
   V2_MAX_DEPTH,
   type V2BTreeHeader,
-} from '@chunkform/core/internal/format/btree/v2';
+} from '@chunkform/core/plugin';
 
 /** How records of one B-tree type are compared and (de)serialised (HDF5's `H5B2_class_t`). */
 export interface V2RecordClass<R> {

@@ -9,10 +9,7 @@
  * @module
  */
 import { FormatError, UnsupportedError, ValueError } from '@chunkform/core';
-import type { MetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import type { IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
-import type { SizeContext } from '@chunkform/core/internal/format/bytes';
-import { openV2BTree } from '@chunkform/core/internal/format/btree/v2';
+import { type MetadataReader, type IndexStorage, type SizeContext, openV2BTree } from '@chunkform/core/plugin';
 import { V2NodeStore, type NodePtr, type TreeNode, type V2RecordClass, type V2TreeParams } from './node-store.js';
 
 export type { V2RecordClass, V2TreeParams } from './node-store.js';

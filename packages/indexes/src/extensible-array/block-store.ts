@@ -5,8 +5,7 @@
  * (keeping the header statistics exactly as HDF5 writes them), and writes dirty structures back.
  * @module
  */
-import type { ChunkIndexContext, IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
-import { UNDEFINED_ADDRESS, isDefinedAddress } from '@chunkform/core/internal/format/bytes';
+import { type ChunkIndexContext, type IndexStorage, UNDEFINED_ADDRESS, isDefinedAddress } from '@chunkform/core/plugin';
 import { bitGet, bitSet, checkExtent, formatError, writeChecksumAt, type Where } from '../array-element/block-io.js';
 import { decodeDataBlockPage } from '../array-element/data-block-page.js';
 import type { ElementCodec, ElementTable } from '../array-element/element-codec.js';

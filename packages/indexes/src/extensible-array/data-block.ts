@@ -6,8 +6,7 @@
  * `2^pageBits` elements plus a checksum.
  * @module
  */
-import { ByteReader, ByteWriter, type SizeContext } from '@chunkform/core/internal/format/bytes';
-import { ValueError } from '@chunkform/core/internal/errors';
+import { ByteReader, ByteWriter, type SizeContext, ValueError } from '@chunkform/core/plugin';
 import { formatError, needBytes, verifyChecksumAt, type Where } from '../array-element/block-io.js';
 import type { ExtensibleArrayGeometry } from './geometry.js';
 

@@ -11,8 +11,7 @@
  * than `2^pageBits` elements are split into checksummed pages.
  * @module
  */
-import { floorLog2 } from '@chunkform/core/internal/format/messages/layout-index';
-import type { SizeContext } from '@chunkform/core/internal/format/bytes';
+import { floorLog2, type SizeContext } from '@chunkform/core/plugin';
 import { formatError, type Where } from '../array-element/block-io.js';
 
 /** Creation parameters of an extensible array, as its header stores them. */

@@ -6,7 +6,7 @@
  * (size of lengths each), index block address, checksum.
  * @module
  */
-import { ByteReader, ByteWriter, type SizeContext } from '@chunkform/core/internal/format/bytes';
+import { ByteReader, ByteWriter, type SizeContext } from '@chunkform/core/plugin';
 import { formatError, verifyChecksumAt, type Where } from '../array-element/block-io.js';
 import type { ExtensibleArrayParams } from './geometry.js';
 

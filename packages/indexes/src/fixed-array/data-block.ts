@@ -6,8 +6,7 @@
  * bytes plus its own checksum (the last page may be shorter).
  * @module
  */
-import { ValueError } from '@chunkform/core/internal/errors';
-import { ByteReader, ByteWriter, type SizeContext } from '@chunkform/core/internal/format/bytes';
+import { ValueError, ByteReader, ByteWriter, type SizeContext } from '@chunkform/core/plugin';
 import { formatError, needBytes, verifyChecksumAt, type Where } from '../array-element/block-io.js';
 
 /** Signature of the fixed array data block. */

@@ -6,10 +6,17 @@
  * chunk; a page is initialised (and its "page init" bit set) with the first chunk in it.
  * @module
  */
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord } from '@chunkform/core/internal/chunk/chunk-index';
-import { InvalidStateError, ValueError } from '@chunkform/core/internal/errors';
-import { UNDEFINED_ADDRESS, isDefinedAddress } from '@chunkform/core/internal/format/bytes';
-import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
+import {
+  type ChunkIndex,
+  type ChunkIndexContext,
+  type ChunkIndexProvider,
+  type ChunkRecord,
+  InvalidStateError,
+  ValueError,
+  UNDEFINED_ADDRESS,
+  isDefinedAddress,
+  type ChunkIndexInfo,
+} from '@chunkform/core/plugin';
 import { OpQueue } from '../index-helpers.js';
 import { bitGet, bitSet, checkExtent, formatError, writeChecksumAt, type Where } from '../array-element/block-io.js';
 import { fixedArrayGrid, type ChunkGrid } from '../array-element/chunk-grid.js';

@@ -4,7 +4,7 @@
  * (1), maximum number of entries (size of lengths), data block address (size of offsets), checksum.
  * @module
  */
-import { ByteReader, ByteWriter, type SizeContext } from '@chunkform/core/internal/format/bytes';
+import { ByteReader, ByteWriter, type SizeContext } from '@chunkform/core/plugin';
 import { formatError, verifyChecksumAt, type Where } from '../array-element/block-io.js';
 
 /** Signature of the fixed array header. */

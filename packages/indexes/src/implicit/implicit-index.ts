@@ -7,9 +7,15 @@
  * @module
  */
 import { FormatError, ValueError } from '@chunkform/core';
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord, IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
-import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
-import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
+import {
+  type ChunkIndex,
+  type ChunkIndexContext,
+  type ChunkIndexProvider,
+  type ChunkRecord,
+  type IndexStorage,
+  type ChunkIndexInfo,
+  UNDEFINED_ADDRESS,
+} from '@chunkform/core/plugin';
 import { checkCoords, chunkByteSize, chunkGrid, gridCount, inGrid, linearChunkIndex, requireStorage } from '../index-helpers.js';
 
 const STRUCTURE = 'implicit chunk index';

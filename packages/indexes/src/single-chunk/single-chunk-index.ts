@@ -12,10 +12,17 @@
  * @module
  */
 import { FormatError, H5Error, ValueError } from '@chunkform/core';
-import type { ChunkIndex, ChunkIndexContext, ChunkIndexProvider, ChunkRecord, StructuredChunkSections } from '@chunkform/core/internal/chunk/chunk-index';
-import type { ChunkIndexInfo } from '@chunkform/core/internal/format/messages/layout-index';
-import { structuredChunkSizeLength, type StructuredSingleChunkInfo } from '@chunkform/core/internal/format/messages/layout-structured';
-import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
+import {
+  type ChunkIndex,
+  type ChunkIndexContext,
+  type ChunkIndexProvider,
+  type ChunkRecord,
+  type StructuredChunkSections,
+  type ChunkIndexInfo,
+  structuredChunkSizeLength,
+  type StructuredSingleChunkInfo,
+  UNDEFINED_ADDRESS,
+} from '@chunkform/core/plugin';
 import { checkCoords, checkStructuredSections, chunkByteSize } from '../index-helpers.js';
 
 const STRUCTURE = 'single chunk index';

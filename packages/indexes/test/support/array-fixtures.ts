@@ -9,10 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openFile, MemoryStore, type Dataset } from '@chunkform/core';
-import type { ChunkIndexContext, ChunkRecord, IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
-import { DEFAULT_SIZES } from '@chunkform/core/internal/format/bytes';
-import { SourceMetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import type { ChunkedLayout } from '@chunkform/core/internal/format/messages/layout';
+import {
+  type ChunkIndexContext,
+  type ChunkRecord,
+  type IndexStorage,
+  DEFAULT_SIZES,
+  SourceMetadataReader,
+  type ChunkedLayout,
+} from '@chunkform/core/plugin';
 
 /** What the generator reports for one dataset. */
 export interface FixtureDataset {

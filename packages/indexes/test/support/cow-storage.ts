@@ -11,10 +11,7 @@
  * @module
  */
 import { MemoryStore } from '@chunkform/core';
-import type { IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
-import type { MetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import { TruncatedError } from '@chunkform/core/internal/errors';
-import { DEFAULT_SIZES, type SizeContext } from '@chunkform/core/internal/format/bytes';
+import { type IndexStorage, type MetadataReader, TruncatedError, DEFAULT_SIZES, type SizeContext } from '@chunkform/core/plugin';
 
 interface Extent {
   address: number;

@@ -10,10 +10,14 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryStore, openFile, type Dataset } from '@chunkform/core';
-import type { ChunkIndexContext, ChunkRecord, IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
-import { SourceMetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import { DEFAULT_SIZES } from '@chunkform/core/internal/format/bytes';
-import type { ChunkedLayout } from '@chunkform/core/internal/format/messages/layout';
+import {
+  type ChunkIndexContext,
+  type ChunkRecord,
+  type IndexStorage,
+  SourceMetadataReader,
+  DEFAULT_SIZES,
+  type ChunkedLayout,
+} from '@chunkform/core/plugin';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCRIPT = join(HERE, '../fixtures/make_index_fixtures.py');

@@ -3,9 +3,14 @@
  * classes under test): v2 B-tree header + every node in pre-order, with record bytes and child
  * counts but without node addresses, so two trees holding the same records can be compared.
  */
-import type { MetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import { UNDEFINED_ADDRESS } from '@chunkform/core/internal/format/bytes';
-import { decodeV2BTreeNode, openV2BTree, v2NodeUsedSize, type V2BTreeHeader } from '@chunkform/core/internal/format/btree/v2';
+import {
+  type MetadataReader,
+  UNDEFINED_ADDRESS,
+  decodeV2BTreeNode,
+  openV2BTree,
+  v2NodeUsedSize,
+  type V2BTreeHeader,
+} from '@chunkform/core/plugin';
 
 /** One node of a dump. */
 export interface DumpNode {

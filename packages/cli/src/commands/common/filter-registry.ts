@@ -5,8 +5,17 @@
  * usual {@link UnknownFilterError}.
  * @module
  */
-import { createContainer, defaultContainer, KNOWN_FILTER_PACKAGES, resolveFilter, UnknownFilterError, type Container, type Dataset, type Filter } from '@chunkform/core';
-import { FILTER } from '@chunkform/core/internal/di/container';
+import {
+  createContainer,
+  defaultContainer,
+  KNOWN_FILTER_PACKAGES,
+  registerFilter,
+  resolveFilter,
+  UnknownFilterError,
+  type Container,
+  type Dataset,
+  type Filter,
+} from '@chunkform/core';
 
 function standIn(id: number, name: string | undefined): Filter {
   const fail = (): never => {
@@ -22,11 +31,9 @@ function standIn(id: number, name: string | undefined): Filter {
  */
 export function outputContainer(unknown: ReadonlyMap<number, string | undefined>, parent: Container = defaultContainer): Container {
   if (unknown.size === 0) return parent;
+  // The child sees every filter of `parent`; it adds the stand-ins.
   const child = createContainer(parent);
-  const known = parent.isRegistered(FILTER, true) ? parent.resolveAll<Filter>(FILTER) : [];
-  // A child that registers the token no longer sees the parent's registrations: copy them.
-  for (const f of known) child.register(FILTER, { useValue: f });
-  for (const [id, name] of unknown) child.register(FILTER, { useValue: standIn(id, name) });
+  for (const [id, name] of unknown) registerFilter(standIn(id, name), child);
   return child;
 }
 

@@ -5,9 +5,7 @@
  * @module
  */
 import { CommittedDatatype, Dataset, Group, selectHyperslab, selectionCount, type Datatype, type H5File } from '@chunkform/core';
-import { ByteWriter, isDefinedAddress } from '@chunkform/core/internal/format/bytes';
-import { encodeDatatype } from '@chunkform/core/internal/format/messages/datatype-encode';
-import { ChunkedStorage } from '@chunkform/core/internal/storage/chunked-storage';
+import { ByteWriter, isDefinedAddress, encodeDatatype, ChunkedStorage } from '@chunkform/core/plugin';
 import { objectAddress } from '../../inspect.js';
 
 /** Storage of one sparse dataset. */

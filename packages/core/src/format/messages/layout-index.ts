@@ -35,6 +35,20 @@ export interface BTree2IndexInfo {
   mergePercent: number;
 }
 
+/**
+ * A third-party index type (a layout index type code HDF5 does not define, claimed by a registered
+ * chunk index provider with that `code`): its provider's type name and its raw creation parameters.
+ */
+export interface ExternalIndexInfo {
+  type: 'external';
+  /** The provider's index type name. */
+  name: string;
+  /** The layout index type code (6..255). */
+  code: number;
+  /** The creation parameters as stored in the layout message. */
+  params: Uint8Array;
+}
+
 /** How the chunks of a chunked dataset are indexed. */
 export type ChunkIndexInfo =
   | { type: 'btree1' }
@@ -42,7 +56,17 @@ export type ChunkIndexInfo =
   | { type: 'implicit' }
   | FixedArrayIndexInfo
   | ExtensibleArrayIndexInfo
-  | BTree2IndexInfo;
+  | BTree2IndexInfo
+  | ExternalIndexInfo;
+
+/** HDF5's own index type names (everything but {@link ExternalIndexInfo}). */
+export type BuiltInIndexType = Exclude<ChunkIndexInfo['type'], 'external'>;
+
+/**
+ * How a layout decoder learns about third-party index types: the provider's type name and the number
+ * of creation parameter bytes for a code, or undefined when no registered provider claims the code.
+ */
+export type IndexTypeLookup = (code: number) => { name: string; paramBytes: number } | undefined;
 
 /** Index type numbers stored in layout messages of version 4 and later. */
 export const CHUNK_INDEX_TYPES = {
@@ -52,7 +76,7 @@ export const CHUNK_INDEX_TYPES = {
   'fixed-array': 3,
   'extensible-array': 4,
   btree2: 5,
-} as const satisfies Record<ChunkIndexInfo['type'], number>;
+} as const satisfies Record<BuiltInIndexType, number>;
 
 /** Decodes the creation parameters of index types 3, 4 and 5 (spec IV.A.2.i, layout v4 "Indexing Information"; the caller handles 0, 1 and 2). */
 export function decodeIndexParams(r: ByteReader, indexType: number): FixedArrayIndexInfo | ExtensibleArrayIndexInfo | BTree2IndexInfo {

@@ -5,7 +5,7 @@
  * newer indexes, virtual) and version 5 (structured chunks).
  * @module
  */
-import { UnsupportedError, ValueError } from '../../errors.js';
+import { UnknownIndexTypeError, UnsupportedError, ValueError } from '../../errors.js';
 import { ByteReader, ByteWriter, DEFAULT_SIZES, UNDEFINED_ADDRESS, type SizeContext } from '../bytes.js';
 import {
   CHUNK_INDEX_TYPES,
@@ -14,6 +14,7 @@ import {
   dimensionEncodingLength,
   encodeIndexParams,
   type ChunkIndexInfo,
+  type IndexTypeLookup,
 } from './layout-index.js';
 import { decodeStructuredLayout, encodeStructuredLayout, type StructuredChunkLayout } from './layout-structured.js';
 
@@ -106,7 +107,7 @@ function decodeOld(r: ByteReader, version: number): DataLayout {
   return { class: 'compact', version, data: r.bytesView(size, 'compact data').slice() };
 }
 
-function decodeChunkedV4(r: ByteReader, version: number): ChunkedLayout {
+function decodeChunkedV4(r: ByteReader, version: number, indexTypes?: IndexTypeLookup): ChunkedLayout {
   const flags = r.u8();
   if (flags & ~0x03) throw r.error(`unknown chunked layout flags 0x${flags.toString(16)}`);
   const ndims = r.u8();
@@ -129,15 +130,26 @@ function decodeChunkedV4(r: ByteReader, version: number): ChunkedLayout {
     case 2:
       index = { type: 'implicit' };
       break;
-    default:
+    case 3:
+    case 4:
+    case 5:
       index = decodeIndexParams(r, indexType);
+      break;
+    default: {
+      const external = indexTypes?.(indexType);
+      if (!external) throw new UnknownIndexTypeError(indexType, { structure: STRUCTURE, address: r.base });
+      index = { type: 'external', name: external.name, code: indexType, params: r.bytesView(external.paramBytes, 'index parameters').slice() };
+    }
   }
   const address = r.offset();
   return { class: 'chunked', version, flags, chunkDims: dims.slice(0, -1), elementSize: dims[ndims - 1]!, index, address };
 }
 
-/** Decodes a data layout message body (spec IV.A.2.i, versions 1–5). */
-export function decodeLayout(body: Uint8Array, sizes: SizeContext = DEFAULT_SIZES, address = UNDEFINED_ADDRESS): DataLayout {
+/**
+ * Decodes a data layout message body (spec IV.A.2.i, versions 1–5). `indexTypes` tells the decoder
+ * about third-party chunk index type codes (an unknown code is an {@link UnknownIndexTypeError}).
+ */
+export function decodeLayout(body: Uint8Array, sizes: SizeContext = DEFAULT_SIZES, address = UNDEFINED_ADDRESS, indexTypes?: IndexTypeLookup): DataLayout {
   const r = new ByteReader(body, { sizes, structure: STRUCTURE, base: address });
   const version = r.u8();
   if (version === 0) throw r.error('invalid version 0');
@@ -155,7 +167,7 @@ export function decodeLayout(body: Uint8Array, sizes: SizeContext = DEFAULT_SIZE
       return { class: 'contiguous', version, address: a, size };
     }
     case 2: {
-      if (version >= 4) return decodeChunkedV4(r, version);
+      if (version >= 4) return decodeChunkedV4(r, version, indexTypes);
       const ndims = r.u8();
       if (ndims < 2 || ndims > MAX_NDIMS) throw r.error(`chunk dimensionality ${ndims} out of range 2..${MAX_NDIMS}`);
       const a = r.offset();
@@ -228,7 +240,10 @@ export function encodeLayout(layout: DataLayout, sizes: SizeContext = DEFAULT_SI
       const enc = dimensionEncodingLength(dims);
       w.u8(pick(layout.version, 4, 4)).u8(2).u8(flags).u8(dims.length).u8(enc);
       for (const d of dims) w.uN(d, enc);
-      w.u8(CHUNK_INDEX_TYPES[index.type]);
+      if (index.type === 'external') {
+        if (!Number.isInteger(index.code) || index.code < 6 || index.code > 255) fail(`invalid chunk index type code ${index.code}`);
+        w.u8(index.code).bytes(index.params);
+      } else w.u8(CHUNK_INDEX_TYPES[index.type]);
       if (index.type === 'single') {
         if (filteredSingle) {
           const mask = index.filterMask ?? 0;
@@ -236,7 +251,7 @@ export function encodeLayout(layout: DataLayout, sizes: SizeContext = DEFAULT_SI
           if (!Number.isInteger(mask) || mask < 0 || mask > 0xffffffff) fail(`invalid filter mask ${mask}`);
           w.length(index.filteredSize!).u32(mask);
         }
-      } else if (index.type !== 'implicit') {
+      } else if (index.type !== 'implicit' && index.type !== 'external') {
         encodeIndexParams(w, index, STRUCTURE);
       }
       w.offset(layout.address);

@@ -1,0 +1,128 @@
+/**
+ * @packageDocumentation
+ * `@chunkform/core/plugin`: the curated API for plug-in packages — chunk formats, chunk indexes,
+ * filters and tools built on chunkform (`@chunkform/format-*`, `@chunkform/indexes`,
+ * `@chunkform/filters`, the CLI, third-party packages). It holds what such a package needs beyond
+ * the app-facing `@chunkform/core`: byte readers and writers, file addresses, the typed errors, the
+ * chunk format / chunk index / filter interfaces and their record types, checksums, the on-disk codecs
+ * of the structures an index or format stores (layout message, B-trees, datatypes, selections), and
+ * the registries. Packages must not import `@chunkform/core/internal/*` (it is not published).
+ * @module
+ */
+
+// ---- errors ------------------------------------------------------------------------------------
+export * from './errors.js';
+
+// ---- bytes, addresses, checksums -----------------------------------------------------------------
+export { ByteReader, ByteWriter, DEFAULT_SIZES, UNDEFINED_ADDRESS, isDefinedAddress, type SizeContext } from './format/bytes.js';
+export { lookup3 } from './format/checksum/lookup3.js';
+export { SourceMetadataReader, type MetadataReader } from './file/metadata-reader.js';
+
+// ---- registries ----------------------------------------------------------------------------------
+export {
+  defaultContainer,
+  createContainer,
+  registerFilter,
+  registerChunkIndex,
+  registerChunkFormat,
+  resolveFilter,
+  resolveChunkIndex,
+  resolveChunkIndexCode,
+  resolveChunkFormat,
+  resolveChunkFormatByName,
+  layoutFormatKey,
+  indexTypeLookup,
+  type Container,
+  type RegisterOptions,
+} from './di/container.js';
+
+// ---- chunk formats -------------------------------------------------------------------------------
+export {
+  formatKey,
+  KNOWN_FORMAT_PACKAGES,
+  type ChunkFormat,
+  type ChunkFormatContext,
+  type ChunkFormatProvider,
+  type ChunkImage,
+  type ChunkRequest,
+  type ChunkStore,
+  type RawIO,
+} from './chunk/chunk-format.js';
+
+// ---- chunk indexes -------------------------------------------------------------------------------
+export type {
+  ChunkIndex,
+  ChunkIndexContext,
+  ChunkIndexProvider,
+  ChunkRecord,
+  IndexStorage,
+  StructuredChunkSections,
+  StructuredIndexContext,
+} from './chunk/chunk-index.js';
+export {
+  chooseChunkIndex,
+  chooseStructuredChunkIndex,
+  DEFAULT_BTREE2_INDEX_INFO,
+  DEFAULT_EXTENSIBLE_ARRAY_INFO,
+  DEFAULT_FIXED_ARRAY_INFO,
+} from './chunk/choose-index.js';
+export {
+  V1_MAX_LEVEL,
+  iterateV1BTree,
+  readV1Node,
+  v1NodeSize,
+  type V1ChunkKey,
+  type V1Node,
+} from './format/btree/v1.js';
+export {
+  V2_MAX_DEPTH,
+  computeV2NodeInfo,
+  decodeV2BTreeNode,
+  encodeV2BTreeHeader,
+  encodeV2BTreeNode,
+  iterateV2BTree,
+  openV2BTree,
+  v2HeaderSize,
+  v2NodeUsedSize,
+  type V2BTreeHeader,
+} from './format/btree/v2.js';
+export { V2RecordType, decodeChunkRecord, decodeFilteredChunkRecord, encodeChunkRecord, encodeFilteredChunkRecord } from './format/btree/v2-records.js';
+
+// ---- filters -------------------------------------------------------------------------------------
+export { KNOWN_FILTER_PACKAGES, type Filter, type FilterContext } from './filter/filter.js';
+export { decodeChunk, encodeChunk, setLocalPipeline, type ChunkWhere, type PipelineContext } from './filter/pipeline.js';
+export type { FilterPipeline } from './format/messages/filter-pipeline.js';
+
+// ---- messages a format or index reads or writes --------------------------------------------------
+export {
+  decodeLayout,
+  encodeLayout,
+  floorLog2,
+  CHUNK_INDEX_TYPES,
+  LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS,
+  STRUCTURED_CHUNK_SPARSE,
+  STRUCTURED_CHUNK_VL,
+  structuredChunkSizeLength,
+  type BuiltInIndexType,
+  type ChunkIndexInfo,
+  type ChunkedLayout,
+  type DataLayout,
+  type ExtensibleArrayIndexInfo,
+  type ExternalIndexInfo,
+  type FixedArrayIndexInfo,
+  type BTree2IndexInfo,
+  type IndexTypeLookup,
+  type StructuredChunkLayout,
+  type StructuredSingleChunkInfo,
+} from './format/messages/layout.js';
+export { datatypeSize, type Datatype } from './format/messages/datatype.js';
+export { encodeDatatype } from './format/messages/datatype-encode.js';
+
+// ---- selections ----------------------------------------------------------------------------------
+export * from './selection/index.js';
+export { blocksFromCanonical, trustSelection } from './selection/selection.js';
+export { pointOffsets } from './selection/points.js';
+export { encodeSelectionWithTrailer } from './selection/serialize/index.js';
+
+// ---- tools (statistics, inspection) --------------------------------------------------------------
+export { ChunkedStorage, type ChunkInfo } from './storage/chunked-storage.js';
