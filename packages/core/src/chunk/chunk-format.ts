@@ -11,6 +11,7 @@ import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import type { Filter } from '../filter/filter.js';
 import type { ChunkRecord, StructuredChunkSections } from './chunk-index.js';
 import type { Selection } from '../selection/selection.js';
+import type { DatasetCreator } from './dataset-creator.js';
 
 /**
  * The part of one request (read or write) that falls into one chunk: runs of elements contiguous in
@@ -162,4 +163,13 @@ export interface ChunkFormatProvider {
   /** True when this provider handles the dataset's layout and pipeline. */
   matches(layout: DataLayout, pipeline: FilterPipeline): boolean;
   create(ctx: ChunkFormatContext): ChunkFormat;
+  /** Plans new datasets of this format (`createDataset(path, { format: name })`); absent = read-only format. */
+  readonly creator?: DatasetCreator;
 }
+
+/** Packages providing the chunk formats chunkform knows by name (for "install …" errors). */
+export const KNOWN_FORMAT_PACKAGES: Readonly<Record<string, { package: string; register?: string }>> = {
+  dense: { package: '@chunkform/format-dense', register: 'registerDenseFormats' },
+  sparse: { package: '@chunkform/format-sparse', register: 'registerSparseFormat' },
+  vl: { package: '@chunkform/format-vl' },
+};

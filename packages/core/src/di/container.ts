@@ -73,3 +73,10 @@ export function resolveChunkFormat(
   for (let i = list.length - 1; i >= 0; i--) if (list[i]!.matches(layout, pipeline)) return list[i];
   return undefined;
 }
+
+/** The chunk format provider registered under `name` (the `format:` create option), if any. */
+export function resolveChunkFormatByName(name: string, container: Container = defaultContainer): ChunkFormatProvider | undefined {
+  const list = all<ChunkFormatProvider>(container, CHUNK_FORMAT_PROVIDER);
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.name === name) return list[i];
+  return undefined;
+}
