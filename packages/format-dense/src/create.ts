@@ -3,7 +3,7 @@
  * `maxShape`, `layout: 'chunked'` or `format: 'dense'`: the dense format's {@link DatasetCreator}.
  * Header messages: dataspace, datatype, fill value (incremental allocation unless asked), filter
  * pipeline (client data completed by each filter's "set local"), and a version-4 layout message with
- * the index HDF5 would choose or the `chunkIndex` option names (version 3 for a v1 B-tree).
+ * the index HDF5 would choose or the `chunkIndex` option names.
  * @module
  */
 import {
@@ -41,19 +41,16 @@ export const denseCreator: DatasetCreator = {
     const index = ctx.chooseIndex({ layoutClass: 'chunked', dims: shape, maxDims, chunkDims, filtered, allocTime, requested: opts.chunkIndex, path });
     const layout: ChunkedLayout = {
       class: 'chunked',
-      version: index.type === 'btree1' ? 3 : 4,
+      version: 4,
       flags: opts.dontFilterPartialChunks ? LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS : 0,
       chunkDims,
       elementSize: es,
       index,
       address: UNDEFINED_ADDRESS,
     };
-    if (index.type === 'btree1' && opts.dontFilterPartialChunks) {
-      throw new ValueError("dontFilterPartialChunks needs a layout message version 4 index; it cannot go with chunkIndex 'btree1'", { path });
-    }
     const messages = ctx.baseMessages({ dtype, shape, maxDims: opts.maxShape ? maxDims : null, fill, allocTime });
     if (filtered) messages.push({ type: FILTER_PIPELINE, flags: CONSTANT, body: encodeFilterPipeline(pipeline) });
     messages.push({ type: LAYOUT, flags: 0, body: encodeLayout(layout, ctx.sizes) });
-    return { messages };
+    return { messages, allocTime };
   },
 };

@@ -45,6 +45,11 @@ export interface DatasetPlan {
   messages: HeaderMessage[];
   /** Dataset access options the new dataset is opened with (e.g. a format's encoding choice). */
   access?: Readonly<Record<string, unknown>>;
+  /**
+   * The allocation time the plan stores (default: the `allocTime` option): for 'early' core
+   * allocates (and fills) every chunk before the dataset is linked.
+   */
+  allocTime?: CreateAllocTime;
 }
 
 /** Plans new datasets of one chunk format (`ChunkFormatProvider.creator`). */

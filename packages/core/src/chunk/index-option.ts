@@ -3,7 +3,8 @@
  * ({@link chooseChunkIndex}), checked against what each index type can hold (HDF5 spec IV.A.2.i
  * "Chunk Indexing Type"): a single chunk needs dims = max dims = chunk dims, implicit and fixed
  * array need fixed max dims (implicit also early allocation and no filters), an extensible array
- * exactly one unlimited dimension; structured chunk layouts (class 4) take no implicit or v1 B-tree.
+ * exactly one unlimited dimension; structured chunk layouts (class 4) take no implicit or v1 B-tree,
+ * and chunkform creates no v1 B-tree (it reads them).
  * @module
  */
 import { ValueError } from '../errors.js';
@@ -48,8 +49,9 @@ function unsuitable(type: ChunkIndexOption, req: IndexRequest): string | null {
     case 'extensible-array':
       return unlimited === 1 ? null : `an extensible-array index needs exactly one unlimited dimension (maxShape has ${unlimited})`;
     case 'btree2':
-    case 'btree1':
       return null;
+    case 'btree1':
+      return "chunkform reads v1 B-tree chunk indexes (layout message version 3) but does not create them; use 'btree2'";
   }
 }
 

@@ -114,6 +114,8 @@ export interface NewDatasetHeader {
   chunked: boolean;
   /** Access options the chunk format's creator asks the new dataset to be opened with. */
   access?: Readonly<Record<string, unknown>> | undefined;
+  /** Chunk formats: allocate (and fill) every chunk before the dataset is linked. */
+  allocateEarly?: boolean;
   /** Number of elements. */
   count: number;
 }
@@ -181,7 +183,8 @@ export function newDatasetHeader(ctx: FileContext, writer: FileWriter, full: str
     const { format: _f, layout: _l, data: _d, chunkCache: _c, dtype: _t, ...rest } = opts;
     const plan = creator.plan({ ...rest, path: full, dtype, shape }, datasetCreateContext(ctx));
     const data = opts.data !== undefined && !hasVlen(dtype) ? valuesToBytes(ctx, opts.data, dtype, count, what) : undefined;
-    return { model: writer.createHeader(plan.messages), data, chunked: true, access: plan.access, count };
+    const allocateEarly = (plan.allocTime ?? opts.allocTime) === 'early';
+    return { model: writer.createHeader(plan.messages), data, chunked: true, access: plan.access, allocateEarly, count };
   }
   const dataspace = planDataspace(shape, opts.maxShape, full, scalar);
   const layout = (opts.layout ?? 'contiguous') as CreateLayout;

@@ -272,7 +272,7 @@ export class Group {
         if (made.chunked) {
           dset.setAccess({ ...made.access, ...(opts.chunkCache ? { chunkCache: opts.chunkCache } : {}) });
           storage = (await dset.storage(true)) as ChunkedStorage;
-          if (opts.allocTime === 'early') await storage.allocateAll();
+          if (made.allocateEarly) await storage.allocateAll();
           const bytes = data ?? (opts.data !== undefined ? valuesToBytes(this.ctx, opts.data, dset.dtype, made.count, `create dataset "${full}"`) : undefined);
           if (bytes && made.count > 0) await storage.write(selectAll(), bytes);
         }
