@@ -36,7 +36,7 @@ const headerBytes = (d: Dataset): string[] => d.headerModel.messages.map((m) => 
 describe('createDataset({ format })', () => {
   it("format: 'sparse' plans the same header as layout: 'sparse', and format: 'dense' the same as chunks", async () => {
     const f = await createFile(new MemoryStore());
-    const common = { dtype: 'uint16', shape: [6, 8], chunks: [3, 4], compression: 'gzip' } as const;
+    const common: CreateDatasetOptions = { dtype: 'uint16', shape: [6, 8], chunks: [3, 4], compression: 'gzip' };
     const a = await f.createDataset('a', { ...common, layout: 'sparse', filters: { selection: 'compact' } });
     const b = await f.createDataset('b', { ...common, format: 'sparse', filters: { selection: 'compact' } });
     expect(headerBytes(b)).toEqual(headerBytes(a));
