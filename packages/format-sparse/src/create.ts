@@ -22,6 +22,7 @@ import { STRUCTURED_CHUNK_SPARSE } from '@chunkform/core/internal/format/message
 import { blockRecordSize } from '@chunkform/core/internal/selection/serialize/hyperslab';
 import { widthFor } from '@chunkform/core/internal/selection/serialize/uint';
 import { hasVlen } from '@chunkform/core/internal/objects/values-io';
+import { checkSelectionEncoding } from './sections.js';
 
 /** Filter id of shuffle. */
 const SHUFFLE = 2;
@@ -102,8 +103,6 @@ export function selectionRecordSize(chunkDims: readonly number[]): number {
   return blockRecordSize(chunkDims.length, widthFor(high));
 }
 
-const ENCODINGS = ['smallest', 'prototype'];
-
 /** The sparse format's creator. */
 export const sparseCreator: DatasetCreator = {
   plan(opts: Readonly<Record<string, unknown>> & CreateDatasetCommon, ctx: DatasetCreateContext): DatasetPlan {
@@ -121,9 +120,7 @@ export const sparseCreator: DatasetCreator = {
     if (o.pipelineMessage !== undefined && o.pipelineMessage !== 'v3' && o.pipelineMessage !== 'stc') {
       throw new ValueError(`unknown pipelineMessage ${JSON.stringify(o.pipelineMessage)}; use 'v3' or 'stc'`, { path });
     }
-    if (o.selectionEncoding !== undefined && !ENCODINGS.includes(o.selectionEncoding)) {
-      throw new ValueError(`unknown selectionEncoding ${JSON.stringify(o.selectionEncoding)}; use 'smallest' or 'prototype'`, { path });
-    }
+    checkSelectionEncoding(o.selectionEncoding, path);
     const sections = sparseSectionPipelines(o as FilterOptions, path);
     const at = sections.selectionRecordShuffle;
     const messages = structuredDatasetMessages(ctx, opts, {

@@ -81,8 +81,12 @@ export interface ChunkFormatContext {
   dontFilterPartialChunks: boolean;
   /** Structured chunks: the filter pipeline of each section (index = section number; absent or empty = unfiltered). */
   sectionPipelines?: FilterPipeline[];
-  /** Structured chunks: how section 0 encodes selections ('smallest', the default, or byte-for-byte 'prototype'). */
-  selectionEncoding?: 'smallest' | 'prototype';
+  /**
+   * The dataset's access options besides core's own (`chunkCache`), as the user gave them to
+   * `setAccess` or a format's creator asked for (e.g. sparse's `selectionEncoding`): the format
+   * checks and uses its own.
+   */
+  access?: Readonly<Record<string, unknown>>;
   /** Maximum dataset dimensions (-1 = unlimited); sparse chunks store them in their selection's extent (notes §7.6). */
   maxDims?: readonly number[];
 }
