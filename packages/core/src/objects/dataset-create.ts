@@ -130,6 +130,7 @@ const CORE_LAYOUTS: readonly string[] = ['contiguous', 'compact', 'chunked'];
  */
 function formatOf(opts: CreateDatasetOptions, shape: readonly number[], path: string): string | undefined {
   const layout = opts.layout;
+  if (layout !== undefined && (typeof layout !== 'string' || layout.length === 0)) throw new ValueError(`invalid layout ${JSON.stringify(layout)}`, { path });
   const byLayout = layout !== undefined && !CORE_LAYOUTS.includes(layout) ? layout : undefined;
   if (opts.format !== undefined) {
     if (typeof opts.format !== 'string' || opts.format.length === 0) throw new ValueError(`invalid format ${JSON.stringify(opts.format)}`, { path });
@@ -155,10 +156,10 @@ function creatorOf(ctx: FileContext, name: string, path: string): DatasetCreator
   const provider = resolveChunkFormatByName(name, ctx.container);
   if (!provider) {
     const known = KNOWN_FORMAT_PACKAGES[name];
-    throw new UnsupportedError(
-      `no chunk format "${name}" is registered` + (known ? `; install ${known.package} and ${known.register ? `call ${known.register}()` : 'register its format'}` : ''),
-      { path },
-    );
+    const hint = known
+      ? `; install ${known.package} and ${known.register ? `call ${known.register}()` : 'register its format'}`
+      : " (layouts: 'contiguous', 'compact', 'chunked'; formats: the name a format package registers)";
+    throw new UnsupportedError(`no chunk format "${name}" is registered${hint}`, { path });
   }
   if (!provider.creator) throw new UnsupportedError(`chunk format "${name}" reads datasets but cannot create them`, { path });
   return provider.creator;
