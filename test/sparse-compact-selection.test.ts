@@ -16,8 +16,7 @@ import { createFile, openFile, selectHyperslab, selectionRuns, selectPoints, typ
 import { ValueError } from '../packages/core/src/errors.js';
 import { decodeFilterPipelineV3 } from '../packages/core/src/format/messages/filter-pipeline-v3.js';
 import { FILTER_PIPELINE } from '../packages/core/src/format/messages/message-types.js';
-import { sectionPipelinesFromOptions } from '../packages/core/src/objects/filter-options.js';
-import { selectionRecordSize } from '../packages/core/src/objects/sparse-create.js';
+import { selectionRecordSize, sparseSectionPipelines as sectionPipelinesFromOptions } from '../packages/format-sparse/src/index.js';
 import { decodeSelection } from '../packages/core/src/selection/serialize/index.js';
 import { unshuffle } from '../packages/filters/src/index.js';
 import { PYTHON, requireH5py } from './oracle/fixtures.js';

@@ -12,14 +12,11 @@ import {
   H5Error,
   MemoryStore,
   openFile,
-  readCompressed,
-  readCoo,
   selectPoints,
-  writeCompressed,
-  writeCoo,
   type CreateDatasetOptions,
   type Dataset,
 } from '../packages/core/src/index.js';
+import { readCompressed, readCoo, writeCompressed, writeCoo } from '../packages/format-sparse/src/index.js';
 import { PYTHON } from './oracle/fixtures.js';
 
 const SHAPE = [7, 9];

@@ -99,24 +99,29 @@ export {
   type Container,
   type RegisterOptions,
 } from './di/container.js';
-export { formatKey, KNOWN_FORMAT_PACKAGES } from './chunk/chunk-format.js';
+export { formatKey, KNOWN_FORMAT_PACKAGES, KNOWN_FORMAT_NAMES } from './chunk/chunk-format.js';
 export type { ChunkInfo } from './storage/chunked-storage.js';
 export type { DatasetAccessOptions, ReadIntoOptions, ReadOptions } from './objects/dataset.js';
 export type { FilterOptions, FilterSpec } from './objects/filter-options.js';
 export * from './selection/index.js';
-export {
-  writeCoo,
-  readCoo,
-  writeCompressed,
-  readCompressed,
-  selectionCoordinates,
-  type CooMatrix,
-  type CsrMatrix,
-  type CscMatrix,
-} from './sparse/matrix.js';
-export type { StructChunkInfo, StructChunkWriteInfo } from './objects/struct-chunk-io.js';
+export type { StructChunkInfo, StructChunkWriteInfo } from './structured/sections.js';
 export { chooseStructuredChunkIndex, type StructuredChunkIndexChoice } from './chunk/choose-index.js';
 export type { StructuredIndexContext } from './chunk/chunk-index.js';
 export type { SectionPipelines } from './format/messages/filter-pipeline-v3.js';
 export type { StructuredChunkLayout } from './format/messages/layout-structured.js';
-export type { SectionFilterSpecs, SelectionFilterPreset } from './objects/filter-options.js';
+export type { SectionFilterMap } from './objects/filter-options.js';
+
+// ---- creation through the format package (DatasetCreator) and the structured-chunk base --------
+export type {
+  CreateAllocTime,
+  CreateDatasetCommon,
+  DatasetCreateContext,
+  DatasetCreator,
+  DatasetPlan,
+  IndexLayoutClass,
+  IndexRequest,
+} from './chunk/dataset-creator.js';
+export { CHUNK_INDEX_OPTIONS, chooseIndexWithOption, type ChunkIndexOption } from './chunk/index-option.js';
+export { joinSections, splitSections, structInfo } from './structured/sections.js';
+export { sectionPipelinesFromOptions, type SectionPipelineChoice, type SectionPresets } from './structured/section-filters.js';
+export { checkSectionFilters, structuredDatasetMessages, type StructuredCreatePlan } from './structured/structured-create.js';

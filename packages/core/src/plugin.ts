@@ -91,7 +91,9 @@ export { V2RecordType, decodeChunkRecord, decodeFilteredChunkRecord, encodeChunk
 // ---- filters -------------------------------------------------------------------------------------
 export { KNOWN_FILTER_PACKAGES, type Filter, type FilterContext } from './filter/filter.js';
 export { decodeChunk, encodeChunk, setLocalPipeline, type ChunkWhere, type PipelineContext } from './filter/pipeline.js';
-export type { FilterPipeline } from './format/messages/filter-pipeline.js';
+export { encodeFilterPipeline, type FilterPipeline } from './format/messages/filter-pipeline.js';
+export { DATASPACE, DATATYPE, FILL_VALUE, FILTER_PIPELINE, LAYOUT, STC_FILTER_PIPELINE } from './format/messages/message-types.js';
+export { hasVlen } from './objects/values-io.js';
 
 // ---- messages a format or index reads or writes --------------------------------------------------
 export {
@@ -123,6 +125,8 @@ export * from './selection/index.js';
 export { blocksFromCanonical, trustSelection } from './selection/selection.js';
 export { pointOffsets } from './selection/points.js';
 export { encodeSelectionWithTrailer } from './selection/serialize/index.js';
+export { blockRecordSize } from './selection/serialize/hyperslab.js';
+export { widthFor, type UintWidth } from './selection/serialize/uint.js';
 
 // ---- tools (statistics, inspection) --------------------------------------------------------------
 export { ChunkedStorage, type ChunkInfo } from './storage/chunked-storage.js';

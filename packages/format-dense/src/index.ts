@@ -1,12 +1,15 @@
 /**
  * @packageDocumentation
- * `@chunkform/format-dense`: the dense chunk formats (unfiltered and filtered) for `@chunkform/core`.
+ * `@chunkform/format-dense`: the dense chunk formats (unfiltered and filtered) for `@chunkform/core`,
+ * and the creation of chunked datasets (`format: 'dense'`, the default for chunked storage).
  * Register them once with {@link registerDenseFormats} (the CLI and `examples/` do).
  */
 import { registerChunkFormat, type ChunkFormatProvider, type Container, type RegisterOptions } from '@chunkform/core';
 import { DenseFilteredFormat, DenseUnfilteredFormat } from './dense.js';
+import { denseCreator } from './create.js';
 
 export { DenseFilteredFormat, DenseUnfilteredFormat } from './dense.js';
+export { denseCreator } from './create.js';
 
 /**
  * Chunked (class 2) layouts: the one provider for the `"chunked"` key. A dataset with a filter
@@ -16,6 +19,7 @@ export const denseFormatProvider: ChunkFormatProvider = {
   name: 'dense',
   layoutClass: 'chunked',
   packageName: '@chunkform/format-dense',
+  creator: denseCreator,
   create: (ctx) => (ctx.pipeline.filters.length > 0 ? new DenseFilteredFormat(ctx) : new DenseUnfilteredFormat(ctx)),
 };
 

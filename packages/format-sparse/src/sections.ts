@@ -12,6 +12,7 @@ import {
   FormatError,
   H5Error,
   SelectionError,
+  ValueError,
   decodeChunk,
   decodeSelection,
   encodeChunk,
@@ -134,13 +135,34 @@ async function decodeSection(
   return data;
 }
 
+/** Encodings of section 0 (the `selectionEncoding` access option). */
+export const SELECTION_ENCODINGS = ['smallest', 'prototype'] as const;
+
+/**
+ * A `selectionEncoding` option checked: 'smallest' (default when undefined; the smallest valid H5S
+ * encoding) or 'prototype' (what the HDF Group prototype writes).
+ * @throws ValueError for another value.
+ */
+export function checkSelectionEncoding(e: unknown, path: string): 'smallest' | 'prototype' {
+  if (e === undefined) return 'smallest';
+  if (!(SELECTION_ENCODINGS as readonly unknown[]).includes(e)) {
+    throw new ValueError(`unknown selectionEncoding ${JSON.stringify(e)}; use 'smallest' or 'prototype'`, { path });
+  }
+  return e as 'smallest' | 'prototype';
+}
+
+/** How section 0 of this dataset's chunks encodes selections (its `selectionEncoding` access option). */
+export function selectionEncodingOf(ctx: ChunkFormatContext): 'smallest' | 'prototype' {
+  return checkSelectionEncoding(ctx.access?.['selectionEncoding'], ctx.datasetPath);
+}
+
 /** Encodes a chunk's selection for section 0 and appends the lookup3 checksum (notes §6.1). */
 // Structured chunk section 0 (seed 001 table 4; notes §6.1, §7.6).
 export function encodeSelectionSection(mem: SparseChunk, ctx: ChunkFormatContext): Uint8Array {
   const out = encodeSelectionWithTrailer(
     mem.selection,
     { dims: ctx.chunkDims, maxDims: extentMaxDims(ctx) },
-    { encoding: ctx.selectionEncoding ?? 'smallest' },
+    { encoding: selectionEncodingOf(ctx) },
     4,
   );
   const n = out.length - 4;

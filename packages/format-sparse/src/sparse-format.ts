@@ -14,7 +14,7 @@ import {
   type ChunkRequest,
   type Selection,
 } from '@chunkform/core';
-import { anySectionFiltered, decodeSparseChunk, encodeSparseChunk } from './sections.js';
+import { anySectionFiltered, decodeSparseChunk, encodeSparseChunk, selectionEncodingOf } from './sections.js';
 import {
   FillWriter,
   chunkFromRequest,
@@ -51,6 +51,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
     if (ctx.chunkDims.length === 0) {
       throw new UnsupportedError('sparse chunks need a chunk rank of at least 1', { path: ctx.datasetPath, structure: 'structured chunk layout' });
     }
+    selectionEncodingOf(ctx);
     this.es = ctx.elementSize;
     this.filler = new FillWriter(ctx.fillValue, ctx.elementSize);
     this.name = anySectionFiltered(ctx) ? 'sparse-filtered' : 'sparse';

@@ -63,7 +63,7 @@ describe('notes §6.5 worked example (h5stat test dataset, chunk dim 5, max unli
   // defined elements 1,4,5,7,10,11,13,16,17 with value = element index
   const defined = [1, 4, 5, 7, 10, 11, 13, 16, 17];
   const chunkOfIndex = (c: number) => {
-    const fmt = new SparseFormat(makeContext([5], 4, { maxDims: [-1], selectionEncoding: 'prototype', dims: () => [30] }));
+    const fmt = new SparseFormat(makeContext([5], 4, { maxDims: [-1], access: { selectionEncoding: 'prototype' }, dims: () => [30] }));
     const els = defined.filter((e) => Math.floor(e / 5) === c);
     const mem = fmt.fill();
     const req = requestOf(selectPoints(els.map((e) => [e - 5 * c])), [5]);
@@ -72,7 +72,7 @@ describe('notes §6.5 worked example (h5stat test dataset, chunk dim 5, max unli
   };
 
   it('chunk 0: section 0 is the 75 bytes of the notes, section 1 the two values', async () => {
-    const fmt = new SparseFormat(makeContext([5], 4, { maxDims: [-1], selectionEncoding: 'prototype', dims: () => [30] }));
+    const fmt = new SparseFormat(makeContext([5], 4, { maxDims: [-1], access: { selectionEncoding: 'prototype' }, dims: () => [30] }));
     const image = await fmt.memToFile(chunkOfIndex(0), [0]);
     const sec0 =
       '01000818000000' +
@@ -111,7 +111,7 @@ describe('notes §6.5 worked example (h5stat test dataset, chunk dim 5, max unli
     const fmt = new SparseFormat(
       makeContext([5], 4, {
         maxDims: [-1],
-        selectionEncoding: 'prototype',
+        access: { selectionEncoding: 'prototype' },
         dims: () => [30],
         sectionPipelines,
         resolveFilter: (id) => resolveFilter(id, stock),
@@ -163,7 +163,7 @@ describe('round trips', () => {
           const es = 2;
           const ctx = makeContext(dims, es, {
             resolveFilter: resolve,
-            selectionEncoding,
+            access: { selectionEncoding },
             ...(sectionPipelines ? { sectionPipelines } : {}),
             ...(unlimited ? { maxDims: dims.map(() => -1) } : {}),
           });

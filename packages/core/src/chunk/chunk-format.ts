@@ -12,6 +12,7 @@ import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import type { Filter } from '../filter/filter.js';
 import type { ChunkRecord, StructuredChunkSections } from './chunk-index.js';
 import type { Selection } from '../selection/selection.js';
+import type { DatasetCreator } from './dataset-creator.js';
 
 /**
  * The part of one request (read or write) that falls into one chunk: runs of elements contiguous in
@@ -81,8 +82,12 @@ export interface ChunkFormatContext {
   dontFilterPartialChunks: boolean;
   /** Structured chunks: the filter pipeline of each section (index = section number; absent or empty = unfiltered). */
   sectionPipelines?: FilterPipeline[];
-  /** Structured chunks: how section 0 encodes selections ('smallest', the default, or byte-for-byte 'prototype'). */
-  selectionEncoding?: 'smallest' | 'prototype';
+  /**
+   * The dataset's access options besides core's own (`chunkCache`), as the user gave them to
+   * `setAccess` or a format's creator asked for (e.g. sparse's `selectionEncoding`): the format
+   * checks and uses its own.
+   */
+  access?: Readonly<Record<string, unknown>>;
   /** Maximum dataset dimensions (-1 = unlimited); sparse chunks store them in their selection's extent (notes §7.6). */
   maxDims?: readonly number[];
 }
@@ -174,6 +179,8 @@ export interface ChunkFormatProvider {
   readonly packageName?: string;
   /** The chunk format of one dataset with this layout. */
   create(ctx: ChunkFormatContext, layout: DataLayout): ChunkFormat;
+  /** Plans new datasets of this format (`createDataset(path, { format: name })`); absent = read-only format. */
+  readonly creator?: DatasetCreator;
 }
 
 /**
@@ -192,4 +199,11 @@ export const KNOWN_FORMAT_PACKAGES: Readonly<Record<string, { package: string; r
   [formatKey('chunked')]: { package: '@chunkform/format-dense', register: 'registerDenseFormats' },
   [formatKey('structured', STRUCTURED_CHUNK_SPARSE)]: { package: '@chunkform/format-sparse', register: 'registerSparseFormat' },
   [formatKey('structured', STRUCTURED_CHUNK_VL)]: { package: '@chunkform/format-vl' },
+};
+
+/** The same packages by format name (the `format:` create option), for "no chunk format …" errors. */
+export const KNOWN_FORMAT_NAMES: Readonly<Record<string, { package: string; register?: string }>> = {
+  dense: KNOWN_FORMAT_PACKAGES[formatKey('chunked')]!,
+  sparse: KNOWN_FORMAT_PACKAGES[formatKey('structured', STRUCTURED_CHUNK_SPARSE)]!,
+  vl: KNOWN_FORMAT_PACKAGES[formatKey('structured', STRUCTURED_CHUNK_VL)]!,
 };

@@ -276,7 +276,7 @@ export class ChunkEngine<Mem> {
    */
   async erase(sel: Selection): Promise<void> {
     const { format, cache } = this.o;
-    if (!format.erase) throw new ValueError(`chunks of format "${format.name}" have no undefined elements: only sparse datasets can be erased`);
+    if (!format.erase) throw new ValueError(`chunks of format "${format.name}" have no undefined elements: only formats that track defined elements (e.g. sparse) can erase`);
     const dims = [...this.o.dims()];
     for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
       await this.guard(part.coords, async () => {

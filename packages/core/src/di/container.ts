@@ -209,3 +209,4 @@ export function indexTypeLookup(container: Container = defaultContainer): IndexT
     return p ? { name: p.type, paramBytes: p.paramBytes ?? 0 } : undefined;
   };
 }
+

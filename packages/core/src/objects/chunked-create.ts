@@ -1,44 +1,21 @@
 /**
- * The object header messages of a new chunked dataset: dataspace, datatype, fill value
- * (incremental allocation unless asked), filter pipeline (client data completed by each filter's
- * "set local"), and a version-4 layout message with the index HDF5 would choose.
+ * Chunk geometry and filter pipelines of new chunked and structured-chunk datasets: validated
+ * chunk dimensions (guessed as h5py does) and pipelines completed by each filter's "set local".
+ * The formats' creators call them through the `DatasetCreateContext`.
  * @module
  */
-import { UnsupportedError, ValueError } from '../errors.js';
-import { ByteWriter, UNDEFINED_ADDRESS } from '../format/bytes.js';
-import { datatypeSize, encodeDatatype, type Datatype } from '../format/messages/datatype.js';
-import { encodeDataspace } from '../format/messages/dataspace.js';
-import { encodeFillValue } from '../format/messages/fill-value.js';
-import { encodeFilterPipeline, type FilterPipeline } from '../format/messages/filter-pipeline.js';
-import { encodeLayout, LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS, type ChunkedLayout } from '../format/messages/layout.js';
-import { DATASPACE, DATATYPE, FILL_VALUE, FILTER_PIPELINE, LAYOUT } from '../format/messages/message-types.js';
+import { UnknownFilterError, ValueError } from '../errors.js';
+import { UNDEFINED_ADDRESS } from '../format/bytes.js';
+import type { Datatype } from '../format/messages/datatype.js';
+import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import { resolveFilter } from '../di/container.js';
 import { setLocalPipeline } from '../filter/pipeline.js';
 import { KNOWN_FILTER_PACKAGES } from '../filter/filter.js';
-import { UnknownFilterError } from '../errors.js';
-import { chooseChunkIndex } from '../chunk/choose-index.js';
 import { guessChunks } from '../chunk/guess-chunks.js';
 import type { FileContext } from '../file/file-context.js';
-import type { HeaderMessage } from '../file/header-model.js';
-import { checkShape } from './dataset.js';
-import { encodeFill } from './dataset-create.js';
 
 /** HDF5 refuses chunks of 4 GiB or more. */
 const MAX_CHUNK_BYTES = 2 ** 32 - 1;
-const CONSTANT = 0x01;
-
-/** What a chunked dataset is created from. */
-export interface ChunkedPlan {
-  path: string;
-  dtype: Datatype;
-  shape: number[];
-  maxShape?: (number | null)[] | undefined;
-  chunks?: number[] | true | undefined;
-  fillValue?: unknown;
-  allocTime?: 'early' | 'late' | 'incremental' | undefined;
-  dontFilterPartialChunks?: boolean | undefined;
-  pipeline: FilterPipeline;
-}
 
 /**
  * Maximum dimensions (unlimited = `UNDEFINED_ADDRESS`) and validated chunk dimensions of a new
@@ -67,40 +44,6 @@ export function chunkGeometry(
     throw new ValueError(`chunks of [${chunkDims.join(', ')}] × ${es} bytes exceed HDF5's 4 GiB chunk limit`, { path });
   }
   return { maxDims, chunkDims };
-}
-
-/** The messages of a new chunked dataset's object header. */
-export function chunkedDatasetMessages(ctx: FileContext, p: ChunkedPlan): HeaderMessage[] {
-  const { path, dtype, shape } = p;
-  checkShape(shape, p.maxShape, path);
-  const es = datatypeSize(dtype, ctx.sizes);
-  const { maxDims, chunkDims } = chunkGeometry(shape, p.maxShape, p.chunks, es, path);
-  const allocTime = p.allocTime ?? 'incremental';
-  const fill = encodeFill(ctx, dtype, p.fillValue, path);
-  const pipeline = completePipeline(ctx, p.pipeline, dtype, es, chunkDims, fill, path);
-  if (allocTime === 'early' && pipeline.filters.length > 0 && maxDims.some((m) => m === UNDEFINED_ADDRESS)) {
-    throw new UnsupportedError('early allocation of filtered datasets with unlimited dimensions is not supported', { path });
-  }
-  const index = chooseChunkIndex({ dims: shape, maxDims, chunkDims, filtered: pipeline.filters.length > 0, allocTime });
-  const layout: ChunkedLayout = {
-    class: 'chunked',
-    version: 4,
-    flags: p.dontFilterPartialChunks ? LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS : 0,
-    chunkDims,
-    elementSize: es,
-    index,
-    address: UNDEFINED_ADDRESS,
-  };
-  const dt = new ByteWriter(ctx.sizes);
-  encodeDatatype(dt, dtype);
-  const messages: HeaderMessage[] = [
-    { type: DATASPACE, flags: 0, body: encodeDataspace({ kind: 'simple', dims: shape.slice(), maxDims: p.maxShape ? maxDims : null }, ctx.sizes) },
-    { type: DATATYPE, flags: CONSTANT, body: dt.finish().slice() },
-    { type: FILL_VALUE, flags: CONSTANT, body: encodeFillValue({ allocTime, fillTime: 'ifset', defined: fill !== null, value: fill }) },
-  ];
-  if (pipeline.filters.length > 0) messages.push({ type: FILTER_PIPELINE, flags: CONSTANT, body: encodeFilterPipeline(pipeline) });
-  messages.push({ type: LAYOUT, flags: 0, body: encodeLayout(layout, ctx.sizes) });
-  return messages;
 }
 
 /**

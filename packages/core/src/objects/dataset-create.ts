@@ -10,15 +10,16 @@ import { encodeFillValue } from '../format/messages/fill-value.js';
 import { encodeLayout, type DataLayout } from '../format/messages/layout.js';
 import { DATASPACE, DATATYPE, FILL_VALUE, LAYOUT } from '../format/messages/message-types.js';
 import { ByteWriter } from '../format/bytes.js';
-import { ValueError } from '../errors.js';
+import { UnsupportedError, ValueError } from '../errors.js';
 import type { HeaderMessage, HeaderModel } from '../file/header-model.js';
 import type { FileWriter } from '../file/file-writer.js';
 import type { FileContext } from '../file/file-context.js';
 import { hasVlen, valuesToBytes } from './values-io.js';
 import { parseDtype } from '../values/dtype.js';
-import { pipelineFromOptions, sectionPipelinesFromOptions } from './filter-options.js';
-import { sparseDatasetMessages } from './sparse-create.js';
-import { chunkedDatasetMessages } from './chunked-create.js';
+import { resolveChunkFormatByName } from '../di/container.js';
+import type { DatasetCreator } from '../chunk/dataset-creator.js';
+import { KNOWN_FORMAT_NAMES } from '../chunk/chunk-format.js';
+import { datasetCreateContext, encodeFill } from './create-context.js';
 import type { CreateDatasetOptions } from './group.js';
 import { checkShape } from './dataset.js';
 import { elementCount, inferShape } from './shape.js';
@@ -32,8 +33,8 @@ const CONSTANT = 0x01;
 /** Storage layouts a dataset can be created with. */
 export type CreateLayout = 'contiguous' | 'compact';
 
-/** What {@link datasetMessages} needs. */
-export interface DatasetPlan {
+/** What {@link datasetMessages} needs (contiguous and compact datasets). */
+export interface CoreLayoutPlan {
   path: string;
   dtype: Datatype;
   shape: number[];
@@ -60,14 +61,8 @@ export function planDataspace(shape: number[], maxShape: (number | null)[] | und
   return { kind: 'simple', dims: shape.slice(), maxDims };
 }
 
-/** Encodes the fill value of a plan (one element), if any. */
-export function encodeFill(ctx: FileContext, dtype: Datatype, fillValue: unknown, path: string): Uint8Array | null {
-  if (fillValue === undefined) return null;
-  return valuesToBytes(ctx, [fillValue], dtype, 1, `set the fill value of "${path}"`);
-}
-
 /** The messages of a new dataset's object header. */
-export function datasetMessages(ctx: FileContext, plan: DatasetPlan, dataspace: Dataspace): HeaderMessage[] {
+export function datasetMessages(ctx: FileContext, plan: CoreLayoutPlan, dataspace: Dataspace): HeaderMessage[] {
   const sizes = ctx.sizes;
   const count = dataspace.kind === 'scalar' ? 1 : elementCount(plan.shape);
   const nbytes = count * datatypeSize(plan.dtype, sizes);
@@ -115,16 +110,66 @@ export interface NewDatasetHeader {
   data?: Uint8Array | undefined;
   /** Contiguous storage allocated for `data`. */
   address?: number | undefined;
-  /** Chunked or sparse: the storage is created and the data written after the header. */
+  /** Chunk formats (dense, sparse, …): the storage is created and the data written after the header. */
   chunked: boolean;
+  /** Access options the chunk format's creator asks the new dataset to be opened with. */
+  access?: Readonly<Record<string, unknown>> | undefined;
+  /** Chunk formats: allocate (and fill) every chunk before the dataset is linked. */
+  allocateEarly?: boolean;
   /** Number of elements. */
   count: number;
 }
 
+/** Layouts core stores itself; any other `layout` value names a chunk format (e.g. 'sparse'). */
+const CORE_LAYOUTS: readonly string[] = ['contiguous', 'compact', 'chunked'];
+
+/**
+ * The chunk format a new dataset is created with: `format`, or a `layout` naming one (`layout:
+ * 'sparse'` = `format: 'sparse'`), or 'dense' for chunked storage (chunks, filters, a growable
+ * maxShape, `layout: 'chunked'`); undefined for contiguous and compact datasets.
+ */
+function formatOf(opts: CreateDatasetOptions, shape: readonly number[], path: string): string | undefined {
+  const layout = opts.layout;
+  if (layout !== undefined && (typeof layout !== 'string' || layout.length === 0)) throw new ValueError(`invalid layout ${JSON.stringify(layout)}`, { path });
+  const byLayout = layout !== undefined && !CORE_LAYOUTS.includes(layout) ? layout : undefined;
+  if (opts.format !== undefined) {
+    if (typeof opts.format !== 'string' || opts.format.length === 0) throw new ValueError(`invalid format ${JSON.stringify(opts.format)}`, { path });
+    if (byLayout !== undefined && byLayout !== opts.format) throw new ValueError(`layout '${byLayout}' contradicts format '${opts.format}'`, { path });
+    if (layout === 'contiguous' || layout === 'compact') {
+      throw new ValueError(`layout '${layout}' is not a chunk format; it cannot go with format '${opts.format}'`, { path });
+    }
+    return opts.format;
+  }
+  if (byLayout !== undefined) return byLayout;
+  const growable = (opts.maxShape ?? []).some((m, i) => m !== shape[i]);
+  const filtered = opts.compression !== undefined || opts.shuffle === true || opts.fletcher32 === true || (opts.filters !== undefined && (!Array.isArray(opts.filters) || opts.filters.length > 0));
+  const chunked = layout === 'chunked' || opts.chunks !== undefined || filtered || growable || opts.chunkIndex !== undefined;
+  if (!chunked) return undefined;
+  if (layout === 'compact' || layout === 'contiguous') {
+    throw new ValueError(`layout '${layout}' cannot have chunks, filters, a chunkIndex or a maxShape larger than the shape`, { path });
+  }
+  return 'dense';
+}
+
+/** The creator of the chunk format `name` registered in the file's container. */
+function creatorOf(ctx: FileContext, name: string, path: string): DatasetCreator {
+  const provider = resolveChunkFormatByName(name, ctx.container);
+  if (!provider) {
+    const known = KNOWN_FORMAT_NAMES[name];
+    const hint = known
+      ? `; install ${known.package} and ${known.register ? `call ${known.register}()` : 'register its format'}`
+      : " (layouts: 'contiguous', 'compact', 'chunked'; formats: the name a format package registers)";
+    throw new UnsupportedError(`no chunk format "${name}" is registered${hint}`, { path });
+  }
+  if (!provider.creator) throw new UnsupportedError(`chunk format "${name}" reads datasets but cannot create them`, { path });
+  return provider.creator;
+}
+
 /**
  * Checks the options of a new dataset and creates its (unlinked) object header, synchronously.
- * Contiguous data gets its space here (written by the caller); chunked and sparse datasets get
- * their converted data (fixed-size types; variable-length data is converted once the storage exists).
+ * Contiguous data gets its space here (written by the caller). Datasets of a chunk format get their
+ * header messages from the format's creator (looked up by name) and their converted data
+ * (fixed-size types; variable-length data is converted once the storage exists).
  */
 export function newDatasetHeader(ctx: FileContext, writer: FileWriter, full: string, opts: CreateDatasetOptions): NewDatasetHeader {
   const dtype = parseDtype(opts.dtype);
@@ -133,50 +178,29 @@ export function newDatasetHeader(ctx: FileContext, writer: FileWriter, full: str
   const scalar = shape.length === 0;
   const count = scalar ? 1 : elementCount(shape);
   const what = `create dataset "${full}"`;
-  let messages: HeaderMessage[];
-  if (opts.layout === 'sparse') {
-    messages = sparseDatasetMessages(ctx, {
-      path: full,
-      dtype,
-      shape,
-      maxShape: opts.maxShape,
-      chunks: opts.chunks,
-      fillValue: opts.fillValue,
-      allocTime: opts.allocTime,
-      dontFilterPartialChunks: opts.dontFilterPartialChunks,
-      ...sectionPipelinesFromOptions(opts, full),
-      pipelineMessage: opts.pipelineMessage,
-    });
+  const format = formatOf(opts, shape, full);
+  if (format !== undefined) {
+    const creator = creatorOf(ctx, format, full);
+    const { format: _f, layout: _l, data: _d, chunkCache: _c, dtype: _t, ...rest } = opts;
+    const plan = creator.plan({ ...rest, path: full, dtype, shape }, datasetCreateContext(ctx));
+    const data = opts.data !== undefined && !hasVlen(dtype) ? valuesToBytes(ctx, opts.data, dtype, count, what) : undefined;
+    const allocateEarly = (plan.allocTime ?? opts.allocTime) === 'early';
+    return { model: writer.createHeader(plan.messages), data, chunked: true, access: plan.access, allocateEarly, count };
   }
-  else {
-    const pipeline = pipelineFromOptions(opts, full);
-    const growable = (opts.maxShape ?? []).some((m, i) => m !== shape[i]);
-    const chunked = opts.layout === 'chunked' || opts.chunks !== undefined || pipeline.filters.length > 0 || growable;
-    if (chunked) {
-      if (scalar) throw new ValueError('scalar datasets cannot be chunked', { path: full });
-      if (opts.layout === 'compact' || opts.layout === 'contiguous') {
-        throw new ValueError(`layout '${opts.layout}' cannot have chunks, filters or a maxShape larger than the shape`, { path: full });
-      }
-      messages = chunkedDatasetMessages(ctx, { ...opts, path: full, dtype, shape, pipeline });
-    } else {
-      const dataspace = planDataspace(shape, opts.maxShape, full, scalar);
-      const layout = (opts.layout ?? 'contiguous') as CreateLayout;
-      let data: Uint8Array | undefined;
-      if (opts.data !== undefined) {
-        const values = scalar && !Array.isArray(opts.data) && !ArrayBuffer.isView(opts.data) ? [opts.data] : opts.data;
-        data = valuesToBytes(ctx, values, dtype, count, what);
-      }
-      const address = layout === 'contiguous' && data && data.length > 0 ? writer.allocator.alloc(data.length) : undefined;
-      try {
-        const plan = { path: full, dtype, shape, maxShape: opts.maxShape, fillValue: opts.fillValue, layout, data, address };
-        const model = writer.createHeader(datasetMessages(ctx, plan, dataspace));
-        return { model, data, address, chunked: false, count };
-      } catch (e) {
-        if (address !== undefined) writer.allocator.release(address, data!.length);
-        throw e;
-      }
-    }
+  const dataspace = planDataspace(shape, opts.maxShape, full, scalar);
+  const layout = (opts.layout ?? 'contiguous') as CreateLayout;
+  let data: Uint8Array | undefined;
+  if (opts.data !== undefined) {
+    const values = scalar && !Array.isArray(opts.data) && !ArrayBuffer.isView(opts.data) ? [opts.data] : opts.data;
+    data = valuesToBytes(ctx, values, dtype, count, what);
   }
-  const data = opts.data !== undefined && !hasVlen(dtype) ? valuesToBytes(ctx, opts.data, dtype, count, what) : undefined;
-  return { model: writer.createHeader(messages), data, chunked: true, count };
+  const address = layout === 'contiguous' && data && data.length > 0 ? writer.allocator.alloc(data.length) : undefined;
+  try {
+    const plan = { path: full, dtype, shape, maxShape: opts.maxShape, fillValue: opts.fillValue, layout, data, address };
+    const model = writer.createHeader(datasetMessages(ctx, plan, dataspace));
+    return { model, data, address, chunked: false, count };
+  } catch (e) {
+    if (address !== undefined) writer.allocator.release(address, data!.length);
+    throw e;
+  }
 }

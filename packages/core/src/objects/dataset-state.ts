@@ -25,10 +25,10 @@ export interface DatasetAccessOptions {
   /** Chunk cache settings for this dataset. */
   chunkCache?: ChunkCacheOptions;
   /**
-   * Sparse datasets: how section 0 of chunks written from now on encodes the defined elements —
-   * 'smallest' (default; the smallest valid H5S encoding) or 'prototype' (what the HDF Group prototype writes).
+   * Options of the dataset's chunk format, handed to it as they are (e.g. sparse's
+   * `selectionEncoding: 'smallest' | 'prototype'`, see `@chunkform/format-sparse`).
    */
-  selectionEncoding?: 'smallest' | 'prototype';
+  readonly [formatOption: string]: unknown;
 }
 
 /** The shared state of one dataset. */
@@ -98,11 +98,10 @@ async function openStorage(ctx: FileContext, model: HeaderModel, state: DatasetS
       return new ContiguousStorage(ctx, model, path, layout, dims, es, parts.fillValue);
     case 'chunked':
     case 'structured': {
-      const access = state.access;
+      const { chunkCache, ...formatAccess } = state.access;
       return ChunkedStorage.open(ctx, model, {
-        ...(layout.class === 'structured'
-          ? { sectionPipelines: sectionPipelines(parts.sectionFilters, layout.sectionCount), selectionEncoding: access.selectionEncoding ?? 'smallest' }
-          : {}),
+        ...(layout.class === 'structured' ? { sectionPipelines: sectionPipelines(parts.sectionFilters, layout.sectionCount) } : {}),
+        ...(Object.keys(formatAccess).length > 0 ? { access: formatAccess } : {}),
         path,
         layout,
         pipeline: { filters: parts.filters },
@@ -111,7 +110,7 @@ async function openStorage(ctx: FileContext, model: HeaderModel, state: DatasetS
         dims,
         maxDims: space.maxDims?.slice() ?? dims.slice(),
         fillValue: parts.fillValue,
-        ...(access.chunkCache ? { cache: access.chunkCache } : {}),
+        ...(chunkCache ? { cache: chunkCache as ChunkCacheOptions } : {}),
       }, create);
     }
     default:

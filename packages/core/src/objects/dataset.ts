@@ -36,7 +36,7 @@ import { ChunkedStorage, type ChunkInfo } from '../storage/chunked-storage.js';
 import type { LockMode } from '../file/lock.js';
 import { datasetState, storageOf, type DatasetAccessOptions, type DatasetState } from './dataset-state.js';
 import { Attributes } from './attributes.js';
-import { joinSections, splitSections, structInfo, type StructChunkInfo, type StructChunkWriteInfo } from './struct-chunk-io.js';
+import { joinSections, splitSections, structInfo, type StructChunkInfo, type StructChunkWriteInfo } from '../structured/sections.js';
 import type { StructuredChunkLayout } from '../format/messages/layout-structured.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount } from './shape.js';
@@ -99,7 +99,7 @@ export class Dataset {
   readonly filters: FilterPipeline['filters'];
   /** Fill value settings (from the fill value message, or the old one). */
   readonly fill: FillValue;
-  /** Sparse (structured-chunk) datasets: the filter pipeline of each section (0 = selection, 1 = values). */
+  /** Structured-chunk datasets: the filter pipeline of each section (sparse: 0 = selection, 1 = values). */
   readonly sectionFilters: FilterPipeline[] | null;
   /** Shared by every handle of this dataset. */
   private readonly state: DatasetState;
@@ -330,14 +330,14 @@ export class Dataset {
     });
   }
 
-  /** Makes the elements of `selection` undefined (sparse datasets; seed 003 `H5Derase`). */
+  /** Makes the elements of `selection` undefined (formats that track defined elements, e.g. sparse; seed 003 `H5Derase`). */
   async erase(selection: Selection): Promise<void> {
     return this.locked('write', async () => {
       this.ctx.requireWriter(`erase elements of "${this.path}"`);
       this.countOf(selection);
       const storage = await this.storage();
       if (!storage.erase || !(storage instanceof ChunkedStorage) || !(await storage.tracksDefined())) {
-        throw new ValueError('erase needs a sparse dataset: every element of a dense dataset is defined');
+        throw new ValueError('erase needs a format that tracks defined elements (e.g. sparse): every element of a dense dataset is defined');
       }
       await storage.erase(selection);
     });
@@ -355,7 +355,7 @@ export class Dataset {
     // The layout class never changes (and decoding the layout after every resize's header touch costs)
     this.layoutClass ??= this.layout.class;
     if (this.layoutClass !== 'chunked' && this.layoutClass !== 'structured') {
-      throw new ValueError('only chunked and sparse datasets can be resized', { path: this.path });
+      throw new ValueError('only chunked and structured-chunk datasets can be resized', { path: this.path });
     }
     if (shape.length !== old.length) throw new ValueError(`new shape has rank ${shape.length}, the dataset rank ${old.length}`, { path: this.path });
     shape.forEach((d, i) => {
@@ -424,9 +424,9 @@ export class Dataset {
     }
   }
 
-  // ---- direct structured-chunk I/O (sparse datasets; seed 003 §2.2) ---------------------------
+  // ---- direct structured-chunk I/O (structured-chunk datasets: sparse, VL …; seed 003 §2.2) ----
 
-  /** The stored (filtered) sections of the sparse chunk at `offset` and its info record. */
+  /** The stored (filtered) sections of the structured chunk at `offset` and its info record. */
   async readStructChunk(offset: number[]): Promise<{ sections: Uint8Array[]; info: StructChunkInfo }> {
     return this.locked('read', async () => {
       const layout = this.structuredLayout();
@@ -439,7 +439,7 @@ export class Dataset {
     }, offset);
   }
 
-  /** Stores already-encoded (and filtered) sections as the sparse chunk at `offset`. */
+  /** Stores already-encoded (and filtered) sections as the structured chunk at `offset`. */
   async writeStructChunk(offset: number[], sections: Uint8Array[], info: StructChunkWriteInfo = {}): Promise<void> {
     return this.locked('write', async () => {
       const layout = this.structuredLayout();
@@ -451,19 +451,19 @@ export class Dataset {
     });
   }
 
-  /** The info record of the `index`-th stored sparse chunk. */
+  /** The info record of the `index`-th stored structured chunk. */
   async structChunkInfo(index: number): Promise<StructChunkInfo> {
     const c = await this.chunkInfo(index);
     return structInfo(c.offset, c.address, c.size, c.sections, this.structuredLayout().sectionCount);
   }
 
-  /** The info record of the sparse chunk whose first element is at `offset` (null when none is stored). */
+  /** The info record of the structured chunk whose first element is at `offset` (null when none is stored). */
   async structChunkInfoByCoord(offset: number[]): Promise<StructChunkInfo | null> {
     const c = await this.chunkInfoByCoord(offset);
     return c ? structInfo(c.offset, c.address, c.size, c.sections, this.structuredLayout().sectionCount) : null;
   }
 
-  /** Calls `cb` with the info record of every stored sparse chunk. */
+  /** Calls `cb` with the info record of every stored structured chunk. */
   async iterateStructChunks(cb: (info: StructChunkInfo) => void | Promise<void>): Promise<void> {
     const n = this.structuredLayout().sectionCount;
     await this.iterateChunks((c) => cb(structInfo(c.offset, c.address, c.size, c.sections, n)));
@@ -496,7 +496,7 @@ export class Dataset {
 
   private structuredLayout(): StructuredChunkLayout {
     const l = this.layout;
-    if (l.class !== 'structured') throw new ValueError('structured-chunk I/O needs a sparse dataset', { path: this.path });
+    if (l.class !== 'structured') throw new ValueError('structured-chunk I/O needs a structured-chunk dataset (e.g. sparse)', { path: this.path });
     return l;
   }
 

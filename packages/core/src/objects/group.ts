@@ -23,6 +23,7 @@ import { valuesToBytes } from './values-io.js';
 import type { FilterOptions } from './filter-options.js';
 import { groupMessages } from './group-create.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
+import type { ChunkIndexOption } from '../chunk/index-option.js';
 
 /** A link to an object in another file (reported, not followed). */
 export class ExternalLink {
@@ -80,12 +81,25 @@ export interface CreateDatasetOptions extends FilterOptions {
   maxShape?: (number | null)[];
   /** Fill value for elements never written. */
   fillValue?: unknown;
-  /** Storage layout (default 'contiguous', or 'chunked' when `chunks`, filters or a larger `maxShape` are given). */
-  layout?: CreateLayout | 'chunked' | 'sparse';
-  /** Sparse datasets: write the per-section pipelines as filter pipeline message v3 (default) or the STC message 0x0019. */
-  pipelineMessage?: 'v3' | 'stc';
-  /** Sparse datasets: 'smallest' (default) or 'prototype' encoding of each chunk's defined elements. */
-  selectionEncoding?: 'smallest' | 'prototype';
+  /**
+   * Storage layout: 'contiguous' (default) or 'compact', stored by core; 'chunked' (default when
+   * `chunks`, filters, a `chunkIndex` or a larger `maxShape` are given) stores chunks in the dense
+   * format. Any other value names a chunk format, as `format` does (`layout: 'sparse'` = `format: 'sparse'`).
+   */
+  layout?: CreateLayout | 'chunked' | 'sparse' | (string & {});
+  /**
+   * Chunk format of the new dataset, by the name its package registers it under: 'dense' (the
+   * default for chunked storage; `@chunkform/format-dense`), 'sparse' (`@chunkform/format-sparse`),
+   * 'vl', or a third-party format. The format's creator checks its own options (e.g. sparse's
+   * `filters: { selection, values }`, `pipelineMessage`, `selectionEncoding`), given here too.
+   */
+  format?: string;
+  /**
+   * Chunk index instead of HDF5's choice: 'single', 'implicit', 'fixed-array', 'extensible-array',
+   * 'btree2' or 'btree1' (structured-chunk formats: no 'implicit' or 'btree1'). A choice the dataset
+   * cannot use (e.g. 'fixed-array' with an unlimited dimension) is a {@link ValueError}.
+   */
+  chunkIndex?: ChunkIndexOption;
   /** Chunk shape (`true`: guess one as h5py does). */
   chunks?: number[] | true;
   /**
@@ -98,6 +112,8 @@ export interface CreateDatasetOptions extends FilterOptions {
   dontFilterPartialChunks?: boolean;
   /** Chunk cache settings for the new dataset. */
   chunkCache?: ChunkCacheOptions;
+  /** Options of the chunk format (see its package, e.g. `SparseCreateOptions`). */
+  readonly [formatOption: string]: unknown;
 }
 
 const MAX_SOFT_LINK_HOPS = 32;
@@ -254,12 +270,9 @@ export class Group {
         if (address !== undefined) await writer.writeRaw(address, data!);
         const dset = await Dataset.open(this.ctx, model, full);
         if (made.chunked) {
-          dset.setAccess({
-            ...(opts.chunkCache ? { chunkCache: opts.chunkCache } : {}),
-            ...(opts.layout === 'sparse' && opts.selectionEncoding ? { selectionEncoding: opts.selectionEncoding } : {}),
-          });
+          dset.setAccess({ ...made.access, ...(opts.chunkCache ? { chunkCache: opts.chunkCache } : {}) });
           storage = (await dset.storage(true)) as ChunkedStorage;
-          if (opts.allocTime === 'early') await storage.allocateAll();
+          if (made.allocateEarly) await storage.allocateAll();
           const bytes = data ?? (opts.data !== undefined ? valuesToBytes(this.ctx, opts.data, dset.dtype, made.count, `create dataset "${full}"`) : undefined);
           if (bytes && made.count > 0) await storage.write(selectAll(), bytes);
         }

@@ -42,14 +42,14 @@ export interface ChunkInfo {
 /** What the chunked storage needs to know about its dataset. */
 export interface ChunkedDatasetInfo {
   path: string;
-  /** Chunked (class 2) or structured-chunk (class 4, sparse) layout. */
+  /** Chunked (class 2) or structured-chunk (class 4: sparse, VL …) layout. */
   layout: ChunkedLayout | StructuredChunkLayout;
   /** The pipeline of ordinary chunks (empty for structured chunks). */
   pipeline: FilterPipeline;
   /** Structured chunks: one pipeline per section. */
   sectionPipelines?: FilterPipeline[];
-  /** Structured chunks: how section 0 encodes selections. */
-  selectionEncoding?: 'smallest' | 'prototype';
+  /** The dataset's format access options (see `ChunkFormatContext.access`). */
+  access?: Readonly<Record<string, unknown>>;
   datatype: Datatype;
   elementSize: number;
   dims: number[];
@@ -157,7 +157,7 @@ export class ChunkedStorage implements DatasetStorage {
       resolveFilter: (id) => resolveFilter(id, ctx.container),
       dontFilterPartialChunks: (layout.flags & LAYOUT_FLAG_DONT_FILTER_PARTIAL_CHUNKS) !== 0,
       ...(info.sectionPipelines ? { sectionPipelines: info.sectionPipelines } : {}),
-      ...(info.selectionEncoding ? { selectionEncoding: info.selectionEncoding } : {}),
+      ...(info.access ? { access: info.access } : {}),
       },
       layout,
     );

@@ -1,14 +1,10 @@
 /**
- * Sparse matrix converters: store a COO, CSR or CSC matrix in a (sparse) dataset in one call and
- * read it back in the same form. The defined elements are the stored entries; everything else
- * reads as the fill value.
+ * Sparse matrix converters: store a COO, CSR or CSC matrix in a dataset (sparse, or any format
+ * that tracks defined elements) in one call and read it back in the same form. The defined
+ * elements are the stored entries; everything else reads as the fill value.
  * @module
  */
-import { ValueError } from '../errors.js';
-import type { Dataset } from '../objects/dataset.js';
-import { selectionRuns } from '../selection/runs.js';
-import { selectPoints, type Selection } from '../selection/selection.js';
-import type { Values } from '../values/types.js';
+import { ValueError, selectPoints, selectionRuns, type Dataset, type Selection, type Values } from '@chunkform/core';
 
 /** Coordinate-list form: `coords[k]` is the index of `values[k]` (one array per dimension). */
 export interface CooMatrix {

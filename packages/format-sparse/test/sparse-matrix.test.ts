@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { selectBlocks, selectHyperslab, selectionCoordinates } from '../src/index.js';
+import { selectBlocks, selectHyperslab } from '@chunkform/core';
+import { selectionCoordinates } from '../src/index.js';
 
 describe('selectionCoordinates', () => {
   it('lists coordinates in selection (C) order, run by run', () => {

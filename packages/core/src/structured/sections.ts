@@ -1,7 +1,8 @@
 /**
- * Direct structured-chunk I/O (seed 003 §2.2 `H5Dwrite_struct_chunk` / `H5Dread_struct_chunk` /
- * `H5Dget_struct_chunk_info`): the stored sections of a sparse chunk, as they are in the file
- * (filtered), with the per-section record fields.
+ * The sections of a stored structured chunk (layout class 4, any structured chunk type: sparse, VL,
+ * third-party) and their index-record fields — one stored size, unfiltered size and filter mask
+ * per section — for direct structured-chunk I/O (seed 003 §2.2 `H5Dwrite_struct_chunk` /
+ * `H5Dread_struct_chunk` / `H5Dget_struct_chunk_info`) and for formats that split and join sections.
  * @module
  */
 import { ValueError } from '../errors.js';
