@@ -12,6 +12,7 @@ import { isHttpUrl, isUrlOrBlob, toByteSource, type FileSourceInput } from '../i
 import { FileContext } from '../file/file-context.js';
 import { FileWriter, type FlushOptions } from '../file/file-writer.js';
 import { Group } from './group.js';
+import { LinkGraph } from './link-graph.js';
 import { groupMessages } from './group-create.js';
 import type { Container } from '../di/container.js';
 import { validReadLimit } from '../storage/read-limit.js';
@@ -216,7 +217,8 @@ async function openSource(source: ByteSource, name: string, mode: 'r' | 'r+', ow
           { structure: 'superblock' },
         );
       }
-      ctx.writer = new FileWriter(source, ctx, ctx.superblock.eofAddress, ctx.superblock.version as 2 | 3, ctx.rootAddress);
+      ctx.writer = new FileWriter(source, ctx, ctx.superblock.eofAddress, ctx.superblock.version as 2 | 3);
+      ctx.writer.graph = new LinkGraph(ctx, false);
     }
     const root = await ctx.header(ctx.rootAddress);
     return new H5File(ctx, root, mode, owned);
@@ -263,7 +265,8 @@ async function createIn(store: ByteStore, name: string, opts: CreateOptions, own
       name,
     );
     if (opts.container) ctx.container = opts.container;
-    const writer = new FileWriter(store, ctx, superblockSize, version, superblockSize);
+    const writer = new FileWriter(store, ctx, superblockSize, version);
+    writer.graph = new LinkGraph(ctx, true);
     ctx.writer = writer;
     const root = writer.createHeader(groupMessages(ctx, false), superblockSize);
     await writer.flush();
