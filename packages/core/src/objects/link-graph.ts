@@ -73,6 +73,12 @@ export class LinkGraph implements ObjectGraph {
   private scanned: boolean;
   /** Sticky: the file stores object references. */
   private references = false;
+  /** Every object walked so far. */
+  private readonly known = new Set<HeaderModel>();
+  /** The hard links of every group walked, with the link list they were read from. */
+  private readonly groups = new Map<HeaderModel, { list: LinkList; hard: { name: string; child: HeaderModel }[] }>();
+  /** The hard links to each object (kept up to date from {@link groups}). */
+  private readonly parents = new Map<HeaderModel, ParentLink[]>();
 
   /** @param created the file was created in this session (it holds nothing not checked at flush). */
   constructor(
@@ -82,30 +88,45 @@ export class LinkGraph implements ObjectGraph {
     this.scanned = created;
   }
 
+  /**
+   * The first survey walks every object from the root (and, for a file opened from disk, checks it
+   * for reference datatypes); later ones re-read only the groups whose links changed since (their
+   * cached link list was dropped) and walk what those lead to, so a flush costs time in proportion
+   * to the groups it changed, plus one identity check per group.
+   */
   async survey(root: HeaderModel, changed: readonly HeaderModel[]): Promise<{ parents: Map<HeaderModel, ParentLink[]>; references: boolean }> {
-    const parents = new Map<HeaderModel, ParentLink[]>();
-    const seen = new Set<HeaderModel>([root]);
-    const queue: HeaderModel[] = [root];
-    const scan = !this.scanned && !this.references;
-    while (queue.length > 0) {
-      const g = queue.shift()!;
-      if (scan && !this.references) this.references = await this.refersByAddress(g);
-      if (!(g === root || isGroupHeader(g))) continue;
-      for (const l of (await this.links(g)).links) {
-        if (l.kind !== 'hard') continue;
-        const h = await this.ctx.header(l.address!);
-        let list = parents.get(h);
-        if (!list) parents.set(h, (list = []));
-        list.push({ parent: g, name: l.name });
-        if (!seen.has(h)) {
-          seen.add(h);
-          queue.push(h);
-        }
+    const scan = !this.scanned;
+    const queue: HeaderModel[] = [];
+    if (!this.known.has(root)) queue.push(root);
+    for (const [g, c] of this.groups) if (g.derived.get('links') !== c.list) queue.push(g);
+    for (let i = 0; i < queue.length; i++) {
+      const g = queue[i]!;
+      if (!this.known.has(g)) {
+        this.known.add(g);
+        if (scan && !this.references) this.references = await this.refersByAddress(g);
       }
+      if (!(g === root || isGroupHeader(g))) continue;
+      const list = await this.links(g);
+      const old = this.groups.get(g);
+      if (old?.list === list) continue;
+      const hard: { name: string; child: HeaderModel }[] = [];
+      for (const l of list.links) if (l.kind === 'hard') hard.push({ name: l.name, child: await this.ctx.header(l.address!) });
+      for (const { name, child } of old?.hard ?? []) {
+        const links = this.parents.get(child)!.filter((p) => !(p.parent === g && p.name === name));
+        if (links.length > 0) this.parents.set(child, links);
+        else this.parents.delete(child);
+      }
+      for (const { name, child } of hard) {
+        let links = this.parents.get(child);
+        if (!links) this.parents.set(child, (links = []));
+        links.push({ parent: g, name });
+        if (!this.known.has(child)) queue.push(child);
+      }
+      this.groups.set(g, { list, hard });
     }
     this.scanned = true;
     for (const h of changed) if (!this.references) this.references = await this.refersByAddress(h);
-    return { parents, references: this.references };
+    return { parents: this.parents, references: this.references };
   }
 
   canRelink(g: HeaderModel): boolean {
