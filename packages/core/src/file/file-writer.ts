@@ -300,7 +300,6 @@ export class FileWriter implements GlobalHeapWriter {
     this.allocator.beginCommit();
     this.collections = [];
     this.byAddress.clear();
-    const sb = this.ctx.superblock;
     await this.writeCommit(
       0,
       encodeSuperblock({
@@ -308,7 +307,6 @@ export class FileWriter implements GlobalHeapWriter {
         sizes: this.sizes,
         eofAddress: eof,
         rootObjectHeaderAddress: this.ctx.rootAddress,
-        superblockExtensionAddress: sb.superblockExtensionAddress,
       }),
     );
     if (durable && inPlace.length > 0) await this.store.flush({ durable });
