@@ -172,3 +172,71 @@ describe('guard: objects whose address must not change keep in-place header writ
     expect(h5pyValues(store.toBytes(), 'many/d05')).toEqual([-5, 6, 7]);
   });
 });
+
+describe('a flush that fails part way', () => {
+  /** A memory store whose `failAt`-th write (counted from arming) throws once; later writes succeed. */
+  class FlakyStore extends MemoryStore {
+    writes = 0;
+    failAt = Infinity;
+    override async write(offset: number, bytes: Uint8Array): Promise<void> {
+      if (this.writes++ === this.failAt) throw new Error('simulated write failure');
+      await super.write(offset, bytes);
+    }
+  }
+
+  /** Nested groups and three datasets changed in one flush. */
+  async function scenario(store: FlakyStore, failAt: number): Promise<{ f: Awaited<ReturnType<typeof createFile>>; failed: boolean }> {
+    const f = await createFile(store);
+    const x = await f.createDataset('a/b/x', { dtype: 'int32', shape: [4], data: Int32Array.from([1, 2, 3, 4]) });
+    const y = await f.createDataset('a/y', { dtype: 'int32', shape: [0], maxShape: [null], chunks: [4], compression: 'gzip' });
+    const z = await f.createDataset('c/z', { dtype: 'int32', shape: [2], data: Int32Array.from([5, 6]) });
+    await f.flush();
+    await x.write(Int32Array.from([-1]), one(0));
+    await y.resize([3]);
+    await y.write(Int32Array.from([7, 8, 9]));
+    await z.write(Int32Array.from([-5]), one(0));
+    await ((await f.get('a')) as Group).attrs.set('n', 3);
+    store.writes = 0;
+    store.failAt = failAt;
+    const failed = await f.flush().then(
+      () => false,
+      () => true,
+    );
+    store.failAt = Infinity;
+    return { f, failed };
+  }
+
+  it('at any write: the file keeps its old state, and the next flush writes the new one (chunkform and h5py)', async () => {
+    const counting = new FlakyStore();
+    await scenario(counting, Infinity);
+    const total = counting.writes;
+    expect(total).toBeGreaterThan(4);
+    const problems: string[] = [];
+    for (let k = 0; k < total; k++) {
+      const store = new FlakyStore();
+      const { f, failed } = await scenario(store, k);
+      expect(failed).toBe(true);
+      const old = await openFile(store.toBytes());
+      const oldX = Array.from((await ((await old.get('a/b/x')) as Dataset).read()) as Int32Array);
+      // the superblock is the flush's last write: a failure at any write leaves the old state
+      if (oldX[0] !== 1) problems.push(`failed at write ${k}: x reads ${oldX}`);
+      // still usable: more changes, then a flush that succeeds
+      await ((await f.get('c/z')) as Dataset).write(Int32Array.from([-6]), one(1));
+      await f.close();
+      const bytes = store.toBytes();
+      const r = await openFile(bytes);
+      const got = {
+        x: Array.from((await ((await r.get('a/b/x')) as Dataset).read()) as Int32Array),
+        y: Array.from((await ((await r.get('a/y')) as Dataset).read()) as Int32Array),
+        z: Array.from((await ((await r.get('c/z')) as Dataset).read()) as Int32Array),
+        n: await ((await r.get('a')) as Group).attrs.get('n'),
+      };
+      if (JSON.stringify(got) !== JSON.stringify({ x: [-1, 2, 3, 4], y: [7, 8, 9], z: [-5, -6], n: 3 })) problems.push(`failed at write ${k}: after the retry ${JSON.stringify(got)}`);
+      if (k % 3 === 0) {
+        const h = [h5pyValues(bytes, 'a/b/x'), h5pyValues(bytes, 'a/y'), h5pyValues(bytes, 'c/z')];
+        if (JSON.stringify(h) !== JSON.stringify([[-1, 2, 3, 4], [7, 8, 9], [-5, -6]])) problems.push(`failed at write ${k}: h5py reads ${JSON.stringify(h)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
