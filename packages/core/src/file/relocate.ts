@@ -43,12 +43,22 @@ export interface MovePlan {
  * moves unless it is pinned: linked more than once (reference count or several links), named by
  * address elsewhere ({@link ObjectGraph.pinned}), in a file holding object references, or under a
  * group that cannot relink it (link storage without copy-on-write support, or itself pinned).
- * Every group on the way from a moving header to the root moves too.
+ * Every group on the way from a moving header to the root moves too. When the survey of the
+ * file's groups fails (a group whose links cannot be read), nothing moves.
  */
 export async function planMoves(graph: ObjectGraph, root: HeaderModel, old: readonly HeaderModel[], changed: readonly HeaderModel[], isOld: (h: HeaderModel) => boolean): Promise<MovePlan> {
-  if (old.length === 0) return { moves: [] };
-  const { parents, references } = await graph.survey(root, changed);
-  if (references) return { moves: [] };
+  if (changed.length === 0) return { moves: [] };
+  let survey: Awaited<ReturnType<ObjectGraph['survey']>>;
+  try {
+    // (also when no old header changed: the new headers are checked for object references)
+    survey = await graph.survey(root, changed);
+  } catch {
+    // A group whose links cannot be read: who links to what is not known, so nothing moves (the
+    // changed headers are rewritten in place, as for pinned objects).
+    return { moves: [] };
+  }
+  const { parents, references } = survey;
+  if (references || old.length === 0) return { moves: [] };
   const movable = new Map<HeaderModel, boolean>();
   const canMove = (h: HeaderModel, depth = 0): boolean => {
     const known = movable.get(h);

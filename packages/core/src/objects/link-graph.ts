@@ -95,6 +95,20 @@ export class LinkGraph implements ObjectGraph {
    * to the groups it changed, plus one identity check per group.
    */
   async survey(root: HeaderModel, changed: readonly HeaderModel[]): Promise<{ parents: Map<HeaderModel, ParentLink[]>; references: boolean }> {
+    // A survey that failed part way left the maps incomplete: from then on nothing is known.
+    if (this.failed) throw this.failed;
+    try {
+      return await this.surveyNow(root, changed);
+    } catch (e) {
+      this.failed = e instanceof Error ? e : new Error(String(e));
+      throw e;
+    }
+  }
+
+  /** Set when a survey failed (e.g. a group whose links cannot be read). */
+  private failed: Error | null = null;
+
+  private async surveyNow(root: HeaderModel, changed: readonly HeaderModel[]): Promise<{ parents: Map<HeaderModel, ParentLink[]>; references: boolean }> {
     const scan = !this.scanned;
     const queue: HeaderModel[] = [];
     if (!this.known.has(root)) queue.push(root);
