@@ -72,6 +72,26 @@ describe('headers move at flush; handles follow', () => {
     expect(h5pyValues(bytes, 'g/h/d')).toEqual([-1, -2, 3, 4]);
   });
 
+  it('groups that gain links between flushes (the cached link list grows in place) are surveyed again', async () => {
+    const store = new MemoryStore();
+    const f = await createFile(store);
+    await f.flush();
+    const y = await f.createDataset('a/y', { dtype: 'int32', shape: [2], data: Int32Array.from([1, 2]) });
+    await f.flush();
+    await f.createDataset('a/z', { dtype: 'int32', shape: [1], data: Int32Array.from([3]) });
+    await f.createDataset('b', { dtype: 'int32', shape: [1], data: Int32Array.from([4]) });
+    await f.flush();
+    for (let i = 0; i < 3; i++) {
+      await y.write(Int32Array.from([10 + i]), one(0));
+      await f.flush();
+      const r = await openFile(store.toBytes());
+      expect(Array.from((await ((await r.get('a/y')) as Dataset).read()) as Int32Array)).toEqual([10 + i, 2]);
+      expect(Array.from((await ((await r.get('a/z')) as Dataset).read()) as Int32Array)).toEqual([3]);
+    }
+    await f.close();
+    expect(h5pyValues(store.toBytes(), 'a/y')).toEqual([12, 2]);
+  });
+
   it('a stream that flushes every frame reuses the old header space: the file stops growing', async () => {
     const store = new MemoryStore();
     const f = await createFile(store);
@@ -90,7 +110,7 @@ describe('headers move at flush; handles follow', () => {
     expect(h5pyValues(store.toBytes(), 'a/b/counter')).toEqual([36, 37, 38, 39]);
   });
 
-  it('a handle to an object whose link was deleted can still be written; the flush moves it without a parent to update', async () => {
+  it('a handle to an object whose link was deleted can still be written; the object keeps its address (no link to update)', async () => {
     const store = new MemoryStore();
     const f = await createFile(store);
     const d = await f.createDataset('x', { dtype: 'int32', shape: [2], data: Int32Array.from([1, 2]) });
@@ -98,7 +118,9 @@ describe('headers move at flush; handles follow', () => {
     await f.flush();
     await f.delete('x');
     await d.write(Int32Array.from([5]), one(0));
+    const at = addressOf(d);
     await f.flush();
+    expect(addressOf(d)).toBe(at);
     expect(await f.keys()).toEqual(['y']);
     expect(Array.from((await d.read()) as Int32Array)).toEqual([5, 2]);
     await f.close();

@@ -34,15 +34,16 @@ export interface ObjectGraph {
 
 /** The flush's plan: headers to move (children before their parents) and headers written in place. */
 export interface MovePlan {
-  /** Headers to move, deepest first; each with the link in its parent to update (none for the root or an unreachable object). */
+  /** Headers to move, deepest first; each with the link in its parent to update (none for the root). */
   moves: { h: HeaderModel; link: ParentLink | null }[];
 }
 
 /**
  * Plans the moves for the changed headers `old` (headers that existed at the last flush). A header
- * moves unless it is pinned: linked more than once (reference count or several links), named by
- * address elsewhere ({@link ObjectGraph.pinned}), in a file holding object references, or under a
- * group that cannot relink it (link storage without copy-on-write support, or itself pinned).
+ * moves unless it is pinned: linked more than once (reference count or several links), linked from
+ * nowhere (its link was deleted), named by address elsewhere ({@link ObjectGraph.pinned}), in a file
+ * holding object references, or under a group that cannot relink it (link storage without
+ * copy-on-write support, or itself pinned).
  * Every group on the way from a moving header to the root moves too. When the survey of the
  * file's groups fails (a group whose links cannot be read), nothing moves.
  */
@@ -66,7 +67,9 @@ export async function planMoves(graph: ObjectGraph, root: HeaderModel, old: read
     let ok: boolean;
     const links = parents.get(h) ?? [];
     if ((h.source?.referenceCount ?? 1) > 1 || links.length > 1 || graph.pinned(h) || depth > 4096) ok = false;
-    else if (h === root || links.length === 0) ok = true;
+    else if (h === root) ok = true;
+    // No link leads to it (its link was deleted in this session): it keeps its address.
+    else if (links.length === 0) ok = false;
     else {
       const p = links[0]!.parent;
       ok = p !== h && graph.canRelink(p) && (!isOld(p) || canMove(p, depth + 1));

@@ -7,7 +7,7 @@ import { FormatError, H5Error, NotFoundError, UnsupportedError, ValueError } fro
 import type { Datatype } from '../format/messages/datatype.js';
 import { decodeLink, encodeLink, type LinkMessage } from '../format/messages/link.js';
 import { encodeLinkInfo } from '../format/messages/link-info.js';
-import { DATASPACE, DATATYPE, GROUP_INFO, LAYOUT, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
+import { DATASPACE, DATATYPE, LAYOUT, LINK, LINK_INFO } from '../format/messages/message-types.js';
 import type { DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';

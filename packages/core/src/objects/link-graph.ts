@@ -67,6 +67,24 @@ function holdsReferences(t: Datatype): boolean {
   }
 }
 
+/** A hard link of a walked group: its name and the object it leads to. */
+interface HardLink {
+  name: string;
+  child: HeaderModel;
+}
+
+/** True when `list` holds exactly the hard links `hard` (same names, same objects at their current addresses). */
+function sameHardLinks(list: LinkList | undefined, hard: readonly HardLink[]): boolean {
+  if (!list) return false;
+  let i = 0;
+  for (const l of list.links) {
+    if (l.kind !== 'hard') continue;
+    const h = hard[i++];
+    if (!h || h.name !== l.name || h.child.address !== l.address) return false;
+  }
+  return i === hard.length;
+}
+
 /** The {@link ObjectGraph} of one open file. */
 export class LinkGraph implements ObjectGraph {
   /** True once every object of the file was checked for reference datatypes (then only changed headers are). */
@@ -76,7 +94,7 @@ export class LinkGraph implements ObjectGraph {
   /** Every object walked so far. */
   private readonly known = new Set<HeaderModel>();
   /** The hard links of every group walked, with the link list they were read from. */
-  private readonly groups = new Map<HeaderModel, { list: LinkList; hard: { name: string; child: HeaderModel }[] }>();
+  private readonly groups = new Map<HeaderModel, { hard: HardLink[] }>();
   /** The hard links to each object (kept up to date from {@link groups}). */
   private readonly parents = new Map<HeaderModel, ParentLink[]>();
 
@@ -90,9 +108,9 @@ export class LinkGraph implements ObjectGraph {
 
   /**
    * The first survey walks every object from the root (and, for a file opened from disk, checks it
-   * for reference datatypes); later ones re-read only the groups whose links changed since (their
-   * cached link list was dropped) and walk what those lead to, so a flush costs time in proportion
-   * to the groups it changed, plus one identity check per group.
+   * for reference datatypes); later ones compare each walked group's current hard links with those
+   * seen last time (in memory) and re-walk only the groups whose links changed, so no header is read
+   * again.
    */
   async survey(root: HeaderModel, changed: readonly HeaderModel[]): Promise<{ parents: Map<HeaderModel, ParentLink[]>; references: boolean }> {
     // A survey that failed part way left the maps incomplete: from then on nothing is known.
@@ -112,7 +130,8 @@ export class LinkGraph implements ObjectGraph {
     const scan = !this.scanned;
     const queue: HeaderModel[] = [];
     if (!this.known.has(root)) queue.push(root);
-    for (const [g, c] of this.groups) if (g.derived.get('links') !== c.list) queue.push(g);
+    // (a group's cached link list may be a new one, or the same one with links inserted: compare the hard links)
+    for (const [g, c] of this.groups) if (!sameHardLinks(g.derived.get('links') as LinkList | undefined, c.hard)) queue.push(g);
     for (let i = 0; i < queue.length; i++) {
       const g = queue[i]!;
       if (!this.known.has(g)) {
@@ -122,8 +141,7 @@ export class LinkGraph implements ObjectGraph {
       if (!(g === root || isGroupHeader(g))) continue;
       const list = await this.links(g);
       const old = this.groups.get(g);
-      if (old?.list === list) continue;
-      const hard: { name: string; child: HeaderModel }[] = [];
+      const hard: HardLink[] = [];
       for (const l of list.links) if (l.kind === 'hard') hard.push({ name: l.name, child: await this.ctx.header(l.address!) });
       for (const { name, child } of old?.hard ?? []) {
         const links = this.parents.get(child)!.filter((p) => !(p.parent === g && p.name === name));
@@ -136,7 +154,7 @@ export class LinkGraph implements ObjectGraph {
         links.push({ parent: g, name });
         if (!this.known.has(child)) queue.push(child);
       }
-      this.groups.set(g, { list, hard });
+      this.groups.set(g, { hard });
     }
     this.scanned = true;
     for (const h of changed) if (!this.references) this.references = await this.refersByAddress(h);
