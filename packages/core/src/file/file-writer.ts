@@ -259,8 +259,9 @@ export class FileWriter implements GlobalHeapWriter {
    *
    * Pinned objects keep their address and their header's chunk 0 is rewritten in place after the
    * superblock, one write each: objects with a reference count above 1 (hard-linked from several
-   * groups), committed datatypes (shared messages name them by address), objects under a group
-   * whose link storage cannot be updated copy-on-write (or under a pinned group), and every object
+   * groups), objects no link leads to any more (deleted in this session), committed datatypes (shared
+   * messages name them by address), objects under a group whose link storage cannot be updated
+   * copy-on-write (or under a pinned group), and every object
    * of a file that stores object references (datasets or attributes of reference type, which hold
    * addresses). For them a kill between two header writes leaves each object whole, but objects
    * changed in one flush may be a mix of old and new states.

@@ -101,7 +101,8 @@ export class H5File extends Group {
    *
    * Pinned objects keep their address and have chunk 0 of their header rewritten in place after the
    * superblock (each object whole, but objects changed together may be a mix of old and new after a
-   * kill): objects hard-linked from several groups (reference count above 1), committed datatypes,
+   * kill): objects hard-linked from several groups (reference count above 1), objects whose link was
+   * deleted in this session, committed datatypes,
    * objects under a group with symbol-table or dense link storage or a version-1 header, and every
    * object of a file that stores object references (datasets or attributes of a reference type).
    * See docs/data-safety.md.
