@@ -180,6 +180,19 @@ export class FileContext {
     this.headers.set(model.address, model);
   }
 
+  /**
+   * Records that a flush moved `model` (copy-on-write) to `address`: later lookups by the new
+   * address find the same model, and the root group's address follows when `model` is the root.
+   */
+  moveHeader(model: HeaderModel, address: number): void {
+    const from = model.address;
+    if (this.headers.get(from) === model) this.headers.delete(from);
+    const sb = this.superblock;
+    if (sb.version >= 2 && sb.rootObjectHeaderAddress === from) sb.rootObjectHeaderAddress = address;
+    model.address = address;
+    this.headers.set(address, model);
+  }
+
   /** Forgets a header created in this session (a failed create). */
   forgetHeader(model: HeaderModel): void {
     if (this.headers.get(model.address) === model) this.headers.delete(model.address);

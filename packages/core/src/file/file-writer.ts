@@ -28,6 +28,7 @@ import type { GlobalHeapWriter } from '../values/encode.js';
 import { Allocator } from './allocator.js';
 import type { FileContext } from './file-context.js';
 import { HeaderModel, type HeaderMessage } from './header-model.js';
+import { planMoves, type ObjectGraph } from './relocate.js';
 
 /** Smallest chunk-0 message area we allocate for a new object header (room for later attributes). */
 const MIN_CHUNK0 = 256;
@@ -68,13 +69,17 @@ export class FileWriter implements GlobalHeapWriter {
   readonly flushHooks = new Set<() => Promise<void>>();
   /** The flush running or last run (settled without error), so flushes never overlap. */
   private flushing: Promise<void> = Promise.resolve();
+  /**
+   * The file's group structure, which lets a flush move changed headers copy-on-write (set by the
+   * object layer; without it, changed headers that existed before are rewritten in place).
+   */
+  graph: ObjectGraph | null = null;
 
   constructor(
     readonly store: ByteStore,
     readonly ctx: FileContext,
     eof: number,
     readonly superblockVersion: 2 | 3,
-    readonly rootAddress: number,
   ) {
     this.allocator = new Allocator(eof);
   }
@@ -97,6 +102,7 @@ export class FileWriter implements GlobalHeapWriter {
     const model = new HeaderModel(addr, messages, null);
     model.managed = true;
     model.chunk0Capacity = capacity;
+    model.chunk0Bytes = total;
     model.dirty = true;
     this.ctx.addHeader(model);
     return model;
@@ -110,7 +116,7 @@ export class FileWriter implements GlobalHeapWriter {
     if (model.source) throw new ValueError('internal error: only headers created in this session can be discarded', { address: model.address });
     this.ctx.forgetHeader(model);
     model.dirty = false;
-    this.allocator.release(model.address, objectHeaderV2Size({}, model.chunk0Capacity));
+    this.allocator.release(model.address, model.chunk0Bytes);
     if (model.continuation) this.allocator.release(model.continuation.address, model.continuation.size);
     model.continuation = null;
   }
@@ -153,6 +159,7 @@ export class FileWriter implements GlobalHeapWriter {
     }
     const [chunk0, ...rest] = src.chunks;
     model.chunk0Capacity = chunk0!.messagesSize;
+    model.chunk0Bytes = chunk0!.size;
     model.encodeOptions = {
       ...(src.times ? { storeTimes: src.times } : {}),
       trackAttributeCreationOrder: (src.flags & 0x04) !== 0,
@@ -233,22 +240,31 @@ export class FileWriter implements GlobalHeapWriter {
   }
 
   /**
-   * Writes everything changed since the last flush, so that a failure (or a kill) at any point
-   * leaves the file either in its previous flushed state or in the new one:
+   * Writes everything changed since the last flush as one atomic commit, so that a failure (or a
+   * kill) at any point leaves the file either exactly in its previous flushed state or exactly in
+   * the new one:
    *
    * 1. chunked datasets write their cached chunks and index structures (all to fresh space);
-   * 2. new global heap collections, new continuation blocks, and chunk 0 of headers created since
-   *    the last flush are written (fresh space too); the file is extended to the new end of file;
-   * 3. when `durable`, the store is synced (without it, the bytes reach the operating system in write
+   * 2. new global heap collections are written (fresh space too);
+   * 3. changed object headers that existed at the last flush move copy-on-write: each is written to
+   *    new space, and the link to it in its parent group is updated, so the parent moves too, up to
+   *    a new root group header (see {@link planMoves}); headers created since the last flush are
+   *    written where they are; the file is extended to the new end of file;
+   * 4. when `durable`, the store is synced (without it, the bytes reach the operating system in write
    *    order, which a killed process cannot reorder);
-   * 4. commit writes: the superblock with the new end of file (synced when `durable`), then chunk 0
-   *    of each changed pre-existing header, in place, one write each; the file is truncated to its
-   *    end of file and the store flushed (synced when `durable`) again;
-   * 5. space released since the previous flush becomes reusable.
+   * 5. the commit write: the superblock, in place, with the new root group address and end of file
+   *    (one write); the file is truncated to its end of file and the store flushed (synced when
+   *    `durable`) again;
+   * 6. space released since the previous flush (the old headers included) becomes reusable.
    *
-   * A kill during step 4 may leave some headers in their new state and others in their old one:
-   * each object is whole (old and new structures all exist), but objects changed together in one
-   * flush are not changed atomically together.
+   * Pinned objects keep their address and their header's chunk 0 is rewritten in place after the
+   * superblock, one write each: objects with a reference count above 1 (hard-linked from several
+   * groups), objects no link leads to any more (deleted in this session), committed datatypes (shared
+   * messages name them by address), objects under a group whose link storage cannot be updated
+   * copy-on-write (or under a pinned group), and every object
+   * of a file that stores object references (datasets or attributes of reference type, which hold
+   * addresses). For them a kill between two header writes leaves each object whole, but objects
+   * changed in one flush may be a mix of old and new states.
    *
    * Flushes called while one is running run after it, one at a time.
    */
@@ -265,6 +281,7 @@ export class FileWriter implements GlobalHeapWriter {
       await this.writeRaw(c.address, encodeGlobalHeapCollection(c.objects, this.sizes, c.size));
       c.dirty = false;
     }
+    await this.moveChangedHeaders();
     const inPlace: { h: HeaderModel; chunk0: Uint8Array }[] = [];
     for (const h of this.ctx.allHeaders()) {
       if (!h.managed || !h.dirty) continue;
@@ -278,7 +295,7 @@ export class FileWriter implements GlobalHeapWriter {
     // Space allocated but not written (e.g. an implicit index's chunk block) still counts: the file
     // must reach its end-of-file address before the superblock says so.
     if ((await this.store.size()) < this.ctx.superblock.baseAddress + eof) await this.store.truncate(this.ctx.superblock.baseAddress + eof);
-    // Durable: the new data reaches stable storage before the commit writes that reference it.
+    // Durable: the new data reaches stable storage before the commit write that references it.
     if (durable) await this.store.flush({ durable });
     // From here on the new state is being committed in place: nothing may be rewritten any more.
     this.allocator.beginCommit();
@@ -290,7 +307,7 @@ export class FileWriter implements GlobalHeapWriter {
         version: this.superblockVersion,
         sizes: this.sizes,
         eofAddress: eof,
-        rootObjectHeaderAddress: this.rootAddress,
+        rootObjectHeaderAddress: this.ctx.rootAddress,
       }),
     );
     if (durable && inPlace.length > 0) await this.store.flush({ durable });
@@ -303,6 +320,37 @@ export class FileWriter implements GlobalHeapWriter {
     this.allocator.commit();
     this.ctx.reader.eof = eof;
     this.ctx.invalidateCaches();
+  }
+
+  /**
+   * Step 3 of a flush: writes the changed headers that existed at the last flush (and the groups
+   * above them) to new space, children first, pointing each parent's link at the new copy. The
+   * old chunk 0 is released (reusable after this flush). Pinned headers are left for the in-place
+   * commit writes.
+   */
+  private async moveChangedHeaders(): Promise<void> {
+    if (!this.graph) return;
+    const changed: HeaderModel[] = [];
+    const old: HeaderModel[] = [];
+    for (const h of this.ctx.allHeaders()) {
+      if (!h.managed || !h.dirty) continue;
+      changed.push(h);
+      if (!this.allocator.isFresh(h.address, h.chunk0Bytes)) old.push(h);
+    }
+    const root = await this.ctx.header(this.ctx.rootAddress);
+    const isOld = (h: HeaderModel): boolean => !this.allocator.isFresh(h.address, Math.max(h.chunk0Bytes, 1));
+    const { moves } = await planMoves(this.graph, root, old, changed, isOld);
+    for (const { h, link } of moves) {
+      if (!h.managed) this.adopt(h, link ? link.name : '/');
+      const p = await this.prepareHeader(h);
+      const address = this.allocator.alloc(p.chunk0.length);
+      await this.writeRaw(address, p.chunk0);
+      this.allocator.release(h.address, h.chunk0Bytes);
+      this.ctx.moveHeader(h, address);
+      h.chunk0Bytes = p.chunk0.length;
+      h.dirty = false;
+      if (link) this.graph.relink(link.parent, link.name, address);
+    }
   }
 
   /**

@@ -29,9 +29,18 @@ export class HeaderModel {
   dirty = false;
   /** True when chunkform wrote (or adopted) this header and may rewrite it. */
   managed = false;
+  /**
+   * Bytes chunk 0 occupies at {@link address} (prefix, messages, checksum) when the header is
+   * managed: the space a flush that moves the header copy-on-write releases.
+   */
+  chunk0Bytes = 0;
 
   constructor(
-    readonly address: number,
+    /**
+     * Where the header lives. A flush may move a changed header copy-on-write to new space (see
+     * `H5File.flush`); every handle holds this model, so they all follow the move.
+     */
+    public address: number,
     public messages: HeaderMessage[],
     readonly source: ObjectHeader | null,
   ) {}

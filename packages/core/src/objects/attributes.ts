@@ -192,29 +192,33 @@ export class Attributes {
   /** Compact and dense attribute messages, ordered like h5py lists them. */
   private async messages(): Promise<AttributeMessage[]> {
     try {
-      const h = await this.header();
-      const list: { a: AttributeMessage; order?: number }[] = [];
-      for (const m of h.findAll(ATTRIBUTE)) {
-        list.push({ a: this.decode(m.body), ...(m.creationOrder !== undefined ? { order: m.creationOrder } : {}) });
-      }
-      const infoMsg = h.find(ATTRIBUTE_INFO);
-      const info = infoMsg ? decodeAttributeInfo(infoMsg.body, this.ctx.sizes) : undefined;
-      if (info && isDefinedAddress(info.fractalHeapAddress)) {
-        const heap = await openFractalHeap(this.ctx.reader, info.fractalHeapAddress);
-        const tree = await openV2BTree(this.ctx.reader, info.nameIndexAddress);
-        for await (const rec of iterateV2BTree(this.ctx.reader, tree)) {
-          const r = decodeAttributeNameRecord(rec, heap.header.heapIdLength);
-          list.push({ a: this.decode(await heap.getObject(r.heapId)), order: r.creationOrder });
-        }
-      }
-      const tracked = info?.trackCreationOrder === true || ((h.source?.flags ?? 0) & 0x04) !== 0;
-      if (tracked) list.sort((x, y) => (x.order ?? 0) - (y.order ?? 0));
-      else list.sort((x, y) => compareNames(x.a.name, y.a.name));
-      return list.map((x) => x.a);
+      return await readAttributeMessages(this.ctx, await this.header());
     } catch (e) {
       throw e instanceof H5Error ? e.withPath(this.path) : e;
     }
   }
+}
+
+/** The compact and dense attribute messages of the object whose header is `h`, ordered like h5py lists them. */
+export async function readAttributeMessages(ctx: FileContext, h: HeaderModel): Promise<AttributeMessage[]> {
+  const list: { a: AttributeMessage; order?: number }[] = [];
+  for (const m of h.findAll(ATTRIBUTE)) {
+    list.push({ a: decodeAttribute(m.body, ctx.sizes), ...(m.creationOrder !== undefined ? { order: m.creationOrder } : {}) });
+  }
+  const infoMsg = h.find(ATTRIBUTE_INFO);
+  const info = infoMsg ? decodeAttributeInfo(infoMsg.body, ctx.sizes) : undefined;
+  if (info && isDefinedAddress(info.fractalHeapAddress)) {
+    const heap = await openFractalHeap(ctx.reader, info.fractalHeapAddress);
+    const tree = await openV2BTree(ctx.reader, info.nameIndexAddress);
+    for await (const rec of iterateV2BTree(ctx.reader, tree)) {
+      const r = decodeAttributeNameRecord(rec, heap.header.heapIdLength);
+      list.push({ a: decodeAttribute(await heap.getObject(r.heapId), ctx.sizes), order: r.creationOrder });
+    }
+  }
+  const tracked = info?.trackCreationOrder === true || ((h.source?.flags ?? 0) & 0x04) !== 0;
+  if (tracked) list.sort((x, y) => (x.order ?? 0) - (y.order ?? 0));
+  else list.sort((x, y) => compareNames(x.a.name, y.a.name));
+  return list.map((x) => x.a);
 }
 
 function isArrayLike(v: unknown): boolean {

@@ -12,6 +12,7 @@ import { isHttpUrl, isUrlOrBlob, toByteSource, type FileSourceInput } from '../i
 import { FileContext } from '../file/file-context.js';
 import { FileWriter, type FlushOptions } from '../file/file-writer.js';
 import { Group } from './group.js';
+import { LinkGraph } from './link-graph.js';
 import { groupMessages } from './group-create.js';
 import type { Container } from '../di/container.js';
 import { validReadLimit } from '../storage/read-limit.js';
@@ -89,13 +90,25 @@ export class H5File extends Group {
    * it writes is the state after every earlier call and no later one.
    *
    * Until a flush, changes live in memory and in new file space only: the file on disk keeps its
-   * last flushed state, and a crash or kill (or a store that fails) at any point — also during a
-   * flush — leaves it readable in that state or, once the flush's commit writes are done, in the new
-   * one. Nothing a flushed state references is overwritten; space it no longer references is reused
-   * after the flush that stops referencing it.
+   * last flushed state. A flush commits the new state with one in-place write, the superblock:
+   * changed object headers are written copy-on-write to new space, with the links to them updated up
+   * to a new root group header, which the superblock then points at. So a crash or kill (or a store
+   * that fails) at any point — also during a flush — leaves the file exactly in its last flushed
+   * state or, once the superblock is written, exactly in the new one. Nothing a flushed state
+   * references is overwritten; space it no longer references is reused after the flush that stops
+   * referencing it. Open `Dataset` and `Group` handles follow their objects to the new addresses
+   * (a `LinkInfo.address` read before the flush may be out of date after it).
+   *
+   * Pinned objects keep their address and have chunk 0 of their header rewritten in place after the
+   * superblock (each object whole, but objects changed together may be a mix of old and new after a
+   * kill): objects hard-linked from several groups (reference count above 1), objects whose link was
+   * deleted in this session, committed datatypes,
+   * objects under a group with symbol-table or dense link storage or a version-1 header, and every
+   * object of a file that stores object references (datasets or attributes of a reference type).
+   * See docs/data-safety.md.
    *
    * `durable: true` also syncs the store (fsync for files): new data and metadata first, then the
-   * superblock and object headers, so once the promise resolves the new state survives a power loss.
+   * superblock (and pinned headers), so once the promise resolves the new state survives a power loss.
    * Without it the bytes are handed to the operating system, as HDF5's `H5Fflush` does.
    * @param opts.durable sync to stable storage (default false).
    */
@@ -216,7 +229,8 @@ async function openSource(source: ByteSource, name: string, mode: 'r' | 'r+', ow
           { structure: 'superblock' },
         );
       }
-      ctx.writer = new FileWriter(source, ctx, ctx.superblock.eofAddress, ctx.superblock.version as 2 | 3, ctx.rootAddress);
+      ctx.writer = new FileWriter(source, ctx, ctx.superblock.eofAddress, ctx.superblock.version as 2 | 3);
+      ctx.writer.graph = new LinkGraph(ctx, false);
     }
     const root = await ctx.header(ctx.rootAddress);
     return new H5File(ctx, root, mode, owned);
@@ -263,7 +277,8 @@ async function createIn(store: ByteStore, name: string, opts: CreateOptions, own
       name,
     );
     if (opts.container) ctx.container = opts.container;
-    const writer = new FileWriter(store, ctx, superblockSize, version, superblockSize);
+    const writer = new FileWriter(store, ctx, superblockSize, version);
+    writer.graph = new LinkGraph(ctx, true);
     ctx.writer = writer;
     const root = writer.createHeader(groupMessages(ctx, false), superblockSize);
     await writer.flush();

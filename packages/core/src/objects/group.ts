@@ -7,7 +7,7 @@ import { FormatError, H5Error, NotFoundError, UnsupportedError, ValueError } fro
 import type { Datatype } from '../format/messages/datatype.js';
 import { decodeLink, encodeLink, type LinkMessage } from '../format/messages/link.js';
 import { encodeLinkInfo } from '../format/messages/link-info.js';
-import { DATASPACE, DATATYPE, GROUP_INFO, LAYOUT, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
+import { DATASPACE, DATATYPE, LAYOUT, LINK, LINK_INFO } from '../format/messages/message-types.js';
 import type { DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
@@ -16,7 +16,7 @@ import { Dataset } from './dataset.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { selectAll } from '../selection/selection.js';
 import { newDatasetHeader, type CreateLayout, type NewDatasetHeader } from './dataset-create.js';
-import { linkInfoOf, linkStorageOf, readLinks, type LinkStorage } from './links.js';
+import { isGroupHeader, linkInfoOf, linkStorageOf, readLinks, type LinkStorage } from './links.js';
 import type { LinkList } from './link-list.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
 import { valuesToBytes } from './values-io.js';
@@ -509,7 +509,7 @@ export async function openObject(ctx: FileContext, address: number, path: string
     throw e instanceof H5Error ? e.withPath(path) : e;
   }
   if (model.find(LAYOUT) || (model.find(DATASPACE) && model.find(DATATYPE))) return Dataset.open(ctx, model, path);
-  if (model.find(LINK_INFO) || model.find(SYMBOL_TABLE) || model.find(GROUP_INFO) || model.find(LINK)) return new Group(ctx, model, path);
+  if (isGroupHeader(model)) return new Group(ctx, model, path);
   const dt = model.find(DATATYPE);
   if (dt) return new CommittedDatatype(ctx, model, path, await resolveDatatypeMessage(ctx, dt, path));
   // HDF5 treats an object header without group or dataset messages as an (empty) group only for the root.

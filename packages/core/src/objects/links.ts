@@ -11,7 +11,7 @@ import { openFractalHeap } from '../format/heaps/fractal-heap.js';
 import { readLocalHeap } from '../format/heaps/local-heap.js';
 import { decodeLink, type LinkMessage } from '../format/messages/link.js';
 import { decodeLinkInfo, type LinkInfoMessage } from '../format/messages/link-info.js';
-import { LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
+import { GROUP_INFO, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
 import { decodeSymbolTableMessage } from '../format/messages/symbol-table-message.js';
 import { readSymbolTableGroup } from '../format/symbol-table.js';
 import type { FileContext } from '../file/file-context.js';
@@ -20,6 +20,11 @@ import { LinkList } from './link-list.js';
 
 /** Which storage a group's links live in. */
 export type LinkStorage = 'symbol-table' | 'compact' | 'dense';
+
+/** True when the header describes a group (it has link, link info, group info or symbol table messages). */
+export function isGroupHeader(h: HeaderModel): boolean {
+  return h.find(LINK_INFO) !== undefined || h.find(SYMBOL_TABLE) !== undefined || h.find(GROUP_INFO) !== undefined || h.find(LINK) !== undefined;
+}
 
 /** The link storage kind of a group header. */
 export function linkStorageOf(h: HeaderModel, ctx: FileContext): LinkStorage {
