@@ -36,4 +36,5 @@ const reps = Number(process.env.REPS ?? 20);
 const W0 = Number(process.env.W0 ?? 3); const per: string[] = []; for (let i = 0; i < W0; i++) { const t = performance.now(); await fn(); per.push((performance.now() - t).toFixed(0)); } console.log("warm", per.join(" "));
 const t0 = performance.now();
 for (let i = 0; i < reps; i++) await fn();
-console.log(mode, gzip ? 'gzip' : 'raw', ((performance.now() - t0) / reps).toFixed(1), 'ms');
+console.log(mode, gzip ? "gzip" : "raw", ((performance.now() - t0) / reps).toFixed(1), "ms");
+const T = (globalThis as any).__T; if (T) console.log(Object.entries(T).map(([k, v]) => `${k} ${((v as number) / (reps + W0) / FRAMES * 1000).toFixed(1)}µs`).join('  '));
