@@ -125,15 +125,14 @@ export async function concatDefinedValues(
     const b = toBlocks(r.selection, chunkDims);
     if (b.kind === 'none') continue;
     boxes.push(offsetBoxes(b.boxes, part.start));
-    values.push(r.values.slice()); // `r.values` may be the chunk's own storage
+    // `r.values` may be the chunk's own storage: copied once below, into the result (the caller
+    // holds the dataset's read lock, so no write changes it meanwhile)
+    values.push(r.values);
     total += r.values.length;
   }
-  let bytes = values[0] ?? new Uint8Array(0);
-  if (values.length > 1) {
-    bytes = new Uint8Array(total);
-    let o = 0;
-    for (const v of values) (bytes.set(v, o), (o += v.length));
-  }
+  const bytes = new Uint8Array(total);
+  let o = 0;
+  for (const v of values) (bytes.set(v, o), (o += v.length));
   return { selection: concatSlabs(boxes, dims.length), bytes };
 }
 
