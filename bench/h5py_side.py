@@ -17,6 +17,12 @@ Commands:
                                        (file create and close included) -> {"s"}
   {"cmd": "one_group", "path", "n", "marks": [..]}  create n datasets in one group; seconds per dataset of the
                                        `window` creations ending at each mark -> {"per": [...], "s"}
+  {"cmd": "load_frames", "path", "frames", "h", "w"}  raw uint16 frames for the dense rows (bench/seventh-wave.ts)
+  {"cmd": "dense_write", "path", "chunks", "gzip", "per_frame"}  a chunked uint16 dataset written whole (or
+                                       frame by frame); create and close included -> {"s"}
+  {"cmd": "dense_read_into", "path"}   open, read_direct into a reused array, close -> {"s", "ok"}
+  {"cmd": "windows", "path", "windows", "size"}  size×size windows at (frame, y, x) (u32 triples in a file)
+                                       read one by one with open and close; the sum of the values -> {"s", "sum"}
 """
 import json
 import os
@@ -123,8 +129,50 @@ def one_group(msg):
     return {"per": [(stamps[m] - stamps[m - w]) / w for m in marks], "s": s}
 
 
+def load_frames(msg):
+    """Frames written by bench/seventh-wave.ts: raw little-endian uint16, shape (frames, h, w)."""
+    state["dense"] = np.fromfile(msg["path"], dtype="<u2").reshape(msg["frames"], msg["h"], msg["w"])
+    state["into"] = np.empty_like(state["dense"])
+    return {"bytes": int(state["dense"].nbytes)}
+
+
+def dense_write(msg):
+    data = state["dense"]
+    gz = {"compression": "gzip", "compression_opts": 1} if msg.get("gzip") else {}
+    t0 = time.perf_counter()
+    with h5py.File(msg["path"], "w") as f:
+        ds = f.create_dataset("frames", shape=data.shape, dtype="<u2", chunks=tuple(msg["chunks"]), **gz)
+        if msg.get("per_frame"):
+            for i in range(data.shape[0]):
+                ds[i] = data[i]
+        else:
+            ds[...] = data
+    return {"s": time.perf_counter() - t0}
+
+
+def dense_read_into(msg):
+    out = state["into"]
+    t0 = time.perf_counter()
+    with h5py.File(msg["path"], "r") as f:
+        f["frames"].read_direct(out)
+    s = time.perf_counter() - t0
+    return {"s": s, "ok": bool(np.array_equal(out, state["dense"]))}
+
+
+def windows(msg):
+    w = np.fromfile(msg["windows"], dtype="<u4").reshape(-1, 3)
+    n = msg["size"]
+    total = 0
+    t0 = time.perf_counter()
+    with h5py.File(msg["path"], "r") as f:
+        ds = f["frames"]
+        for fr, y, x in w:
+            total += int(ds[fr, y : y + n, x : x + n].sum(dtype=np.int64))
+    return {"s": time.perf_counter() - t0, "sum": total}
+
+
 def main():
-    cmds = {"load_points": load_points, "coo_write": coo_write, "coo_read_frames": coo_read_frames, "coo_read_all": coo_read_all, "groups": groups, "one_group": one_group}
+    cmds = {"load_points": load_points, "coo_write": coo_write, "coo_read_frames": coo_read_frames, "coo_read_all": coo_read_all, "groups": groups, "one_group": one_group, "load_frames": load_frames, "dense_write": dense_write, "dense_read_into": dense_read_into, "windows": windows}
     print(json.dumps({"ready": True, "h5py": h5py.__version__, "hdf5": h5py.version.hdf5_version}), flush=True)
     for line in sys.stdin:
         msg = json.loads(line)

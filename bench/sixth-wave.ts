@@ -14,6 +14,8 @@
  * - `groups`: 10,000 empty float32 (16,) datasets in 100 groups (file create and close included), and the
  *   time per dataset of the 100 creations ending at 100 / 400 / 1,600 links in one group.
  *
+ * `BENCH_PG_KINDS=gzip|raw` limits the point-group rows to ours with deflate 1 or unfiltered.
+ *
  * Every measurement runs BENCH_W6_REPEAT (default 7) times, ours and h5py alternating (which goes first
  * alternates too), after BENCH_W6_WARMUP (default 1) untimed runs of each side, and the row reports the
  * median of the paired ratios (h5py time ÷ ours: > 1 means chunkform is faster) with the median times of
@@ -41,7 +43,7 @@ const PYTHON = '/usr/bin/python3';
 const WINDOW = 100;
 
 /** The h5py side: bench/h5py_side.py as a JSON-lines server. */
-class H5py {
+export class H5py {
   private readonly proc: ChildProcessWithoutNullStreams;
   private readonly lines: AsyncIterator<string>;
   constructor() {
@@ -201,14 +203,14 @@ async function oursOneGroup(path: string, n: number, marks: number[]): Promise<n
   return marks.map((m) => (stamps[m]! - stamps[m - WINDOW]!) / WINDOW / 1000);
 }
 
-const median = (xs: number[]): number => {
+export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
 /** Runs `ours` and `theirs` REPEAT times alternately; returns median times and the median paired ratio theirs / ours. */
-async function paired(ours: () => Promise<number>, theirs: () => Promise<number>): Promise<{ ours: number; theirs: number; ratio: number }> {
+export async function paired(ours: () => Promise<number>, theirs: () => Promise<number>): Promise<{ ours: number; theirs: number; ratio: number }> {
   const a: number[] = [];
   const b: number[] = [];
   const r: number[] = [];
@@ -226,7 +228,7 @@ async function paired(ours: () => Promise<number>, theirs: () => Promise<number>
 }
 
 const ms = (s: number): string => (s * 1000).toFixed(s < 0.01 ? 3 : 1).padStart(9);
-const row = (what: string, p: { ours: number; theirs: number; ratio: number }, unit = 'ms'): void =>
+export const row = (what: string, p: { ours: number; theirs: number; ratio: number }, unit = 'ms'): void =>
   console.log(`  ${what.padEnd(58)} ${ms(p.ours)} ${ms(p.theirs)} ${unit.padEnd(6)} ${p.ratio.toFixed(2).padStart(6)}×`);
 
 /** Runs the issue #11 rows (`parts`: 'points', 'groups'); `dir` is a scratch directory. */
@@ -245,7 +247,8 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
       await py.call({ cmd: 'load_points', path: bin, width: N });
       const theirs = join(dir, 'h5py-coo.h5');
       const title = `${FRAMES} frames × ${GROUPS_PER_FRAME} 3×3 groups`;
-      for (const gzip of [true, false]) {
+      const kinds = (process.env.BENCH_PG_KINDS ?? 'gzip,raw').split(',');
+      for (const gzip of [true, false].filter((g) => kinds.includes(g ? 'gzip' : 'raw'))) {
         const ours = join(dir, `ours-points-${gzip ? 'gzip' : 'raw'}.h5`);
         const kind = gzip ? 'gzip 1' : 'unfiltered';
         const w = await paired(

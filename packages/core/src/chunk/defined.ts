@@ -7,11 +7,20 @@
 import { boundingBox, intersect, offsetSelection, selectionCount, toBlocks, union } from '../selection/algebra.js';
 import { boxesBounds } from '../selection/boxes.js';
 import { concatSlabs } from '../selection/concat.js';
+import type { ChunkRecord } from './chunk-index.js';
+import type { Candidate } from './candidates.js';
 import { blocksFromCanonical, selectBlocks, selectNone, type Selection } from '../selection/selection.js';
+
+const isCandidate = (c: readonly number[] | Candidate): c is Candidate => !Array.isArray(c);
 
 /** A chunk's box in dataset coordinates (clipped to the dataset) and its chunk-relative part of `sel`. */
 export interface ChunkPart {
   coords: number[];
+  /**
+   * The chunk's index record when the search for candidates looked it up (null: not stored), so
+   * that loading the chunk needs no second lookup; undefined when unknown.
+   */
+  rec?: ChunkRecord | null;
   start: number[];
   /** The part of the selection inside the chunk, in chunk-relative coordinates. */
   chunkSel: Selection;
@@ -22,18 +31,19 @@ export function chunkParts(
   sel: Selection,
   dims: readonly number[],
   chunkDims: readonly number[],
-  candidates: Iterable<readonly number[]>,
+  candidates: Iterable<readonly number[] | Candidate>,
 ): ChunkPart[] {
   const bb = boundingBox(sel, dims);
   if (!bb) return [];
   const out: ChunkPart[] = [];
-  for (const coords of candidates) {
+  for (const c of candidates) {
+    const coords = isCandidate(c) ? c.coords : c;
     const start = coords.map((c, i) => c * chunkDims[i]!);
     const end = start.map((s, i) => Math.min(s + chunkDims[i]!, dims[i]!));
     if (start.some((s, i) => s >= bb.end[i]! || end[i]! <= bb.start[i]! || s >= end[i]!)) continue;
     const part = intersect(sel, selectBlocks([{ start, end }]), dims);
     if (selectionCount(part, dims) === 0) continue;
-    out.push({ coords: [...coords], start, chunkSel: offsetSelection(part, start.map((s) => -s)) });
+    out.push({ coords: [...coords], start, chunkSel: offsetSelection(part, start.map((s) => -s)), ...(isCandidate(c) ? { rec: c.rec } : {}) });
   }
   return out.sort((a, b) => compareCoords(a.coords, b.coords));
 }
@@ -115,15 +125,14 @@ export async function concatDefinedValues(
     const b = toBlocks(r.selection, chunkDims);
     if (b.kind === 'none') continue;
     boxes.push(offsetBoxes(b.boxes, part.start));
-    values.push(r.values.slice()); // `r.values` may be the chunk's own storage
+    // `r.values` may be the chunk's own storage: copied once below, into the result (the caller
+    // holds the dataset's read lock, so no write changes it meanwhile)
+    values.push(r.values);
     total += r.values.length;
   }
-  let bytes = values[0] ?? new Uint8Array(0);
-  if (values.length > 1) {
-    bytes = new Uint8Array(total);
-    let o = 0;
-    for (const v of values) (bytes.set(v, o), (o += v.length));
-  }
+  const bytes = new Uint8Array(total);
+  let o = 0;
+  for (const v of values) (bytes.set(v, o), (o += v.length));
   return { selection: concatSlabs(boxes, dims.length), bytes };
 }
 

@@ -12,10 +12,11 @@ import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-format.js';
 import { GATHER_BYTES, GATHER_IMAGE_MAX, putFullChunks, writePlaced, type Placed, type WriteSteps } from './gather.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
-import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAll } from './defined.js';
+import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAll, type ChunkPart } from './defined.js';
 import { filledBytes, repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
+import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 
 export type { ChunkStore } from './chunk-format.js';
 
@@ -31,9 +32,6 @@ export interface ChunkEngineOptions<Mem> {
   /** Current dataset dimensions. */
   dims: () => readonly number[];
 }
-
-/** Up to this many chunks in a selection's bounding box are looked up one by one instead of walking the index. */
-const MAX_LOOKUPS = 4096;
 
 /** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once)... */
 const CONCURRENCY = 8;
@@ -56,6 +54,8 @@ async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) =
 /** Moves data between user buffers and the chunks of one dataset. */
 export class ChunkEngine<Mem> {
   private fillMem: Mem | undefined;
+  /** Counts the changes this engine made to the chunk index (records found before a change may be stale). */
+  private indexChanges = 0;
   /** Chunks processed at once (more for small chunks). */
   private readonly concurrency: number;
 
@@ -106,9 +106,9 @@ export class ChunkEngine<Mem> {
     let inRange = 1;
     for (let i = 0; i < dims.length; i++) inRange *= Math.ceil(bb.end[i]! / chunk[i]!) - Math.floor(bb.start[i]! / chunk[i]!);
     if (inRange <= MAX_LOOKUPS) return null;
-    const have = await this.candidates(sel);
+    const have = (await this.candidates(sel)).list;
     if (have.length * 2 >= inRange) return null;
-    const pieces = mapChunksAt(sel, dims, chunk, have.sort(compareCoords));
+    const pieces = mapChunksAt(sel, dims, chunk, have.map((c) => c.coords).sort(compareCoords));
     if (!pieces) return null;
     // The fill value: element 0 of a never-written chunk, as the format reads it, repeated over `out`.
     const es = this.o.elementSize;
@@ -246,9 +246,10 @@ export class ChunkEngine<Mem> {
     if (!format.defined) return sel;
     const dims = [...this.o.dims()];
     const found: Selection[] = [];
-    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
+    const { list, at } = await this.candidates(sel);
+    for (const part of chunkParts(sel, dims, this.o.chunkDims, list)) {
       await this.guard(part.coords, async () => {
-        const mem = await this.loadMem(part.coords);
+        const mem = await this.loadMem(part.coords, this.recordOf(part, at));
         found.push(offsetSelection(format.defined!(mem, part.chunkSel), part.start));
       });
     }
@@ -266,8 +267,9 @@ export class ChunkEngine<Mem> {
     const { format, chunkDims } = this.o;
     const dims = [...this.o.dims()];
     if (!format.definedValues || !chunksAreSlabs(dims, chunkDims)) return undefined;
-    const parts = chunkParts(sel, dims, chunkDims, await this.candidates(sel));
-    return concatDefinedValues(parts, dims, chunkDims, (p) => this.guardValue(p.coords, async () => format.definedValues!(await this.loadMem(p.coords), p.chunkSel)));
+    const { list, at } = await this.candidates(sel);
+    const parts = chunkParts(sel, dims, chunkDims, list);
+    return concatDefinedValues(parts, dims, chunkDims, (p) => this.guardValue(p.coords, async () => format.definedValues!(await this.loadMem(p.coords, this.recordOf(p, at)), p.chunkSel)));
   }
 
   /**
@@ -278,11 +280,12 @@ export class ChunkEngine<Mem> {
     const { format, cache } = this.o;
     if (!format.erase) throw new ValueError(`chunks of format "${format.name}" have no undefined elements: only formats that track defined elements (e.g. sparse) can erase`);
     const dims = [...this.o.dims()];
-    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
+    const { list, at } = await this.candidates(sel);
+    for (const part of chunkParts(sel, dims, this.o.chunkDims, list)) {
       await this.guard(part.coords, async () => {
         const key = part.coords.join(',');
         const hit = cache.get(key);
-        const mem = hit ? hit.mem : await this.loadMem(part.coords);
+        const mem = hit ? hit.mem : await this.loadMem(part.coords, this.recordOf(part, at));
         format.erase!(mem, part.chunkSel);
         if (hit) hit.dirty = true;
         else await this.storeMem(part.coords, mem);
@@ -296,7 +299,7 @@ export class ChunkEngine<Mem> {
    */
   async fillExisting(sel: Selection, fill: Uint8Array | null): Promise<void> {
     const dims = [...this.o.dims()];
-    for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
+    for (const part of chunkParts(sel, dims, this.o.chunkDims, (await this.candidates(sel)).list)) {
       for (const p of mapToChunks(offsetSelection(part.chunkSel, part.start), dims, [...this.o.chunkDims])) {
         const src = filledBytes(p.count, this.o.elementSize, fill);
         await this.guard(p.coords, () => this.writePiece(p, src));
@@ -305,36 +308,21 @@ export class ChunkEngine<Mem> {
   }
 
   /**
-   * Coordinates of the chunks that may hold data within `sel`: stored or cached ones. A small
-   * selection looks its chunks up one by one; a large one walks the whole index once.
+   * Stored or cached chunks that may hold data within `sel`, with their index records and the
+   * {@link indexChanges} count they were found at (see {@link recordOf}).
    */
-  private async candidates(sel: Selection): Promise<number[][]> {
-    const dims = [...this.o.dims()];
-    const bb = boundingBox(sel, dims);
-    if (!bb) return [];
-    const lo = bb.start.map((s, i) => Math.floor(s / this.o.chunkDims[i]!));
-    const hi = bb.end.map((e, i) => Math.ceil(e / this.o.chunkDims[i]!));
-    const inRange = hi.reduce((n, h, i) => n * (h - lo[i]!), 1);
-    const seen = new Map<string, number[]>();
-    if (inRange <= MAX_LOOKUPS) {
-      const c = lo.slice();
-      for (let k = 0; k < inRange; k++) {
-        const coords = c.slice();
-        let stored = false;
-        await this.guard(coords, async () => {
-          stored = (await this.o.index.lookup(coords)) !== null;
-        });
-        if (stored || this.o.cache.get(coords.join(','))) seen.set(coords.join(','), coords);
-        for (let d = c.length - 1; d >= 0; d--) {
-          if (++c[d]! < hi[d]!) break;
-          c[d] = lo[d]!;
-        }
-      }
-      return [...seen.values()];
-    }
-    for await (const rec of this.o.index.iterate()) seen.set(rec.coords.join(','), rec.coords);
-    for (const e of this.o.cache.all()) seen.set(e.key, e.coords);
-    return [...seen.values()];
+  private async candidates(sel: Selection): Promise<{ list: Candidate[]; at: number }> {
+    const at = this.indexChanges;
+    const list = await findCandidates({ index: this.o.index, cache: this.o.cache, chunkDims: this.o.chunkDims, guard: (c, fn) => this.guard(c, fn) }, sel, this.o.dims());
+    return { list, at };
+  }
+
+  /**
+   * A part's record from the candidate search when the index has not changed since (a concurrent
+   * read may have written out an evicted chunk meanwhile); undefined makes `loadMem` look it up.
+   */
+  private recordOf(part: ChunkPart, at: number): ChunkRecord | null | undefined {
+    return this.indexChanges === at ? part.rec : undefined;
   }
 
   /** Drops a chunk from the cache (after direct chunk I/O replaced it). Dirty data is discarded. */
@@ -351,6 +339,7 @@ export class ChunkEngine<Mem> {
   /** Removes a chunk entirely (resize pruning), releasing its space. */
   async removeChunk(coords: readonly number[]): Promise<void> {
     this.forget(coords);
+    this.indexChanges++;
     const old = await this.o.index.remove(coords);
     if (old) this.o.store.release(old.address, old.size);
   }
@@ -445,6 +434,7 @@ export class ChunkEngine<Mem> {
    */
   private async storeMem(coords: readonly number[], mem: Mem): Promise<void> {
     if (this.o.format.isEmpty?.(mem)) {
+      this.indexChanges++;
       const old = await this.o.index.remove(coords);
       if (old) this.o.store.release(old.address, old.size);
       return;
@@ -482,6 +472,7 @@ export class ChunkEngine<Mem> {
     const rec = await index.lookup(coords);
     if (!rec || store.isFresh(rec.address, rec.size)) return rec;
     if (index.relocate) {
+      this.indexChanges++;
       await index.relocate(coords);
       return index.lookup(coords);
     }
@@ -499,6 +490,7 @@ export class ChunkEngine<Mem> {
   private async record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void> {
     const same = old && old.address === address && old.size === image.bytes.length && old.filterMask === image.filterMask;
     if (same && !image.sections && !old.sections) return;
+    this.indexChanges++;
     await this.o.index.insert({
       coords: [...coords],
       address,

@@ -54,7 +54,9 @@ export class RunSlab {
     const need = 3 * Math.max(1, capacity);
     if (need > SLAB_MAX) return new TripleBuilder(capacity);
     if (this.pos + need > this.block.length) {
-      this.block = new Float64Array(SLAB_MAX);
+      // Blocks double from a small first one: a mapping of a few runs (a 64×64 window: 64 triples)
+      // must not allocate (and zero) a 3 MB block; a large one still ends up in 3 MB blocks.
+      this.block = new Float64Array(Math.min(SLAB_MAX, Math.max(need, SLAB_MIN, 2 * this.block.length)));
       this.pos = 0;
     }
     return new TripleBuilder(capacity, this.block.subarray(this.pos, this.pos + need));
@@ -65,8 +67,10 @@ export class RunSlab {
   }
 }
 
-/** Numbers per slab block (3 MB). */
+/** Numbers per slab block (3 MB), at most. */
 const SLAB_MAX = 3 * 131072;
+/** Numbers in the first block of a slab (6 KB). */
+const SLAB_MIN = 3 * 256;
 
 /** Turns per-chunk builders keyed by linear chunk index into sorted pieces. */
 export function finish(map: Map<number, TripleBuilder>, g: Grid, checkDuplicates: boolean): ChunkPiece[] {

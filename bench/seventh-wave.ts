@@ -1,0 +1,178 @@
+/**
+ * Issue #11 dense rows measured side by side with h5py (bench/h5py_side.py as a server process, as in
+ * bench/sixth-wave.ts), part of `pnpm bench` (alone: `BENCH_ONLY=tiles pnpm bench`, or
+ * `node --import tsx bench/seventh-wave.ts`; rows chosen with `BENCH_W7_ROWS=tiles-write,tiles-read,frames-write,windows`).
+ *
+ * Data: BENCH_W7_FRAMES (default 50) detector-like frames of 1024² uint16 (bench/run.ts's generator).
+ * - `tiles-write` / `tiles-read`: chunks 1×256×256 unfiltered; ours `createDataset` + one `write` of
+ *   everything, then `readInto` a reused array (h5py: `ds[...] = data`, `read_direct`). Create, open and
+ *   close are timed on both sides.
+ * - `frames-write`: chunks 1×1024×1024 unfiltered, written whole.
+ * - `windows`: 1,000 random 64×64 windows (seeded; any alignment, so most cross tile edges) out of the
+ *   first BENCH_W7_WINDOW_FRAMES (default 4) frames, stored in 256×256 gzip-1 tiles by h5py (both sides
+ *   read the same file, opened once per run; each side sums every window, and the sums must agree).
+ *
+ * Repetitions, warm-up and the reported median of paired ratios are those of bench/sixth-wave.ts.
+ * @module
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createFile, openFile, selectHyperslab, type Dataset } from '../packages/core/src/index.js';
+import { registerEverything } from '../packages/cli/src/registrations.js';
+import { H5py, paired, row } from './sixth-wave.js';
+import { xorshift32 } from './xorshift.js';
+
+const FRAMES = Number(process.env.BENCH_W7_FRAMES ?? 50);
+const WINDOW_FRAMES = Number(process.env.BENCH_W7_WINDOW_FRAMES ?? 4);
+const WINDOWS = 1000;
+const WIN = 64;
+const H = 1024;
+const W = 1024;
+
+/** Detector-like frames (the generator of bench/run.ts): noise around 10 and a few bright spots. */
+function frames(): Uint16Array {
+  const a = new Uint16Array(FRAMES * H * W);
+  const rnd = xorshift32(0x9e3779b9);
+  for (let i = 0; i < a.length; i++) {
+    const r = rnd();
+    a[i] = 4 + (r & 7) + ((r >>> 3) & 3) + ((r >>> 5) & 3) + ((r >>> 16) % 1021 === 0 ? 200 : 0);
+  }
+  for (let f = 0; f < FRAMES; f++) {
+    for (let k = 0; k < 20; k++) {
+      const cy = rnd() % H;
+      const cx = rnd() % W;
+      const amp = 1000 + (rnd() % 50000);
+      const r = 2 + (rnd() % 6);
+      for (let y = Math.max(0, cy - 3 * r); y < Math.min(H, cy + 3 * r); y++) {
+        for (let x = Math.max(0, cx - 3 * r); x < Math.min(W, cx + 3 * r); x++) {
+          const i = f * H * W + y * W + x;
+          a[i] = Math.min(65535, a[i]! + Math.round(amp * Math.exp(-((y - cy) ** 2 + (x - cx) ** 2) / (2 * r * r))));
+        }
+      }
+    }
+  }
+  return a;
+}
+
+async function oursWrite(path: string, data: Uint16Array, chunks: number[]): Promise<number> {
+  rmSync(path, { force: true });
+  const t0 = performance.now();
+  const f = await createFile(path);
+  await f.createDataset('frames', { dtype: 'uint16', shape: [FRAMES, H, W], chunks, data });
+  await f.close();
+  return (performance.now() - t0) / 1000;
+}
+
+async function oursReadInto(path: string, into: Uint16Array, data: Uint16Array): Promise<number> {
+  const t0 = performance.now();
+  const f = await openFile(path);
+  await ((await f.get('frames')) as Dataset).readInto(into);
+  await f.close();
+  const s = (performance.now() - t0) / 1000;
+  for (const i of [0, 12345, data.length >> 1, data.length - 1]) if (into[i] !== data[i]) throw new Error(`bench tiles: readInto element ${i}: ${into[i]} ≠ ${data[i]}`);
+  return s;
+}
+
+async function oursWindows(path: string, wins: Uint32Array): Promise<{ s: number; sum: number }> {
+  let sum = 0;
+  const t0 = performance.now();
+  const f = await openFile(path);
+  const ds = (await f.get('frames')) as Dataset;
+  for (let i = 0; i < wins.length; i += 3) {
+    const v = (await ds.read(selectHyperslab({ start: [wins[i]!, wins[i + 1]!, wins[i + 2]!], block: [1, WIN, WIN] }))) as Uint16Array;
+    for (let k = 0; k < v.length; k++) sum += v[k]!;
+  }
+  await f.close();
+  return { s: (performance.now() - t0) / 1000, sum };
+}
+
+/** Runs the dense issue #11 rows (`rows`: tiles-write, tiles-read, frames-write, windows); `dir` is a scratch directory. */
+export async function runSeventhWave(dir: string, rows: ReadonlySet<string> = new Set(['tiles-write', 'tiles-read', 'frames-write', 'windows'])): Promise<void> {
+  registerEverything();
+  const data = frames();
+  const raw = join(dir, 'frames.u16');
+  writeFileSync(raw, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  const py = new H5py();
+  const hello = await py.next();
+  await py.call({ cmd: 'load_frames', path: raw, frames: FRAMES, h: H, w: W });
+  rmSync(raw, { force: true });
+  console.log(`\nIssue #11 dense rows vs h5py ${String(hello.h5py)} (HDF5 ${String(hello.hdf5)}), ${FRAMES} frames of ${H}² uint16 (${(data.byteLength / 1e6).toFixed(0)} MB); median of paired ratios (h5py time ÷ ours)`);
+  console.log(`  ${'workload'.padEnd(58)} ${'ours'.padStart(9)} ${'h5py'.padStart(9)}        ratio`);
+  const theirs = join(dir, 'h5py-dense.h5');
+  const pyWrite = async (chunks: number[], gzip = false): Promise<number> => {
+    rmSync(theirs, { force: true });
+    return (await py.call({ cmd: 'dense_write', path: theirs, chunks, gzip })).s as number;
+  };
+  try {
+    if (rows.has('tiles-write') || rows.has('tiles-read')) {
+      const ours = join(dir, 'ours-tiles.h5');
+      const w = await paired(
+        () => oursWrite(ours, data, [1, 256, 256]),
+        () => pyWrite([1, 256, 256]),
+      );
+      if (rows.has('tiles-write')) row('256×256 tiles unfiltered: write', w);
+      if (rows.has('tiles-read')) {
+        const into = new Uint16Array(data.length);
+        const r = await paired(
+          () => oursReadInto(ours, into, data),
+          async () => {
+            const out = await py.call({ cmd: 'dense_read_into', path: theirs });
+            if (!out.ok) throw new Error('bench tiles: h5py read_direct returned other values');
+            return out.s as number;
+          },
+        );
+        row('256×256 tiles unfiltered: readInto (h5py read_direct)', r);
+      }
+      rmSync(ours, { force: true });
+    }
+    if (rows.has('frames-write')) {
+      const ours = join(dir, 'ours-frames.h5');
+      row('1024² frames unfiltered: write', await paired(() => oursWrite(ours, data, [1, H, W]), () => pyWrite([1, H, W])));
+      rmSync(ours, { force: true });
+    }
+    if (rows.has('windows')) {
+      await pyWrite([1, 256, 256], true);
+      const rnd = xorshift32(0x77aa);
+      const wins = new Uint32Array(3 * WINDOWS);
+      for (let i = 0; i < wins.length; i += 3) {
+        wins[i] = rnd() % Math.min(WINDOW_FRAMES, FRAMES);
+        wins[i + 1] = rnd() % (H - WIN + 1);
+        wins[i + 2] = rnd() % (W - WIN + 1);
+      }
+      const winPath = join(dir, 'windows.u32');
+      writeFileSync(winPath, new Uint8Array(wins.buffer));
+      let expected = -1;
+      const agree = (sum: number, who: string): void => {
+        if (expected < 0) expected = sum;
+        else if (sum !== expected) throw new Error(`bench windows: ${who} summed ${sum}, expected ${expected}`);
+      };
+      const r = await paired(
+        async () => {
+          const o = await oursWindows(theirs, wins);
+          agree(o.sum, 'ours');
+          return o.s;
+        },
+        async () => {
+          const o = await py.call({ cmd: 'windows', path: theirs, windows: winPath, size: WIN });
+          agree(o.sum as number, 'h5py');
+          return o.s as number;
+        },
+      );
+      row(`${WINDOWS} random ${WIN}×${WIN} windows, 256² gzip-1 tiles (h5py's file)`, r);
+    }
+  } finally {
+    py.close();
+    rmSync(theirs, { force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const dir = mkdtempSync(join(tmpdir(), 'chunkform-w7-'));
+  try {
+    await runSeventhWave(dir, new Set((process.env.BENCH_W7_ROWS ?? 'tiles-write,tiles-read,frames-write,windows').split(',')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
