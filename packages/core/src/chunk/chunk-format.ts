@@ -11,6 +11,7 @@ import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import type { Filter } from '../filter/filter.js';
 import type { ChunkRecord, StructuredChunkSections } from './chunk-index.js';
 import type { Selection } from '../selection/selection.js';
+import type { ObjectValues } from './object-lane.js';
 
 /**
  * The part of one request (read or write) that falls into one chunk: runs of elements contiguous in
@@ -154,6 +155,11 @@ export interface ChunkFormat<Mem = unknown> {
   fullImages?(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (i: number) => Uint8Array): Uint8Array[];
   /** Stored bytes of every chunk, for formats with {@link fullImages} (fixed-size chunks). */
   readonly imageSize?: number;
+  /**
+   * Formats that keep the values themselves (variable-length data inside the chunks): values move
+   * through the object lane of the request buffer, not its bytes (see chunk/object-lane.ts).
+   */
+  readonly objectValues?: ObjectValues;
 }
 
 /** Creates the chunk format of a dataset; registered by format packages. */

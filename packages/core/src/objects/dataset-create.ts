@@ -108,6 +108,16 @@ function fillBytes(fill: Uint8Array | null, count: number, nbytes: number): Uint
   return out;
 }
 
+/**
+ * A chunk format's dataset creator: turns the create options into the new dataset's header messages
+ * (dataspace, datatype, fill value, pipelines, layout). Passed as `creator` in the create options by
+ * format packages until `createDataset` finds creators by format name.
+ */
+export interface DatasetCreator {
+  /** Header messages of a new dataset at `path`; throws typed errors for bad options (before anything is stored). */
+  plan(opts: Readonly<CreateDatasetOptions> & Readonly<Record<string, unknown>>, ctx: FileContext, path: string): { messages: HeaderMessage[] };
+}
+
 /** A new, unlinked dataset header and what its creation still has to write. */
 export interface NewDatasetHeader {
   model: HeaderModel;
@@ -134,7 +144,10 @@ export function newDatasetHeader(ctx: FileContext, writer: FileWriter, full: str
   const count = scalar ? 1 : elementCount(shape);
   const what = `create dataset "${full}"`;
   let messages: HeaderMessage[];
-  if (opts.layout === 'sparse') {
+  if (opts.creator) {
+    if (scalar) throw new ValueError('scalar datasets cannot be chunked', { path: full });
+    messages = opts.creator.plan(opts as CreateDatasetOptions & Record<string, unknown>, ctx, full).messages;
+  } else if (opts.layout === 'sparse') {
     messages = sparseDatasetMessages(ctx, {
       path: full,
       dtype,

@@ -15,7 +15,7 @@ import { Attributes } from './attributes.js';
 import { Dataset } from './dataset.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { selectAll } from '../selection/selection.js';
-import { newDatasetHeader, type CreateLayout, type NewDatasetHeader } from './dataset-create.js';
+import { newDatasetHeader, type CreateLayout, type DatasetCreator, type NewDatasetHeader } from './dataset-create.js';
 import { linkInfoOf, linkStorageOf, readLinks, type LinkStorage } from './links.js';
 import type { LinkList } from './link-list.js';
 import { resolveDatatypeMessage } from './shared-datatype.js';
@@ -98,6 +98,8 @@ export interface CreateDatasetOptions extends FilterOptions {
   dontFilterPartialChunks?: boolean;
   /** Chunk cache settings for the new dataset. */
   chunkCache?: ChunkCacheOptions;
+  /** A chunk format's creator (format packages pass theirs, e.g. `createVlDataset` of `@chunkform/format-vl`). */
+  creator?: DatasetCreator;
 }
 
 const MAX_SOFT_LINK_HOPS = 32;
@@ -260,8 +262,13 @@ export class Group {
           });
           storage = (await dset.storage(true)) as ChunkedStorage;
           if (opts.allocTime === 'early') await storage.allocateAll();
-          const bytes = data ?? (opts.data !== undefined ? valuesToBytes(this.ctx, opts.data, dset.dtype, made.count, `create dataset "${full}"`) : undefined);
-          if (bytes && made.count > 0) await storage.write(selectAll(), bytes);
+          if (storage.objectValues) {
+            // values kept in the chunks themselves (chunk/object-lane.ts)
+            if (opts.data !== undefined) await dset.writeValues(opts.data, selectAll());
+          } else {
+            const bytes = data ?? (opts.data !== undefined ? valuesToBytes(this.ctx, opts.data, dset.dtype, made.count, `create dataset "${full}"`) : undefined);
+            if (bytes && made.count > 0) await storage.write(selectAll(), bytes);
+          }
         }
         await this.linkNew(path, { kind: 'hard', address: model.address, charset: 'utf-8' }, 'create dataset');
         return dset;
