@@ -41,11 +41,12 @@ export function emptyVlChunk(n: number, sparse: boolean): VlChunk {
     unused: 0,
     defined: sparse ? new Uint8Array(n) : null,
     count: 0,
+    text: undefined,
   };
 }
 
 /** Makes room for `extra` more heap bytes. */
-function ensure(mem: VlChunk, extra: number): void {
+export function ensure(mem: VlChunk, extra: number): void {
   const need = mem.end + extra;
   if (need <= mem.heap.length) return;
   let cap = mem.heap.length * 2;
@@ -72,6 +73,16 @@ export function setValue(mem: VlChunk, i: number, v: unknown, codec: VlCodec, pa
   let nb: number;
   if (codec.text) {
     const s = v as string;
+    if (old === 0 && s.length > 0) {
+      // the common case: a new value appended where the heap has room
+      nb = putString(mem.heap, mem.end, s, codec.ascii, path);
+      if (nb >= 0) {
+        mem.off[i] = mem.end;
+        mem.len[i] = nb;
+        mem.end += nb;
+        return;
+      }
+    }
     if (s.length === 0) nb = 0;
     else if (s.length * 3 <= old) {
       // fits where the old value was whatever its encoding
@@ -160,6 +171,15 @@ export function readValues(mem: VlChunk, runs: Float64Array, values: unknown[], 
 
 /** Writes the values of the request's runs from `values` (from `base`). */
 export function writeValues(mem: VlChunk, runs: Float64Array, values: readonly unknown[], base: number, codec: VlCodec, path: string): void {
+  if (codec.text) {
+    // room for the new strings at once (ASCII: exact; others grow as they go)
+    let chars = 0;
+    for (let r = 0; r < runs.length; r += 3) {
+      const b = base + runs[r + 1]!;
+      for (let k = 0; k < runs[r + 2]!; k++) chars += (values[b + k] as string).length;
+    }
+    ensure(mem, chars);
+  }
   for (let r = 0; r < runs.length; r += 3) {
     const c = runs[r]!;
     const b = base + runs[r + 1]!;

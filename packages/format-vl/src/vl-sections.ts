@@ -306,7 +306,8 @@ export async function decodeVlChunk(image: Uint8Array, rec: ChunkRecord, ctx: Ch
     checkSum(heap, 'heap section', ctx, rec);
     heapEnd = heap.length - 4;
     mem.unused = getU32(heap, 0);
-    mem.heap = heap.slice(0, heapEnd);
+    // the section's bytes are this chunk's own (inflated, or a private read): no copy
+    mem.heap = heap.subarray(0, heapEnd);
     mem.heap.fill(0, 0, HEAP_HEADER);
     mem.end = heapEnd;
   }

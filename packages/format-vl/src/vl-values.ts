@@ -104,17 +104,18 @@ function asArray(data: unknown, count: number, path: string): ArrayLike<unknown>
 }
 
 /**
- * Encodes `s` at `heap[at…]` (room for `3 × s.length` bytes is there) and returns the byte count.
- * ASCII is copied char by char; anything else goes through `TextEncoder.encodeInto`.
+ * Encodes `s` at `heap[at…]` and returns the byte count, or -1 when the heap has no room for it
+ * (up to `3 × s.length` bytes). ASCII is copied char by char; the rest goes through `encodeInto`.
  */
 export function putString(heap: Uint8Array, at: number, s: string, ascii: boolean, path: string): number {
   const n = s.length;
+  if (at + n > heap.length) return -1;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x80) {
       if (ascii) throw new ValueError(`string "${s.length > 40 ? `${s.slice(0, 40)}…` : s}" is not ASCII (the dataset's charset)`, { path });
       const r = utf8enc.encodeInto(s.slice(i), heap.subarray(at + i));
-      return i + r.written;
+      return r.read === n - i ? i + r.written : -1;
     }
     heap[at + i] = c;
   }
