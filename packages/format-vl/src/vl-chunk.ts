@@ -174,11 +174,17 @@ export function writeValues(mem: VlChunk, runs: Float64Array, values: readonly u
   if (codec.text) {
     // room for the new strings at once (ASCII: exact; others grow as they go)
     let chars = 0;
+    let fresh = true;
     for (let r = 0; r < runs.length; r += 3) {
       const b = base + runs[r + 1]!;
-      for (let k = 0; k < runs[r + 2]!; k++) chars += (values[b + k] as string).length;
+      const c = runs[r]!;
+      for (let k = 0; k < runs[r + 2]!; k++) {
+        chars += (values[b + k] as string).length;
+        if (mem.len[c + k] !== 0) fresh = false;
+      }
     }
     ensure(mem, chars);
+    if (fresh && appendText(mem, runs, values, base)) return;
   }
   for (let r = 0; r < runs.length; r += 3) {
     const c = runs[r]!;
@@ -186,6 +192,44 @@ export function writeValues(mem: VlChunk, runs: Float64Array, values: readonly u
     const n = runs[r + 2]!;
     for (let k = 0; k < n; k++) setValue(mem, c + k, values[b + k], codec, path);
   }
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * Appends the strings of elements that hold no value yet in one `encodeInto` of their
+ * concatenation: when that writes one byte per character (all ASCII), each value's offset follows
+ * from the string lengths. False (nothing changed) otherwise.
+ */
+function appendText(mem: VlChunk, runs: Float64Array, values: readonly unknown[], base: number): boolean {
+  const parts: string[] = runs.length === 3 ? (values.slice(base + runs[1]!, base + runs[1]! + runs[2]!) as string[]) : [];
+  for (let r = 0; runs.length !== 3 && r < runs.length; r += 3) {
+    const b = base + runs[r + 1]!;
+    for (let k = 0; k < runs[r + 2]!; k++) parts.push(values[b + k] as string);
+  }
+  const joined = parts.join('');
+  const res = utf8.encodeInto(joined, mem.heap.subarray(mem.end));
+  if (res.read !== joined.length || res.written !== joined.length) return false;
+  let at = mem.end;
+  const { off, len, defined } = mem;
+  let p = 0;
+  for (let r = 0; r < runs.length; r += 3) {
+    const c = runs[r]!;
+    for (let k = 0; k < runs[r + 2]!; k++) {
+      const n = parts[p++]!.length;
+      const i = c + k;
+      off[i] = n === 0 ? 0 : at;
+      len[i] = n;
+      at += n;
+      if (defined && !defined[i]) {
+        defined[i] = 1;
+        mem.count++;
+      }
+    }
+  }
+  mem.end = at;
+  mem.text = undefined;
+  return true;
 }
 
 /** Writes empty values over the request's runs (element bytes of zeros: the VL fill). */

@@ -32,7 +32,7 @@ import {
 } from '@chunkform/core';
 import type { ChunkWhere, PipelineContext } from '@chunkform/core/internal/filter/pipeline';
 import { encodeSelectionWithTrailer } from '@chunkform/core/internal/selection/serialize/index';
-import { HEAP_HEADER, compact, emptyVlChunk, liveBytes, type VlChunk } from './vl-chunk.js';
+import { HEAP_HEADER, compact, emptyVlChunk, ensure, liveBytes, type VlChunk } from './vl-chunk.js';
 
 /** Bytes of one entry: heap offset (8, the composition offset size) and length (8). */
 export const ENTRY_SIZE = 16;
@@ -118,14 +118,17 @@ function encodeEntries(mem: VlChunk): Uint8Array {
   return seal(out);
 }
 
-/** The heap section: unused count, value bytes, checksum; empty when no value has bytes. */
+/**
+ * The heap section: unused count, value bytes, checksum; empty when no value has bytes. A view of
+ * the chunk's own heap (count and checksum written around the values): the caller copies it into
+ * the stored image before the chunk can change again.
+ */
 // docs/format-vl.md §3.2 (heap section).
 function encodeHeap(mem: VlChunk): Uint8Array {
   if (liveBytes(mem) === 0) return new Uint8Array(0);
-  const out = new Uint8Array(mem.end + 4);
-  out.set(mem.heap.subarray(HEAP_HEADER, mem.end), HEAP_HEADER);
-  putU32(out, 0, mem.unused);
-  return seal(out);
+  ensure(mem, 4);
+  putU32(mem.heap, 0, mem.unused);
+  return seal(mem.heap.subarray(0, mem.end + 4));
 }
 
 /** The chunk's defined elements as a selection (sparse chunks). */
