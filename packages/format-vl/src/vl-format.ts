@@ -6,6 +6,7 @@
  */
 import {
   UnsupportedError,
+  ValueError,
   laneOf,
   selectNone,
   intersect,
@@ -19,7 +20,7 @@ import {
   type Selection,
 } from '@chunkform/core';
 import { emptyVlChunk, eraseValue, readValues, writeEmpty, writeValues, type VlChunk } from './vl-chunk.js';
-import { anyFiltered, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
+import { DENSE_SECTIONS, SPARSE_SECTIONS, anyFiltered, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
 import { vlCodec, type VlCodec } from './vl-values.js';
 
 /** Variable-length structured chunks (layout class 4, structured chunk type 1). */
@@ -36,7 +37,16 @@ export class VlFormat implements ChunkFormat<VlChunk> {
     sparse: boolean,
   ) {
     if (ctx.chunkDims.length === 0) throw new UnsupportedError('VL chunks need a chunk rank of at least 1', { path: ctx.datasetPath });
-    this.objectValues = vlCodec(ctx.datatype, ctx.datasetPath);
+    const sections = ctx.sectionPipelines?.length;
+    if (sections !== undefined && sections !== DENSE_SECTIONS && sections !== SPARSE_SECTIONS) {
+      throw new UnsupportedError(`VL chunks have ${DENSE_SECTIONS} (dense) or ${SPARSE_SECTIONS} (sparse) sections, this layout ${sections}`, { path: ctx.datasetPath });
+    }
+    try {
+      this.objectValues = vlCodec(ctx.datatype, ctx.datasetPath);
+    } catch (e) {
+      if (e instanceof ValueError) throw new UnsupportedError(`a VL chunk layout with a datatype VL chunks cannot hold: ${e.detail}`, { path: ctx.datasetPath });
+      throw e;
+    }
     const n = ctx.chunkDims.reduce((a, b) => a * b, 1);
     this.shape = { sparse, n, bs: this.objectValues.baseSize };
     this.name = `${sparse ? 'sparse-vl' : 'vl'}${anyFiltered(ctx) ? '-filtered' : ''}`;

@@ -6,7 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   ChecksumError,
+  FilterError,
   FormatError,
+  UnsupportedError,
+  ValueError,
+  parseDtype,
+  type ChunkFormatContext,
   MemoryStore,
   createFile,
   encodeSelection,
@@ -16,7 +21,7 @@ import {
   selectPoints,
   type Dataset,
 } from '@chunkform/core';
-import { createVlDataset, type VlDatasetOptions } from '../src/index.js';
+import { VlFormat, createVlDataset, type VlDatasetOptions } from '../src/index.js';
 import './support.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -194,5 +199,41 @@ describe('corrupt chunks → typed errors', () => {
     await g.close();
     expect(e).toBeInstanceOf(FormatError);
     expect(String((e as Error).message)).toMatch(/outside the heap/);
+  });
+});
+
+describe('bad layouts and options → typed errors', () => {
+  const ctx = (over: Partial<ChunkFormatContext>): ChunkFormatContext => ({
+    datasetPath: '/v',
+    datatype: parseDtype('string'),
+    elementSize: 16,
+    chunkDims: [4],
+    dims: () => [4],
+    fillValue: null,
+    pipeline: { filters: [] },
+    resolveFilter: () => undefined,
+    dontFilterPartialChunks: false,
+    sectionPipelines: [{ filters: [] }, { filters: [] }],
+    ...over,
+  });
+
+  it('a VL layout with a fixed-size datatype or another number of sections is unsupported', () => {
+    expect(() => new VlFormat(ctx({ datatype: parseDtype('<i4'), elementSize: 4 }), false)).toThrow(UnsupportedError);
+    expect(() => new VlFormat(ctx({ sectionPipelines: [0, 1, 2, 3].map(() => ({ filters: [] })) }), false)).toThrow(UnsupportedError);
+  });
+
+  it('creation refuses bad options before the file changes', async () => {
+    const store = new MemoryStore();
+    const f = await createFile(store, { superblockVersion: 3 });
+    await expect(createVlDataset(f, 'a', { dtype: '<i4', shape: [4] })).rejects.toBeInstanceOf(ValueError);
+    await expect(createVlDataset(f, 'a', { dtype: 'string', shape: [4], filters: { selection: [{ id: 1 }] } })).rejects.toBeInstanceOf(ValueError);
+    await expect(createVlDataset(f, 'a', { dtype: 'vlen<i4>', shape: [4], filters: { heap: [{ id: 5 }] } })).rejects.toBeInstanceOf(FilterError);
+    await expect(createVlDataset(f, 'a', { dtype: 'string', shape: [2], data: ['x', 3] })).rejects.toBeInstanceOf(ValueError);
+    await expect(createVlDataset(f, 'a', { dtype: 'str(ascii)', shape: [1], data: ['é'] })).rejects.toBeInstanceOf(ValueError);
+    expect(await f.keys()).toEqual([]);
+    const d = await createVlDataset(f, 'a', { dtype: 'string', shape: [2] });
+    await expect(d.write(['ok'])).rejects.toBeInstanceOf(ValueError); // 1 value for 2 elements
+    expect(await d.read()).toEqual(['', '']);
+    await f.close();
   });
 });
