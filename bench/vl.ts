@@ -7,7 +7,7 @@
  * fixed seed), written as one 1-D dataset and read back whole, then BENCH_VL_RANDOM (default 1,000)
  * single-string reads at random indices (after reopening the file). chunkform: dense VL chunks of
  * BENCH_VL_CHUNK (default 1,024) strings with deflate level 1 on the heap section; the same plus
- * shuffle + deflate on the entries section; and chunks four times larger. h5py: `create_dataset(data=…, dtype=string_dtype())`
+ * shuffle + deflate on the entries section; no filters; and chunks four times larger. h5py: `create_dataset(data=…, dtype=string_dtype())`
  * (contiguous, one global-heap object per string), read with `.asstr()[()]` and `d[i]`. Each side's
  * time covers file create/open to close. Best of BENCH_REPEAT (default 3) runs; files are new each run.
  * @module
@@ -102,6 +102,7 @@ export async function runVl(dir: string): Promise<void> {
   const configs: [number, string, Partial<VlDatasetOptions>][] = [
     [CHUNK, 'deflate 1 on the heap', heapDeflate],
     [CHUNK, 'deflate 1 on the heap, shuffle + deflate 1 on the entries', { filters: { ...heapDeflate.filters, entries: [{ id: 2 }, { id: 1, clientData: [1] }] } }],
+    [CHUNK, 'no filters', {}],
     [4 * CHUNK, 'deflate 1 on the heap', heapDeflate],
   ];
   const rows: string[] = [];
