@@ -9,7 +9,7 @@
  * BENCH_VL_CHUNK (default 1,024) strings with deflate level 1 on the heap section; the same plus
  * shuffle + deflate on the entries section; no filters; and chunks four times larger. h5py: `create_dataset(data=…, dtype=string_dtype())`
  * (contiguous, one global-heap object per string), read with `.asstr()[()]` and `d[i]`. Each side's
- * time covers file create/open to close. Best of BENCH_REPEAT (default 3) runs; files are new each run.
+ * time covers file create/open to close. Median of BENCH_REPEAT (default 3) runs; files are new each run.
  * @module
  */
 import { spawnSync } from 'node:child_process';
@@ -21,7 +21,6 @@ import { createFile, openFile, selectHyperslab, type Dataset } from '../packages
 import { registerIndexes } from '../packages/indexes/src/index.js';
 import { registerFilters } from '../packages/filters/src/index.js';
 import { createVlDataset, registerVlFormat, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
-import { bestSeconds as best } from './timing.js';
 import { xorshift32 } from './xorshift.js';
 
 const N = Number(process.env.BENCH_VL_N ?? 1_000_000);
@@ -56,15 +55,32 @@ function python(args: string[]): { s: number; [k: string]: unknown } {
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as { s: number };
 }
 
-/** Best-of-REPEAT seconds of an h5py command. */
-function pyBest(args: string[], before?: () => void): { s: number; [k: string]: unknown } {
-  let bestRun: { s: number } | undefined;
+/** Median of REPEAT runs (seconds) of an h5py command, with the last run's other fields. */
+function pyMedian(args: string[], before?: () => void): { s: number; [k: string]: unknown } {
+  const runs: { s: number }[] = [];
   for (let r = 0; r < REPEAT; r++) {
     before?.();
-    const run = python(args);
-    if (!bestRun || run.s < bestRun.s) bestRun = run;
+    runs.push(python(args));
   }
-  return bestRun!;
+  return { ...runs[runs.length - 1]!, s: median(runs.map((x) => x.s)) };
+}
+
+function median(xs: number[]): number {
+  const a = [...xs].sort((p, q) => p - q);
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
+}
+
+/** Median seconds of REPEAT runs of `fn` (`before` runs untimed before each). */
+async function med(fn: () => Promise<void>, before?: () => void): Promise<number> {
+  const t: number[] = [];
+  for (let r = 0; r < REPEAT; r++) {
+    before?.();
+    const t0 = performance.now();
+    await fn();
+    t.push((performance.now() - t0) / 1000);
+  }
+  return median(t);
 }
 
 const fmt = (x: number, d = 2) => x.toFixed(d);
@@ -89,12 +105,12 @@ export async function runVl(dir: string): Promise<void> {
   const idxFile = join(dir, 'vl-idx.bin');
   writeFileSync(idxFile, Buffer.from(Uint32Array.from([RANDOM, ...idx]).buffer));
 
-  console.log(`\n## variable-length strings (issue #13): ${N.toLocaleString('en')} strings of 5–60 bytes (${fmt(bytes / 1e6, 1)} MB of text), best of ${REPEAT}`);
+  console.log(`\n## variable-length strings (issue #13): ${N.toLocaleString('en')} strings of 5–60 bytes (${fmt(bytes / 1e6, 1)} MB of text), median of ${REPEAT} runs`);
   const h5 = join(dir, 'vl-h5py.h5');
-  const pw = pyBest(['write', h5, dataFile], () => rmSync(h5, { force: true }));
-  const pr = pyBest(['read', h5]);
+  const pw = pyMedian(['write', h5, dataFile], () => rmSync(h5, { force: true }));
+  const pr = pyMedian(['read', h5]);
   if (pr.n !== N || pr.first !== data[0] || pr.last !== data[N - 1]) throw new Error('bench: h5py read back other strings');
-  const prand = pyBest(['random', h5, idxFile]);
+  const prand = pyMedian(['random', h5, idxFile]);
   if (prand.first !== data[idx[0]!]) throw new Error('bench: h5py random read returned another string');
   const pySize = statSync(h5).size;
 
@@ -109,8 +125,7 @@ export async function runVl(dir: string): Promise<void> {
   rows.push(`| h5py 1.10 (global heap) | ${fmt(pw.s)} s | ${fmt(pr.s)} s | ${fmt(prand.s * 1000, 1)} ms | ${fmt(pySize / 1e6, 1)} MB | | | |`);
   for (const [chunk, label, filters] of configs) {
     const file = join(dir, `vl-chunkform.h5`);
-    const w = await best(
-      REPEAT,
+    const w = await med(
       async () => {
         const f = await createFile(file, { superblockVersion: 3 });
         await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [N], chunks: [chunk], data, ...filters });
@@ -119,14 +134,14 @@ export async function runVl(dir: string): Promise<void> {
       () => rmSync(file, { force: true }),
     );
     let got: string[] = [];
-    const r = await best(REPEAT, async () => {
+    const r = await med(async () => {
       const f = await openFile(file);
       got = (await ((await f.get('s')) as Dataset).read()) as string[];
       await f.close();
     });
     if (got.length !== N || got[0] !== data[0] || got[N - 1] !== data[N - 1] || got[N >> 1] !== data[N >> 1]) throw new Error('bench: chunkform read back other strings');
     let first = '';
-    const rr = await best(REPEAT, async () => {
+    const rr = await med(async () => {
       const f = await openFile(file);
       const d = (await f.get('s')) as Dataset;
       for (let k = 0; k < idx.length; k++) {
