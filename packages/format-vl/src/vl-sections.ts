@@ -180,6 +180,8 @@ function encodeSelectionSection(mem: VlChunk, ctx: ChunkFormatContext): Uint8Arr
 export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape: VlShape, coords: readonly number[]): Promise<ChunkImage> {
   compact(mem, shape.bs);
   const raw = shape.sparse ? [encodeSelectionSection(mem, ctx), encodeEntries(mem), encodeHeap(mem)] : [encodeEntries(mem), encodeHeap(mem)];
+  // The heap section is a view of the chunk's heap: filters are awaited below, so it gets its own bytes then.
+  if (anyFiltered(ctx)) raw[raw.length - 1] = raw[raw.length - 1]!.slice();
   const skip = ctx.dontFilterPartialChunks && isEdge(ctx, coords);
   const where: ChunkWhere = { path: ctx.datasetPath, chunk: [...coords] };
   const stored: Uint8Array[] = [];
