@@ -94,6 +94,11 @@ export { decodeChunk, encodeChunk, setLocalPipeline, type ChunkWhere, type Pipel
 export { encodeFilterPipeline, type FilterPipeline } from './format/messages/filter-pipeline.js';
 export { DATASPACE, DATATYPE, FILL_VALUE, FILTER_PIPELINE, LAYOUT, STC_FILTER_PIPELINE } from './format/messages/message-types.js';
 export { hasVlen } from './objects/values-io.js';
+export type { HeaderMessage } from './file/header-model.js';
+
+// ---- values (element bytes ↔ JS values) ---------------------------------------------------------
+export { encodeValues } from './values/encode.js';
+export { decodeValues } from './values/decode.js';
 
 // ---- messages a format or index reads or writes --------------------------------------------------
 export {

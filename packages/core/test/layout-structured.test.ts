@@ -96,6 +96,7 @@ describe('layout message v5 class 4: the bytes of notes §3', () => {
     expect(structuredChunkSizeLength([256], 1, 8, 2)).toBe(3);
     expect(structuredChunkSizeLength([2 ** 20, 2 ** 20, 2 ** 16], 8, 8, 2)).toBe(8); // capped at O
     expect(structuredChunkSizeLength([5], 4, 8, 3)).toBe(8); // Lifeboat VL: always 8
+    expect(structuredChunkSizeLength([5], 16, 8, 2, 1)).toBe(8); // variable-length (type 1): always 8 (docs/format-vl.md)
     expect(structuredChunkSizeLength([5], 4, 4, 2)).toBe(3); // O = 4: 1 + (4 + 4) / 4 = 3
   });
 

@@ -13,6 +13,7 @@ import type { Filter } from '../filter/filter.js';
 import type { ChunkRecord, StructuredChunkSections } from './chunk-index.js';
 import type { Selection } from '../selection/selection.js';
 import type { DatasetCreator } from './dataset-creator.js';
+import type { ObjectValues } from './object-lane.js';
 
 /**
  * The part of one request (read or write) that falls into one chunk: runs of elements contiguous in
@@ -160,6 +161,11 @@ export interface ChunkFormat<Mem = unknown> {
   fullImages?(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (i: number) => Uint8Array): Uint8Array[];
   /** Stored bytes of every chunk, for formats with {@link fullImages} (fixed-size chunks). */
   readonly imageSize?: number;
+  /**
+   * Formats that keep the values themselves (variable-length data inside the chunks): values move
+   * through the object lane of the request buffer, not its bytes (see chunk/object-lane.ts).
+   */
+  readonly objectValues?: ObjectValues;
 }
 
 /**

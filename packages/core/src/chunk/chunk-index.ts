@@ -65,6 +65,8 @@ export interface StructuredIndexContext {
   filtered: boolean;
   /** Composition "offset size": bytes of section offsets and unfiltered sizes (default 8). */
   offsetSize?: number;
+  /** Structured chunk type of the layout (0 sparse, 1 variable-length; default 0): VL records have 8-byte chunk sizes. */
+  chunkType?: number;
 }
 
 /** What an index knows about its dataset. */

@@ -42,6 +42,7 @@ import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount } from './shape.js';
 import { checkDatasetSizes } from './plausibility.js';
 import { checkReadSize, validReadLimit } from '../storage/read-limit.js';
+import { readObjects, writeObjects } from '../chunk/object-lane.js';
 import { bytesToValues, valuesToBytes } from './values-io.js';
 import { CASTINGS, castInto, nativeArrayType, type Casting } from '../values/cast.js';
 
@@ -475,7 +476,9 @@ export class Dataset {
     const count = this.countOf(sel);
     const limit = maxReadBytes === undefined ? this.ctx.maxReadBytes : validReadLimit(maxReadBytes, 'read');
     checkReadSize(count, this.elementSize, limit, this.path);
-    const { bytes, owned } = await (await this.storage()).read(sel, count);
+    const storage = await this.storage();
+    if (storage.objectValues) return readObjects(storage, storage.objectValues, sel, count, this.elementSize);
+    const { bytes, owned } = await storage.read(sel, count);
     return bytesToValues(this.ctx, bytes, this.dtype, count, owned);
   }
 
@@ -483,9 +486,11 @@ export class Dataset {
   async writeValues(data: unknown, sel: Selection): Promise<void> {
     this.ctx.requireWriter(`write dataset "${this.path}"`);
     const count = this.countOf(sel);
+    const storage = await this.storage();
+    if (storage.objectValues) return writeObjects(storage, storage.objectValues, data, sel, count, this.elementSize);
     const bytes = valuesToBytes(this.ctx, data, this.dtype, count, `write dataset "${this.path}"`);
     if (count === 0) return;
-    await (await this.storage()).write(sel, bytes);
+    await storage.write(sel, bytes);
   }
 
   private async definedIn(sel: Selection): Promise<Selection> {

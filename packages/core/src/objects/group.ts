@@ -273,8 +273,13 @@ export class Group {
           dset.setAccess({ ...made.access, ...(opts.chunkCache ? { chunkCache: opts.chunkCache } : {}) });
           storage = (await dset.storage(true)) as ChunkedStorage;
           if (made.allocateEarly) await storage.allocateAll();
-          const bytes = data ?? (opts.data !== undefined ? valuesToBytes(this.ctx, opts.data, dset.dtype, made.count, `create dataset "${full}"`) : undefined);
-          if (bytes && made.count > 0) await storage.write(selectAll(), bytes);
+          if (storage.objectValues) {
+            // values kept in the chunks themselves (chunk/object-lane.ts)
+            if (opts.data !== undefined) await dset.writeValues(opts.data, selectAll());
+          } else {
+            const bytes = data ?? (opts.data !== undefined ? valuesToBytes(this.ctx, opts.data, dset.dtype, made.count, `create dataset "${full}"`) : undefined);
+            if (bytes && made.count > 0) await storage.write(selectAll(), bytes);
+          }
         }
         await this.linkNew(path, { kind: 'hard', address: model.address, charset: 'utf-8' }, 'create dataset');
         return dset;

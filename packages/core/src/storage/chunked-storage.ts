@@ -17,6 +17,7 @@ import type { HeaderModel } from '../file/header-model.js';
 import type { ChunkIndex, ChunkIndexContext, ChunkRecord, StructuredChunkSections } from '../chunk/chunk-index.js';
 import { formatKey, KNOWN_FORMAT_PACKAGES, type ChunkImage } from '../chunk/chunk-format.js';
 import { ChunkCache, type ChunkCacheOptions } from '../chunk/cache.js';
+import type { ObjectValues } from '../chunk/object-lane.js';
 import { ChunkEngine } from '../chunk/engine.js';
 import type { ChunkStore } from '../chunk/chunk-format.js';
 import type { Selection } from '../selection/selection.js';
@@ -84,6 +85,8 @@ export class ChunkedStorage implements DatasetStorage {
     private readonly index: ChunkIndex,
     private readonly engine: ChunkEngine<unknown>,
     private readonly cache: ChunkCache<unknown>,
+    /** The chunk format's object lane, when its values are not element bytes (chunk/object-lane.ts). */
+    readonly objectValues: ObjectValues | undefined,
   ) {}
 
   /** Resolves index, format and filters for a dataset and opens its index (`create`: a new, empty one). */
@@ -120,6 +123,7 @@ export class ChunkedStorage implements DatasetStorage {
               sections: layout.sectionCount,
               filtered: (info.sectionPipelines ?? []).some((p) => p.filters.length > 0),
               offsetSize: layout.offsetSize,
+              chunkType: layout.chunkType,
             },
           }
         : {}),
@@ -187,7 +191,7 @@ export class ChunkedStorage implements DatasetStorage {
       elementSize: info.elementSize,
       dims: () => dims,
     });
-    const storage = new ChunkedStorage(ctx, model, info, index, engine, cache);
+    const storage = new ChunkedStorage(ctx, model, info, index, engine, cache, format.objectValues);
     writer?.flushHooks.add(storage.flushHook);
     return storage;
   }

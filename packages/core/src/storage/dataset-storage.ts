@@ -5,6 +5,7 @@
  * @module
  */
 import type { Selection } from '../selection/selection.js';
+import type { ObjectValues } from '../chunk/object-lane.js';
 
 /** Bytes read for a selection. */
 export interface StorageRead {
@@ -41,4 +42,6 @@ export interface DatasetStorage {
    * storage); such reads must not run alongside other calls on the dataset.
    */
   hasCachedChanges?(): boolean;
+  /** Present when values move through an object lane (see chunk/object-lane.ts), not as element bytes. */
+  readonly objectValues?: ObjectValues | undefined;
 }

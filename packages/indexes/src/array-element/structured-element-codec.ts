@@ -226,6 +226,6 @@ export const structuredElementCodecFactory: ElementCodecFactory = (ctx: ChunkInd
     throw new FormatError(`array client id ${clientId} does not match a structured-chunk dataset ${st.filtered ? 'with' : 'without'} section filters`, where);
   }
   const O = st.offsetSize ?? DEFAULT_SECTION_OFFSET_SIZE;
-  const L = structuredChunkSizeLength(ctx.chunkDims, ctx.elementSize, O, st.sections);
+  const L = structuredChunkSizeLength(ctx.chunkDims, ctx.elementSize, O, st.sections, st.chunkType);
   return new StructuredElementCodec(clientId, ctx.sizes, st.sections, L, O);
 };

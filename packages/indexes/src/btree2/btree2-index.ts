@@ -176,7 +176,7 @@ function structuredShape(ctx: ChunkIndexContext): StructuredRecordShape | null {
   if (!Number.isInteger(st.sections) || st.sections < 1 || st.sections > 255) {
     throw new ValueError(`invalid number of sections ${st.sections}`, { path: ctx.datasetPath, structure: STRUCTURE });
   }
-  const sizeLength = structuredChunkSizeLength(ctx.chunkDims, ctx.elementSize, offsetSize, st.sections);
+  const sizeLength = structuredChunkSizeLength(ctx.chunkDims, ctx.elementSize, offsetSize, st.sections, st.chunkType);
   return { rank: ctx.chunkDims.length, sections: st.sections, filtered: st.filtered, sizeLength, offsetSize };
 }
 

@@ -118,7 +118,7 @@ export class SingleChunkIndex implements ChunkIndex {
     if (!Number.isSafeInteger(rec.address) || rec.address < 0) throw new ValueError(`invalid chunk address ${rec.address}`, where);
     const st = this.ctx.structured;
     if (st) {
-      const L = structuredChunkSizeLength(this.ctx.chunkDims, this.ctx.elementSize, st.offsetSize ?? 8, st.sections);
+      const L = structuredChunkSizeLength(this.ctx.chunkDims, this.ctx.elementSize, st.offsetSize ?? 8, st.sections, st.chunkType);
       const max = L >= 7 ? Number.MAX_SAFE_INTEGER : 256 ** L - 1;
       if (!Number.isSafeInteger(rec.size) || rec.size <= 0 || rec.size > max) throw new ValueError(`chunk size ${rec.size} does not fit the index (1 … ${max})`, where);
       this.sections = checkStructuredSections(rec, st.sections, st.filtered, st.offsetSize ?? 8, this.ctx.datasetPath, STRUCTURE);

@@ -67,10 +67,17 @@ const STRUCTURE = 'data layout message';
 /**
  * Width of the chunk-size field of structured chunk records (notes §3.5):
  * `min(O, 1 + (floor(log2(S)) + O) / O)` with S the nominal chunk bytes and O the offset size;
- * 8 for three-section (variable-length) chunks.
+ * 8 for three-section chunks and for every variable-length chunk (type 1), whose heap section is not
+ * bounded by S (docs/format-vl.md).
  */
-export function structuredChunkSizeLength(chunkDims: readonly number[], elementSize: number, offsetSize: number, sectionCount: number): number {
-  if (sectionCount === 3) return 8;
+export function structuredChunkSizeLength(
+  chunkDims: readonly number[],
+  elementSize: number,
+  offsetSize: number,
+  sectionCount: number,
+  chunkType: number = STRUCTURED_CHUNK_SPARSE,
+): number {
+  if (sectionCount === 3 || chunkType === STRUCTURED_CHUNK_VL) return 8;
   let p = BigInt(elementSize);
   for (const d of chunkDims) p *= BigInt(d);
   const log2 = p > 0n ? p.toString(2).length - 1 : 0;
@@ -108,7 +115,7 @@ export function decodeStructuredLayout(r: ByteReader): StructuredChunkLayout {
   const elementSize = dims[dims.length - 1]!;
   let index: StructuredChunkIndexInfo;
   if (indexType === 1) {
-    const L = structuredChunkSizeLength(chunkDims, elementSize, offsetSize, sectionCount);
+    const L = structuredChunkSizeLength(chunkDims, elementSize, offsetSize, sectionCount, chunkType);
     const chunkSize = r.uN(L);
     r.need((sectionCount - 1) * offsetSize, 'section offsets');
     const sectionOffsets: number[] = [];
@@ -207,7 +214,7 @@ export function encodeStructuredLayout(layout: StructuredChunkLayout, sizes: Siz
   let L = 0;
   if (single) {
     w.u8(1);
-    L = structuredChunkSizeLength(layout.chunkDims, layout.elementSize, O, n);
+    L = structuredChunkSizeLength(layout.chunkDims, layout.elementSize, O, n, layout.chunkType);
     checkUint(single.chunkSize, 2 ** (8 * L) - 1, 'chunk size');
     w.uN(single.chunkSize, L);
     if (single.sectionOffsets.length !== n - 1) throw new ValueError(`expected ${n - 1} section offsets`, { structure: STRUCTURE });

@@ -1,0 +1,118 @@
+/**
+ * The variable-length chunk format (docs/format-vl.md): `ChunkFormat<VlChunk>` for structured
+ * chunks of type 1, dense (two sections) or sparse (three sections). Values reach the user through
+ * the object lane of the request buffer (core's chunk/object-lane.ts), never as element bytes.
+ * @module
+ */
+import {
+  UnsupportedError,
+  ValueError,
+  laneOf,
+  selectNone,
+  intersect,
+  selectionRuns,
+  toBlocks,
+  type ChunkFormat,
+  type ChunkFormatContext,
+  type ChunkImage,
+  type ChunkRecord,
+  type ChunkRequest,
+  type Selection,
+} from '@chunkform/core';
+import { emptyVlChunk, eraseValue, readValues, writeEmpty, writeValues, type VlChunk } from './vl-chunk.js';
+import { DENSE_SECTIONS, SPARSE_SECTIONS, anyFiltered, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
+import { vlCodec, type VlCodec } from './vl-values.js';
+
+/** Variable-length structured chunks (layout class 4, structured chunk type 1). */
+export class VlFormat implements ChunkFormat<VlChunk> {
+  readonly name: string;
+  /** Stored chunks vary in size with their values. */
+  readonly variableSize = true;
+  readonly objectValues: VlCodec;
+  private readonly shape: VlShape;
+
+  /** `sparse`: three sections (selection, entries, heap) instead of two (entries, heap). */
+  constructor(
+    private readonly ctx: ChunkFormatContext,
+    sparse: boolean,
+  ) {
+    if (ctx.chunkDims.length === 0) throw new UnsupportedError('VL chunks need a chunk rank of at least 1', { path: ctx.datasetPath });
+    const sections = ctx.sectionPipelines?.length;
+    if (sections !== undefined && sections !== DENSE_SECTIONS && sections !== SPARSE_SECTIONS) {
+      throw new UnsupportedError(`VL chunks have ${DENSE_SECTIONS} (dense) or ${SPARSE_SECTIONS} (sparse) sections, this layout ${sections}`, { path: ctx.datasetPath });
+    }
+    try {
+      this.objectValues = vlCodec(ctx.datatype, ctx.datasetPath);
+    } catch (e) {
+      if (e instanceof ValueError) throw new UnsupportedError(`a VL chunk layout with a datatype VL chunks cannot hold: ${e.detail}`, { path: ctx.datasetPath });
+      throw e;
+    }
+    const n = ctx.chunkDims.reduce((a, b) => a * b, 1);
+    this.shape = { sparse, n, bs: this.objectValues.baseSize };
+    this.name = `${sparse ? 'sparse-vl' : 'vl'}${anyFiltered(ctx) ? '-filtered' : ''}`;
+  }
+
+  fill(): VlChunk {
+    return emptyVlChunk(this.shape.n, this.shape.sparse);
+  }
+
+  fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<VlChunk> {
+    return decodeVlChunk(image, rec, this.ctx, this.shape);
+  }
+
+  memToFile(mem: VlChunk, coords: readonly number[]): Promise<ChunkImage> {
+    return encodeVlChunk(mem, this.ctx, this.shape, coords);
+  }
+
+  /** Index of `buf`'s first element in its lane. */
+  private base(buf: Uint8Array): number {
+    return buf.byteOffset / this.ctx.elementSize;
+  }
+
+  memRead(mem: VlChunk, req: ChunkRequest, out: Uint8Array): void {
+    const lane = laneOf(out);
+    if (!lane) throw new UnsupportedError('variable-length chunk values are read through Dataset.read (they are not element bytes)', { path: this.ctx.datasetPath });
+    readValues(mem, req.runs, lane.values, this.base(out), this.objectValues);
+  }
+
+  memWrite(mem: VlChunk, req: ChunkRequest, src: Uint8Array): void {
+    const lane = laneOf(src);
+    if (lane) {
+      writeValues(mem, req.runs, lane.values, this.base(src), this.objectValues, this.ctx.datasetPath);
+      return;
+    }
+    // Element bytes only come from the storage itself: zeros, the fill of a VL element (empty value).
+    for (let i = 0; i < src.length; i++) {
+      if (src[i] !== 0) throw new UnsupportedError('variable-length chunk values are written through Dataset.write (they are not element bytes)', { path: this.ctx.datasetPath });
+    }
+    writeEmpty(mem, req.runs, this.objectValues, this.ctx.datasetPath);
+  }
+
+  memSize(mem: VlChunk): number {
+    return mem.heap.length + mem.off.byteLength * 2 + (mem.defined ? mem.defined.length : 0) + 64;
+  }
+
+  isEmpty(mem: VlChunk): boolean {
+    return this.shape.sparse && mem.count === 0;
+  }
+
+  /** Sparse VL chunks only (dense chunks have every element defined). */
+  get defined(): ((mem: VlChunk, chunkSel: Selection) => Selection) | undefined {
+    if (!this.shape.sparse) return undefined;
+    return (mem, chunkSel) => (mem.count === 0 ? selectNone() : intersect(definedSelection(mem, this.ctx.chunkDims), chunkSel, this.ctx.chunkDims));
+  }
+
+  /** Sparse VL chunks only. */
+  get erase(): ((mem: VlChunk, chunkSel: Selection) => void) | undefined {
+    if (!this.shape.sparse) return undefined;
+    return (mem, chunkSel) => {
+      const blocks = toBlocks(chunkSel, this.ctx.chunkDims);
+      if (blocks.kind === 'none' || mem.count === 0) return;
+      const runs = selectionRuns(blocks, this.ctx.chunkDims);
+      const bs = this.shape.bs;
+      for (let r = 0; r < runs.length; r += 2) {
+        for (let i = runs[r]!; i < runs[r]! + runs[r + 1]!; i++) eraseValue(mem, i, bs);
+      }
+    };
+  }
+}

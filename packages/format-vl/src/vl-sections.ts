@@ -1,0 +1,342 @@
+/**
+ * The file form of variable-length structured chunks (docs/format-vl.md §2–3). Dense VL chunks
+ * (two sections): 0 = one 16-byte entry (heap offset, length) per chunk element + lookup3 checksum,
+ * 1 = the heap. Sparse VL chunks (three sections): 0 = encoded selection of the defined elements +
+ * lookup3 (as sparse chunks), 1 = the entries of the defined elements in C order + lookup3, 2 = the
+ * heap. The heap is: unused-byte count (UINT32), the value bytes, lookup3 of everything before it;
+ * it is empty (0 bytes) when no element has a non-empty value. Each section goes through its own
+ * filter pipeline; the index record keeps the section offsets (and, when any section is filtered,
+ * every section's unfiltered size and filter mask).
+ * @module
+ */
+import {
+  ChecksumError,
+  FormatError,
+  H5Error,
+  SelectionError,
+  decodeChunk,
+  decodeSelection,
+  encodeChunk,
+  lookup3,
+  selectBlocks,
+  selectionCount,
+  selectionRuns,
+  validateSelection,
+  type Box,
+  type ChunkFormatContext,
+  type ChunkImage,
+  type ChunkRecord,
+  type FilterPipeline,
+  type Selection,
+  type StructuredChunkSections,
+} from '@chunkform/core';
+import type { ChunkWhere, PipelineContext } from '@chunkform/core/plugin';
+import { encodeSelectionWithTrailer } from '@chunkform/core/plugin';
+import { HEAP_HEADER, compact, emptyVlChunk, ensure, liveBytes, type VlChunk } from './vl-chunk.js';
+
+/** Bytes of one entry: heap offset (8, the composition offset size) and length (8). */
+export const ENTRY_SIZE = 16;
+/** Sections of a dense VL chunk: entries, heap. */
+export const DENSE_SECTIONS = 2;
+/** Sections of a sparse VL chunk: selection, entries, heap. */
+export const SPARSE_SECTIONS = 3;
+/** Unlimited maximum dimension in `ChunkFormatContext.maxDims`. */
+const UNLIMITED = -1;
+
+/** What the section code needs besides the format context. */
+export interface VlShape {
+  sparse: boolean;
+  /** Elements per chunk. */
+  n: number;
+  /** Bytes per base element. */
+  bs: number;
+}
+
+function chunkPath(ctx: ChunkFormatContext, coords: readonly number[]): string {
+  return `${ctx.datasetPath} (chunk [${coords.join(', ')}])`;
+}
+
+function fail(ctx: ChunkFormatContext, rec: ChunkRecord, what: string): FormatError {
+  return new FormatError(what, { path: chunkPath(ctx, rec.coords), structure: 'variable-length structured chunk', address: rec.address });
+}
+
+function pipelineOf(ctx: ChunkFormatContext, s: number): FilterPipeline {
+  return ctx.sectionPipelines?.[s] ?? { filters: [] };
+}
+
+/** True when any section has a filter (records then carry unfiltered sizes and masks). */
+export function anyFiltered(ctx: ChunkFormatContext): boolean {
+  return (ctx.sectionPipelines ?? []).some((p) => p !== undefined && p.filters.length > 0);
+}
+
+function isEdge(ctx: ChunkFormatContext, coords: readonly number[]): boolean {
+  const dims = ctx.dims();
+  return coords.some((c, i) => (c + 1) * ctx.chunkDims[i]! > dims[i]!);
+}
+
+/** Filter context of a section: `count` elements of `size` bytes in one dimension. */
+function sectionContext(ctx: ChunkFormatContext, size: number, count: number): PipelineContext {
+  return { datatype: ctx.datatype, elementSize: size, chunkDims: [Math.max(1, count)] };
+}
+
+function putU32(b: Uint8Array, at: number, v: number): void {
+  b[at] = v & 0xff;
+  b[at + 1] = (v >>> 8) & 0xff;
+  b[at + 2] = (v >>> 16) & 0xff;
+  b[at + 3] = v >>> 24;
+}
+
+function getU32(b: Uint8Array, at: number): number {
+  return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+}
+
+/** Appends the lookup3 checksum of `b[0, b.length − 4)` in the last four bytes. */
+function seal(b: Uint8Array): Uint8Array {
+  putU32(b, b.length - 4, lookup3(b.subarray(0, b.length - 4)));
+  return b;
+}
+
+/** Entries (heap offset, length) of every element (dense) or of the defined ones in C order (sparse), + checksum. */
+// docs/format-vl.md §3.1 (entries section).
+function encodeEntries(mem: VlChunk): Uint8Array {
+  const { off, len, defined } = mem;
+  const count = defined ? mem.count : off.length;
+  const out = new Uint8Array(count * ENTRY_SIZE + 4);
+  const dv = new DataView(out.buffer);
+  let k = 0;
+  for (let i = 0; i < off.length; i++) {
+    if (defined && !defined[i]) continue;
+    const L = len[i]!;
+    if (L > 0) {
+      dv.setUint32(k, off[i]! % 0x100000000, true);
+      dv.setUint32(k + 4, Math.floor(off[i]! / 0x100000000), true);
+      dv.setUint32(k + 8, L % 0x100000000, true);
+      dv.setUint32(k + 12, Math.floor(L / 0x100000000), true);
+    }
+    k += ENTRY_SIZE;
+  }
+  return seal(out);
+}
+
+/**
+ * The heap section: unused count, value bytes, checksum; empty when no value has bytes. A view of
+ * the chunk's own heap (count and checksum written around the values): the caller copies it into
+ * the stored image before the chunk can change again.
+ */
+// docs/format-vl.md §3.2 (heap section).
+function encodeHeap(mem: VlChunk): Uint8Array {
+  if (liveBytes(mem) === 0) return new Uint8Array(0);
+  ensure(mem, 4);
+  putU32(mem.heap, 0, mem.unused);
+  return seal(mem.heap.subarray(0, mem.end + 4));
+}
+
+/** The chunk's defined elements as a selection (sparse chunks). */
+export function definedSelection(mem: VlChunk, dims: readonly number[]): Selection {
+  const d = mem.defined!;
+  const rank = dims.length;
+  const W = dims[rank - 1]!;
+  const boxes: Box[] = [];
+  const n = d.length;
+  for (let i = 0; i < n; ) {
+    if (!d[i]) {
+      i++;
+      continue;
+    }
+    // one run, cut at row ends (a box spans one row of the last dimension)
+    const rowEnd = (Math.floor(i / W) + 1) * W;
+    let j = i + 1;
+    while (j < rowEnd && d[j]) j++;
+    const start: number[] = new Array<number>(rank);
+    let rest = i;
+    for (let a = rank - 1; a >= 0; a--) {
+      start[a] = rest % dims[a]!;
+      rest = Math.floor(rest / dims[a]!);
+    }
+    const end = start.map((s, a) => (a === rank - 1 ? s + (j - i) : s + 1));
+    boxes.push({ start, end });
+    i = j;
+  }
+  return selectBlocks(boxes);
+}
+
+function extentMaxDims(ctx: ChunkFormatContext): number[] {
+  const c = ctx.chunkDims;
+  const m = ctx.maxDims;
+  if (!m || m.length !== c.length) return [...c];
+  return c.map((n, d) => (m[d] === UNLIMITED ? UNLIMITED : Math.max(n, m[d]!)));
+}
+
+/** Section 0 of a sparse VL chunk: the encoded selection of its defined elements + lookup3 (as sparse chunks). */
+// docs/format-vl.md §2.2 (selection section).
+function encodeSelectionSection(mem: VlChunk, ctx: ChunkFormatContext): Uint8Array {
+  const sel = definedSelection(mem, ctx.chunkDims);
+  const out = encodeSelectionWithTrailer(sel, { dims: ctx.chunkDims, maxDims: extentMaxDims(ctx) }, { encoding: ctx.access?.['selectionEncoding'] === 'prototype' ? 'prototype' : 'smallest' }, 4);
+  return seal(out);
+}
+
+/** Memory form → stored chunk: sections encoded, each through its pipeline, stored back to back. */
+// docs/format-vl.md §2 (dense: table "dense VL chunk"; sparse: table "sparse VL chunk").
+export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape: VlShape, coords: readonly number[]): Promise<ChunkImage> {
+  compact(mem, shape.bs);
+  const raw = shape.sparse ? [encodeSelectionSection(mem, ctx), encodeEntries(mem), encodeHeap(mem)] : [encodeEntries(mem), encodeHeap(mem)];
+  // The heap section is a view of the chunk's heap: filters are awaited below, so it gets its own bytes then.
+  if (anyFiltered(ctx)) raw[raw.length - 1] = raw[raw.length - 1]!.slice();
+  const skip = ctx.dontFilterPartialChunks && isEdge(ctx, coords);
+  const where: ChunkWhere = { path: ctx.datasetPath, chunk: [...coords] };
+  const stored: Uint8Array[] = [];
+  const masks: number[] = [];
+  const entriesAt = shape.sparse ? 1 : 0;
+  for (let s = 0; s < raw.length; s++) {
+    const p = pipelineOf(ctx, s);
+    if (p.filters.length === 0 || raw[s]!.length === 0) {
+      stored.push(raw[s]!);
+      masks.push(0);
+      continue;
+    }
+    const fctx = s === entriesAt ? sectionContext(ctx, ENTRY_SIZE, (raw[s]!.length - 4) / ENTRY_SIZE) : sectionContext(ctx, 1, raw[s]!.length);
+    const e = await encodeChunk(raw[s]!, p, ctx.resolveFilter, fctx, where, { skipFilters: skip });
+    stored.push(e.bytes);
+    masks.push(e.filterMask);
+  }
+  let total = 0;
+  const offsets: number[] = [];
+  for (let s = 0; s < stored.length; s++) {
+    if (s > 0) offsets.push(total);
+    total += stored[s]!.length;
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const b of stored) {
+    bytes.set(b, at);
+    at += b.length;
+  }
+  const sections: StructuredChunkSections = { offsets };
+  if (anyFiltered(ctx)) {
+    sections.unfilteredSizes = raw.map((r) => r.length);
+    sections.filterMasks = masks;
+  }
+  return { bytes, filterMask: 0, sections };
+}
+
+/** Splits a stored chunk into its sections and undoes their filters, checking sizes against the record. */
+async function unfilterSections(image: Uint8Array, rec: ChunkRecord, ctx: ChunkFormatContext, nsec: number, shape: VlShape): Promise<Uint8Array[]> {
+  const secs = rec.sections;
+  if (!secs || secs.offsets.length !== nsec - 1) {
+    throw fail(ctx, rec, `the index record has ${secs ? secs.offsets.length : 'no'} section offsets, ${nsec - 1} expected`);
+  }
+  const bounds = [0, ...secs.offsets, image.length];
+  for (let s = 1; s < bounds.length; s++) {
+    const o = bounds[s]!;
+    if (!Number.isSafeInteger(o) || o < bounds[s - 1]! || o > image.length) {
+      throw fail(ctx, rec, `section ${s} offset ${o} is outside the chunk's ${image.length} bytes or before section ${s - 1}`);
+    }
+  }
+  const skip = ctx.dontFilterPartialChunks && isEdge(ctx, rec.coords);
+  const entriesAt = shape.sparse ? 1 : 0;
+  const out: Uint8Array[] = [];
+  for (let s = 0; s < nsec; s++) {
+    const part = image.subarray(bounds[s]!, bounds[s + 1]!);
+    const p = pipelineOf(ctx, s);
+    const expected = secs.unfilteredSizes?.[s];
+    let data = part;
+    if (p.filters.length > 0 && !skip && part.length > 0) {
+      const guess = expected ?? (s === entriesAt ? shape.n * ENTRY_SIZE + 4 : part.length * 4);
+      const fctx = s === entriesAt ? sectionContext(ctx, ENTRY_SIZE, Math.floor(guess / ENTRY_SIZE)) : sectionContext(ctx, 1, guess);
+      const where: ChunkWhere = { path: ctx.datasetPath, chunk: rec.coords, address: rec.address };
+      data = await decodeChunk(part, p, secs.filterMasks?.[s] ?? 0, ctx.resolveFilter, fctx, where);
+    }
+    if (expected !== undefined && data.length !== expected) {
+      throw fail(ctx, rec, `section ${s} has ${data.length} bytes, the index records ${expected}`);
+    }
+    out.push(data);
+  }
+  return out;
+}
+
+/** Checks a section's trailing lookup3 checksum. */
+function checkSum(sec: Uint8Array, what: string, ctx: ChunkFormatContext, rec: ChunkRecord): void {
+  if (sec.length < 4) throw fail(ctx, rec, `${what} has ${sec.length} bytes, too short for its checksum`);
+  const stored = getU32(sec, sec.length - 4);
+  const actual = lookup3(sec.subarray(0, sec.length - 4));
+  if (stored !== actual) throw new ChecksumError(`variable-length chunk ${what}`, rec.address, stored, actual, chunkPath(ctx, rec.coords));
+}
+
+/** Decodes a sparse VL chunk's selection section into the defined flags. */
+function decodeDefined(sec0: Uint8Array, ctx: ChunkFormatContext, rec: ChunkRecord, n: number): { defined: Uint8Array; count: number } {
+  checkSum(sec0, 'section 0 (encoded selection)', ctx, rec);
+  let sel: Selection;
+  try {
+    sel = decodeSelection(sec0.subarray(0, sec0.length - 4), { path: ctx.datasetPath, chunk: rec.coords, address: rec.address }).selection;
+    if (sel.kind !== 'all' && sel.kind !== 'none' && sel.rank !== ctx.chunkDims.length) {
+      throw new SelectionError(`selection of rank ${sel.rank} in a chunk of rank ${ctx.chunkDims.length}`);
+    }
+    validateSelection(sel, ctx.chunkDims);
+  } catch (e) {
+    if (e instanceof H5Error && !(e instanceof FormatError)) throw fail(ctx, rec, `section 0: ${e.detail}`);
+    throw e;
+  }
+  const defined = new Uint8Array(n);
+  const runs = selectionRuns(sel, ctx.chunkDims);
+  for (let r = 0; r < runs.length; r += 2) defined.fill(1, runs[r]!, runs[r]! + runs[r + 1]!);
+  return { defined, count: selectionCount(sel, ctx.chunkDims) };
+}
+
+/** Stored chunk → memory form, validating checksums, sizes and every entry against the heap. */
+// docs/format-vl.md §2–3.
+export async function decodeVlChunk(image: Uint8Array, rec: ChunkRecord, ctx: ChunkFormatContext, shape: VlShape): Promise<VlChunk> {
+  const nsec = shape.sparse ? SPARSE_SECTIONS : DENSE_SECTIONS;
+  const secs = await unfilterSections(image, rec, ctx, nsec, shape);
+  const mem = emptyVlChunk(shape.n, shape.sparse);
+  let entries: Uint8Array;
+  let heap: Uint8Array;
+  if (shape.sparse) {
+    const d = decodeDefined(secs[0]!, ctx, rec, shape.n);
+    mem.defined = d.defined;
+    mem.count = d.count;
+    entries = secs[1]!;
+    heap = secs[2]!;
+  } else {
+    entries = secs[0]!;
+    heap = secs[1]!;
+  }
+  const m = shape.sparse ? mem.count : shape.n;
+  if (entries.length !== m * ENTRY_SIZE + 4) {
+    throw fail(ctx, rec, `the entries section has ${entries.length} bytes, ${m} elements need ${m * ENTRY_SIZE + 4}`);
+  }
+  checkSum(entries, 'entries section', ctx, rec);
+  let heapEnd = HEAP_HEADER;
+  if (heap.length > 0) {
+    if (heap.length < HEAP_HEADER + 4) throw fail(ctx, rec, `the heap section has ${heap.length} bytes, too short for its header and checksum`);
+    checkSum(heap, 'heap section', ctx, rec);
+    heapEnd = heap.length - 4;
+    mem.unused = getU32(heap, 0);
+    // the section's bytes are this chunk's own (inflated, or a private read): no copy
+    mem.heap = heap.subarray(0, heapEnd);
+    mem.heap.fill(0, 0, HEAP_HEADER);
+    mem.end = heapEnd;
+  }
+  const dv = new DataView(entries.buffer, entries.byteOffset, entries.byteLength);
+  const bs = shape.bs;
+  let live = 0;
+  let k = 0;
+  for (let i = 0; i < shape.n; i++) {
+    if (mem.defined && !mem.defined[i]) continue;
+    const at = k * ENTRY_SIZE;
+    k++;
+    const o = dv.getUint32(at, true) + dv.getUint32(at + 4, true) * 0x100000000;
+    const L = dv.getUint32(at + 8, true) + dv.getUint32(at + 12, true) * 0x100000000;
+    if (L === 0) continue;
+    const nb = L * bs;
+    if (!Number.isSafeInteger(o) || !Number.isSafeInteger(nb) || o < HEAP_HEADER || o + nb > heapEnd) {
+      throw fail(ctx, rec, `element ${i}: value of ${L} × ${bs} bytes at heap offset ${o} is outside the heap's values [${HEAP_HEADER}, ${heapEnd})`);
+    }
+    mem.off[i] = o;
+    mem.len[i] = L;
+    live += nb;
+  }
+  if (heap.length > 0 && live + mem.unused !== heapEnd - HEAP_HEADER) {
+    throw fail(ctx, rec, `the heap holds ${heapEnd - HEAP_HEADER} value bytes, but its values use ${live} and its unused-byte count is ${mem.unused}`);
+  }
+  return mem;
+}

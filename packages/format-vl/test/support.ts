@@ -1,0 +1,32 @@
+/** Shared helpers of the format-vl tests: registrations (once per worker) and small file helpers. */
+import { registerIndexes } from '@chunkform/indexes';
+import { registerDenseFormats } from '@chunkform/format-dense';
+import { registerFilters } from '@chunkform/filters';
+import { createFile, MemoryStore, openFile, type H5File } from '@chunkform/core';
+import { registerVlFormat } from '../src/index.js';
+
+const FLAG = Symbol.for('chunkform.test.vl-registrations');
+const g = globalThis as { [FLAG]?: boolean };
+if (!g[FLAG]) {
+  g[FLAG] = true;
+  // (another test module of the same worker may have registered these already: registering twice throws)
+  for (const r of [registerIndexes, registerDenseFormats, registerFilters, registerVlFormat]) {
+    try {
+      r();
+    } catch {
+      // already registered
+    }
+  }
+}
+
+/** A new in-memory file (superblock v3, as structured-chunk files need the newest format). */
+export async function memoryFile(): Promise<{ store: MemoryStore; file: H5File }> {
+  const store = new MemoryStore();
+  return { store, file: await createFile(store, { superblockVersion: 3 }) };
+}
+
+/** Closes `file` and opens the store's bytes again for writing. */
+export async function reopen(store: MemoryStore, file: H5File): Promise<H5File> {
+  await file.close();
+  return openFile(store, { mode: 'r+' });
+}
