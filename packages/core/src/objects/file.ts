@@ -3,8 +3,9 @@
  * (the root group plus flush/close).
  * @module
  */
-import { FileAccessError, InvalidStateError, ValueError } from '../errors.js';
-import { DEFAULT_SIZES, UNDEFINED_ADDRESS } from '../format/bytes.js';
+import { FileAccessError, InvalidStateError, UnsupportedError, ValueError } from '../errors.js';
+import { DEFAULT_SIZES, UNDEFINED_ADDRESS, isDefinedAddress } from '../format/bytes.js';
+import { FILE_SPACE_INFO, NIL, messageTypeName } from '../format/messages/message-types.js';
 import { encodeSuperblock } from '../format/superblock.js';
 import { isByteStore, MemoryStore, type ByteSource, type ByteStore } from '../io/byte-store.js';
 import type { HttpRangeOptions } from '../io/http-range.js';
@@ -229,6 +230,7 @@ async function openSource(source: ByteSource, name: string, mode: 'r' | 'r+', ow
           { structure: 'superblock' },
         );
       }
+      await checkSuperblockExtension(ctx);
       ctx.writer = new FileWriter(source, ctx, ctx.superblock.eofAddress, ctx.superblock.version as 2 | 3);
       ctx.writer.graph = new LinkGraph(ctx, false);
     }
@@ -238,6 +240,26 @@ async function openSource(source: ByteSource, name: string, mode: 'r' | 'r+', ow
     await owned?.close?.();
     throw e;
   }
+}
+
+/**
+ * A flush rewrites the superblock without its extension. That is safe when the extension only records
+ * a persistent free-space manager (HDF5 then treats that space as unaccounted), but shared object header
+ * messages, non-default B-tree K values or driver information would be lost with it and the file's
+ * existing objects misread: such files are refused for writing before anything is touched.
+ * @throws UnsupportedError naming the extension's messages.
+ */
+async function checkSuperblockExtension(ctx: FileContext): Promise<void> {
+  const address = ctx.superblock.superblockExtensionAddress;
+  if (!isDefinedAddress(address)) return;
+  const ext = await ctx.header(address);
+  const kept = ext.messages.filter((m) => m.type !== NIL && m.type !== FILE_SPACE_INFO);
+  if (kept.length === 0) return;
+  const names = [...new Set(kept.map((m) => messageTypeName(m.type)))].join(', ');
+  throw new UnsupportedError(
+    `writing to this file is not supported: its superblock extension holds ${names}, which chunkform does not keep when it writes; open it read-only`,
+    { structure: 'superblock extension' },
+  );
 }
 
 function checkSuperblockVersion(version: unknown): void {
