@@ -14,8 +14,8 @@ import { checkCoords, checkStructuredSections, chunkByteSize, filteredChunkSizeW
 import { DEFAULT_BTREE2_INDEX_INFO } from '@chunkform/core';
 import { structuredChunkSizeLength } from '@chunkform/core/internal/format/messages/layout-structured';
 import { chunkRecordClass, structuredChunkRecordClass, type StructuredRecordShape } from './chunk-records.js';
-import type { V2RecordClass } from './node-store.js';
-import { V2Tree } from './tree.js';
+import type { V2RecordClass } from '@chunkform/core/internal/btree2/node-store';
+import { V2Tree } from '@chunkform/core/internal/btree2/tree';
 
 const STRUCTURE = 'v2 B-tree chunk index';
 

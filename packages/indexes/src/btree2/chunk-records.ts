@@ -17,7 +17,7 @@ import {
   V2RecordType,
 } from '@chunkform/core/internal/format/btree/v2-records';
 import { filteredChunkSizeWidth } from '../index-helpers.js';
-import type { V2RecordClass } from './node-store.js';
+import type { V2RecordClass } from '@chunkform/core/internal/btree2/node-store';
 
 /** Compares scaled chunk coordinates dimension by dimension (slowest-varying first). */
 export function compareScaledCoords(a: readonly number[], b: readonly number[]): number {

@@ -7,10 +7,10 @@
  * live in `tree.ts`.
  * @module
  */
-import { FormatError } from '@chunkform/core';
-import type { IndexStorage } from '@chunkform/core/internal/chunk/chunk-index';
-import type { MetadataReader } from '@chunkform/core/internal/file/metadata-reader';
-import { UNDEFINED_ADDRESS, type SizeContext } from '@chunkform/core/internal/format/bytes';
+import { FormatError } from '../errors.js';
+import type { IndexStorage } from '../chunk/chunk-index.js';
+import type { MetadataReader } from '../file/metadata-reader.js';
+import { UNDEFINED_ADDRESS, type SizeContext } from '../format/bytes.js';
 import {
   computeV2NodeInfo,
   decodeV2BTreeNode,
@@ -20,7 +20,7 @@ import {
   v2NodeUsedSize,
   V2_MAX_DEPTH,
   type V2BTreeHeader,
-} from '@chunkform/core/internal/format/btree/v2';
+} from '../format/btree/v2.js';
 
 /** How records of one B-tree type are compared and (de)serialised (HDF5's `H5B2_class_t`). */
 export interface V2RecordClass<R> {
