@@ -1,0 +1,460 @@
+/**
+ * A fractal heap being written (HDF5 File Format Specification III.G), as dense link and attribute
+ * storage use it: objects are appended in heap address order to direct blocks that follow the
+ * doubling table (a root direct block first, then a root indirect block whose rows double as the
+ * heap grows, as HDF5 allocates them); objects larger than the heap's managed-object limit are
+ * "huge", stored on their own and tracked by a v2 B-tree of type 1.
+ *
+ * The whole heap is held in memory while it is written (dense storage heaps are small: link and
+ * attribute messages). Flushing is copy-on-write: every heap block names its header's address (and
+ * HDF5 checks it), so when the header has to move — it holds the last flushed state — the header,
+ * the indirect block and every direct block are written to fresh space and the old space released;
+ * heap IDs (offsets in the heap's address space) stay valid. Heaps whose root indirect block has
+ * rows of child indirect blocks (more than ~512 KiB of managed objects) are not written.
+ *
+ * Free space inside blocks is not reused, and no free-space manager is kept: a heap opened for
+ * writing drops the one HDF5 wrote (its sections would describe space this writer fills), so HDF5
+ * continues such a heap by appending new blocks.
+ * @module
+ */
+import { FormatError, UnsupportedError } from '../errors.js';
+import { UNDEFINED_ADDRESS, type SizeContext } from '../format/bytes.js';
+import type { IndexStorage } from '../chunk/chunk-index.js';
+import type { MetadataReader } from '../file/metadata-reader.js';
+import {
+  encodeFractalHeapHeader,
+  fractalHeapDoublingTable,
+  fractalHeapHeaderBaseSize,
+  heapLengthSize,
+  openFractalHeap,
+  type FractalHeapHeader,
+} from '../format/heaps/fractal-heap.js';
+import {
+  decodeIndirectBlock,
+  directBlockPrefixSize,
+  encodeDirectBlock,
+  encodeIndirectBlock,
+  indirectBlockSize,
+  lookupRowColumn,
+  rowBlockOffset,
+  rowBlockSize,
+  verifyDirectBlock,
+  type DoublingTable,
+} from '../format/heaps/fractal-heap-blocks.js';
+import { V2Tree } from '../btree2/tree.js';
+import { DENSE_BTREE_PARAMS, hugeObjectClass, type HugeRecord } from './index-records.js';
+
+const HEAP = 'fractal heap';
+
+/** Creation parameters of a heap (`H5HF_cparam_t`). */
+export interface HeapParams {
+  tableWidth: number;
+  startingBlockSize: number;
+  maxDirectBlockSize: number;
+  maxHeapSizeBits: number;
+  startingRootRows: number;
+  maxManagedObjectSize: number;
+  heapIdLength: number;
+}
+
+/** What HDF5 creates for a group's dense links (H5Gdense.c: width 4, 512-byte start, 64 KiB max direct, 32 bits, 7-byte IDs). */
+export const LINK_HEAP_PARAMS: HeapParams = {
+  tableWidth: 4,
+  startingBlockSize: 512,
+  maxDirectBlockSize: 65536,
+  maxHeapSizeBits: 32,
+  startingRootRows: 1,
+  maxManagedObjectSize: 4096,
+  heapIdLength: 7,
+};
+
+/** What HDF5 creates for an object's dense attributes (H5Adense.c: 1 KiB start, 40 bits, 8-byte IDs). */
+export const ATTRIBUTE_HEAP_PARAMS: HeapParams = {
+  tableWidth: 4,
+  startingBlockSize: 1024,
+  maxDirectBlockSize: 65536,
+  maxHeapSizeBits: 40,
+  startingRootRows: 1,
+  maxManagedObjectSize: 4096,
+  heapIdLength: 8,
+};
+
+interface Block {
+  /** Offset in the heap's address space. */
+  offset: number;
+  size: number;
+  /** File address ({@link UNDEFINED_ADDRESS} until first flushed). */
+  address: number;
+  /** The whole block (header bytes are filled in when encoded). */
+  bytes: Uint8Array;
+  /** First unused byte (only meaningful for blocks this writer appends to). */
+  fill: number;
+  dirty: boolean;
+}
+
+interface HugeObject extends HugeRecord {
+  /** Bytes not yet written. */
+  pending?: Uint8Array;
+}
+
+/** A fractal heap opened or created for writing. */
+export class FractalHeapWriter {
+  /** Header address ({@link UNDEFINED_ADDRESS} until first flushed). */
+  address = UNDEFINED_ADDRESS;
+  private readonly table: DoublingTable;
+  private readonly prefix: number;
+  private readonly lengthSize: number;
+  private readonly blocks: Block[] = [];
+  /** Rows of the root indirect block (0: the root is a direct block or there is none). */
+  private rootRows = 0;
+  private iblock: { address: number; size: number } = { address: UNDEFINED_ADDRESS, size: 0 };
+  /** Offset of the next direct block to allocate. */
+  private next = 0;
+  /** The block new objects are appended to. */
+  private cur: Block | undefined;
+  private readonly huge = new Map<number, HugeObject>();
+  private hugeTree: V2Tree<HugeRecord> | undefined;
+  private readonly hugeRemoved: HugeRecord[] = [];
+  private dirty = false;
+  private readonly released: { address: number; size: number }[] = [];
+
+  private constructor(
+    private readonly reader: MetadataReader,
+    private readonly sizes: SizeContext,
+    private h: Omit<FractalHeapHeader, 'address'>,
+  ) {
+    this.table = fractalHeapDoublingTable({ ...h, address: UNDEFINED_ADDRESS });
+    this.prefix = directBlockPrefixSize(sizes, this.table, true);
+    this.lengthSize = heapLengthSize(h);
+  }
+
+  /** A new, empty heap (nothing is in the file until it is flushed). */
+  static create(reader: MetadataReader, sizes: SizeContext, p: HeapParams): FractalHeapWriter {
+    const w = new FractalHeapWriter(reader, sizes, {
+      heapIdLength: p.heapIdLength,
+      ioFiltersLength: 0,
+      flags: 2,
+      maxManagedObjectSize: p.maxManagedObjectSize,
+      nextHugeObjectId: 0,
+      hugeObjectBTreeAddress: UNDEFINED_ADDRESS,
+      freeSpaceInManagedBlocks: 0,
+      freeSpaceManagerAddress: UNDEFINED_ADDRESS,
+      managedSpace: 0,
+      allocatedManagedSpace: 0,
+      directBlockIteratorOffset: 0,
+      managedObjectCount: 0,
+      hugeObjectsSize: 0,
+      hugeObjectCount: 0,
+      tinyObjectsSize: 0,
+      tinyObjectCount: 0,
+      tableWidth: p.tableWidth,
+      startingBlockSize: p.startingBlockSize,
+      maxDirectBlockSize: p.maxDirectBlockSize,
+      maxHeapSizeBits: p.maxHeapSizeBits,
+      startingRootRows: p.startingRootRows,
+      rootBlockAddress: UNDEFINED_ADDRESS,
+      currentRootRows: 0,
+    });
+    w.dirty = true;
+    return w;
+  }
+
+  /**
+   * Opens the heap at `address` for writing: reads its header, indirect block and every direct block
+   * (verifying checksums) and its huge-object index. Filtered heaps and heaps with child indirect
+   * blocks are an {@link UnsupportedError}.
+   */
+  static async open(reader: MetadataReader, address: number): Promise<FractalHeapWriter> {
+    const heap = await openFractalHeap(reader, address);
+    const { address: _a, ...hdr } = heap.header;
+    if (hdr.ioFiltersLength > 0) throw new UnsupportedError('changing a fractal heap with I/O filters is not supported', { structure: HEAP, address });
+    const w = new FractalHeapWriter(reader, reader.sizes, hdr);
+    w.address = address;
+    const dt = w.table;
+    const checksummed = (hdr.flags & 2) !== 0;
+    const readBlock = async (addr: number, offset: number, size: number): Promise<void> => {
+      const bytes = (await reader.read(addr, size, 'fractal heap direct block')).slice();
+      verifyDirectBlock(bytes, reader.sizes, dt, addr, address, offset, checksummed);
+      w.blocks.push({ offset, size, address: addr, bytes, fill: size, dirty: false });
+    };
+    if (hdr.rootBlockAddress !== UNDEFINED_ADDRESS) {
+      if (hdr.currentRootRows === 0) {
+        await readBlock(hdr.rootBlockAddress, 0, dt.startBlockSize);
+        w.next = dt.startBlockSize;
+      } else {
+        const rows = hdr.currentRootRows;
+        const size = indirectBlockSize(reader.sizes, dt, rows, false);
+        const ib = decodeIndirectBlock(await reader.read(hdr.rootBlockAddress, size, 'fractal heap indirect block'), reader.sizes, dt, hdr.rootBlockAddress, address, rows, false);
+        if (ib.blockOffset !== 0) throw new FormatError(`root indirect block has block offset ${ib.blockOffset}`, { structure: 'fractal heap indirect block', address: ib.address });
+        w.rootRows = rows;
+        w.iblock = { address: hdr.rootBlockAddress, size };
+        let end = 0;
+        for (let i = 0; i < ib.childAddresses.length; i++) {
+          const child = ib.childAddresses[i]!;
+          if (child === UNDEFINED_ADDRESS) continue;
+          const row = Math.floor(i / dt.width);
+          if (row >= dt.maxDirectRows) {
+            throw new UnsupportedError('changing a fractal heap with child indirect blocks (more than ~512 KiB of objects) is not supported', { structure: HEAP, address });
+          }
+          const offset = rowBlockOffset(dt, row) + (i % dt.width) * rowBlockSize(dt, row);
+          await readBlock(child, offset, rowBlockSize(dt, row));
+          end = Math.max(end, offset + rowBlockSize(dt, row));
+        }
+        w.next = Math.max(end, hdr.directBlockIteratorOffset);
+      }
+    }
+    if (hdr.hugeObjectBTreeAddress !== UNDEFINED_ADDRESS) {
+      w.hugeTree = await V2Tree.open(hugeObjectClass(reader.sizes), reader, hdr.hugeObjectBTreeAddress);
+      for (const r of await w.hugeTree.all()) w.huge.set(r.id, { ...r });
+    }
+    return w;
+  }
+
+  /** Objects stored (managed and huge). */
+  get objectCount(): number {
+    return this.h.managedObjectCount + this.h.hugeObjectCount + this.h.tinyObjectCount;
+  }
+
+  private fail(message: string): FormatError {
+    return new FormatError(message, { structure: 'fractal heap ID', address: this.address });
+  }
+
+  /** Stores `obj` and returns its heap ID. Synchronous: nothing reaches the file before {@link flush}. */
+  insert(obj: Uint8Array): Uint8Array {
+    if (obj.length === 0) throw this.fail('cannot store an empty object');
+    this.dirty = true;
+    const idLen = this.h.heapIdLength;
+    if (obj.length > this.h.maxManagedObjectSize) {
+      if (this.sizes.sizeOfOffsets + this.sizes.sizeOfLengths <= idLen - 1) {
+        throw new UnsupportedError('directly accessed huge heap objects are not supported', { structure: HEAP, address: this.address });
+      }
+      const id = ++this.h.nextHugeObjectId;
+      this.huge.set(id, { id, address: UNDEFINED_ADDRESS, length: obj.length, pending: obj.slice() });
+      this.h.hugeObjectCount++;
+      this.h.hugeObjectsSize += obj.length;
+      const out = new Uint8Array(idLen);
+      out[0] = 0x10;
+      let x = id;
+      for (let i = 1; i < Math.min(idLen, 9); i++, x = Math.floor(x / 256)) out[i] = x % 256;
+      return out;
+    }
+    let b = this.cur;
+    if (!b || b.fill + obj.length > b.size) b = this.cur = this.newBlock(obj.length);
+    const offset = b.offset + b.fill;
+    b.bytes.set(obj, b.fill);
+    b.fill += obj.length;
+    b.dirty = true;
+    this.h.managedObjectCount++;
+    this.h.freeSpaceInManagedBlocks -= obj.length;
+    const out = new Uint8Array(idLen);
+    let x = offset;
+    for (let i = 0; i < this.table.heapOffsetSize; i++, x = Math.floor(x / 256)) out[1 + i] = x % 256;
+    x = obj.length;
+    for (let i = 0; i < this.lengthSize; i++, x = Math.floor(x / 256)) out[1 + this.table.heapOffsetSize + i] = x % 256;
+    return out;
+  }
+
+  private setManagedSpace(space: number): void {
+    this.h.freeSpaceInManagedBlocks += space - this.h.managedSpace;
+    this.h.managedSpace = space;
+  }
+
+  /** Allocates the next direct block that can hold `need` bytes (HDF5's allocation order). */
+  private newBlock(need: number): Block {
+    const dt = this.table;
+    if (this.rootRows === 0 && this.blocks.length === 0 && need <= dt.startBlockSize - this.prefix) {
+      this.setManagedSpace(dt.startBlockSize);
+      return this.addBlock(0, dt.startBlockSize);
+    }
+    if (this.rootRows === 0) {
+      this.rootRows = Math.max(1, this.h.startingRootRows);
+      this.next = this.blocks.length > 0 ? dt.startBlockSize : 0;
+      this.setManagedSpace(rowBlockOffset(dt, this.rootRows));
+    }
+    for (;;) {
+      const { row } = lookupRowColumn(dt, this.next);
+      if (row >= dt.maxDirectRows) {
+        throw new UnsupportedError(
+          `the fractal heap needs child indirect blocks (more than ${rowBlockOffset(dt, dt.maxDirectRows)} bytes of objects), which chunkform does not write`,
+          { structure: HEAP, address: this.address },
+        );
+      }
+      while (row >= this.rootRows) {
+        this.rootRows = Math.min(this.rootRows * 2, dt.maxRootRows);
+        this.setManagedSpace(rowBlockOffset(dt, this.rootRows));
+      }
+      const size = rowBlockSize(dt, row);
+      if (size - this.prefix >= need) return this.addBlock(this.next, size);
+      this.next += size; // too small for this object: left unallocated, as HDF5 does
+    }
+  }
+
+  private addBlock(offset: number, size: number): Block {
+    const b: Block = { offset, size, address: UNDEFINED_ADDRESS, bytes: new Uint8Array(size), fill: this.prefix, dirty: true };
+    this.blocks.push(b);
+    this.next = offset + size;
+    this.h.allocatedManagedSpace += size;
+    this.h.freeSpaceInManagedBlocks -= this.prefix;
+    return b;
+  }
+
+  private parseManaged(id: Uint8Array): { offset: number; length: number; block: Block } {
+    const dt = this.table;
+    if (id.length < 1 + dt.heapOffsetSize + this.lengthSize) throw this.fail(`heap ID of ${id.length} bytes is too short`);
+    let offset = 0;
+    for (let i = dt.heapOffsetSize - 1; i >= 0; i--) offset = offset * 256 + id[1 + i]!;
+    let length = 0;
+    for (let i = this.lengthSize - 1; i >= 0; i--) length = length * 256 + id[1 + dt.heapOffsetSize + i]!;
+    let lo = 0;
+    let hi = this.blocks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.blocks[mid]!.offset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    const block = this.blocks[lo];
+    if (!block || offset < block.offset + this.prefix || offset + length > block.offset + block.size || length === 0) {
+      throw this.fail(`managed object at heap offset ${offset} (${length} bytes) is not in an allocated block`);
+    }
+    return { offset, length, block };
+  }
+
+  private hugeId(id: Uint8Array): number {
+    let x = 0;
+    for (let i = Math.min(id.length, 9) - 1; i >= 1; i--) x = x * 256 + id[i]!;
+    return x;
+  }
+
+  /** The object `id` names (a copy). */
+  async get(id: Uint8Array): Promise<Uint8Array> {
+    const type = (id[0]! >> 4) & 3;
+    if ((id[0]! & 0xc0) !== 0) throw this.fail(`unsupported heap ID version ${id[0]! >> 6}`);
+    if (type === 0) {
+      const { offset, length, block } = this.parseManaged(id);
+      const at = offset - block.offset;
+      return block.bytes.slice(at, at + length);
+    }
+    if (type === 1) {
+      const h = this.huge.get(this.hugeId(id));
+      if (!h) throw this.fail(`huge object ${this.hugeId(id)} is not in the heap`);
+      if (h.pending) return h.pending.slice();
+      return (await this.reader.read(h.address, h.length, 'fractal heap huge object')).slice();
+    }
+    if (type === 2) {
+      const length = (id[0]! & 0x0f) + 1;
+      if (1 + length > id.length) throw this.fail('tiny object does not fit its heap ID');
+      return id.slice(1, 1 + length);
+    }
+    throw this.fail('unknown heap ID type 3');
+  }
+
+  /** Replaces the managed object `id` names by `obj` of the same length (its heap ID stays valid). */
+  replace(id: Uint8Array, obj: Uint8Array): void {
+    if (((id[0]! >> 4) & 3) !== 0) throw new UnsupportedError('only managed heap objects can be replaced', { structure: HEAP, address: this.address });
+    const { offset, length, block } = this.parseManaged(id);
+    if (obj.length !== length) throw this.fail(`replacement of ${obj.length} bytes for an object of ${length}`);
+    block.bytes.set(obj, offset - block.offset);
+    block.dirty = true;
+    this.dirty = true;
+  }
+
+  /** Forgets the object `id` names (its managed space is not reused). */
+  remove(id: Uint8Array): void {
+    const type = (id[0]! >> 4) & 3;
+    this.dirty = true;
+    if (type === 0) {
+      const { length } = this.parseManaged(id);
+      this.h.managedObjectCount--;
+      this.h.freeSpaceInManagedBlocks += length;
+    } else if (type === 1) {
+      const key = this.hugeId(id);
+      const h = this.huge.get(key);
+      if (!h) throw this.fail(`huge object ${key} is not in the heap`);
+      this.huge.delete(key);
+      this.h.hugeObjectCount--;
+      this.h.hugeObjectsSize -= h.length;
+      if (!h.pending) {
+        this.hugeRemoved.push(h);
+        this.released.push({ address: h.address, size: h.length });
+      }
+    }
+  }
+
+  /** Every file extent the heap occupies (to give back when the heap is dropped). */
+  extents(): { address: number; size: number }[] {
+    const out: { address: number; size: number }[] = [];
+    if (this.address !== UNDEFINED_ADDRESS) out.push({ address: this.address, size: fractalHeapHeaderBaseSize(this.sizes) });
+    if (this.iblock.address !== UNDEFINED_ADDRESS) out.push({ ...this.iblock });
+    for (const b of this.blocks) if (b.address !== UNDEFINED_ADDRESS) out.push({ address: b.address, size: b.size });
+    for (const h of this.huge.values()) if (h.address !== UNDEFINED_ADDRESS) out.push({ address: h.address, size: h.length });
+    return out;
+  }
+
+  /**
+   * Writes what changed, copy-on-write (see the module comment), and returns the header address.
+   */
+  async flush(storage: IndexStorage): Promise<number> {
+    if (!this.dirty) return this.address;
+    const sizes = this.sizes;
+    const dt = this.table;
+    const headerSize = fractalHeapHeaderBaseSize(sizes);
+    const moveAll = this.address === UNDEFINED_ADDRESS || !storage.isFresh(this.address, headerSize);
+    const move = (e: { address: number; size: number }, size: number): void => {
+      if (e.address !== UNDEFINED_ADDRESS) storage.release(e.address, e.size);
+      e.address = storage.alloc(size);
+      e.size = size;
+    };
+    if (moveAll) {
+      const h = { address: this.address, size: headerSize };
+      move(h, headerSize);
+      this.address = h.address;
+    }
+    for (const b of this.blocks) {
+      if (!moveAll && !b.dirty) continue;
+      if (b.address === UNDEFINED_ADDRESS || !storage.isFresh(b.address, b.size)) {
+        const e = { address: b.address, size: b.size };
+        move(e, b.size);
+        b.address = e.address;
+      }
+      await storage.write(b.address, encodeDirectBlock(b.bytes, sizes, dt, this.address, b.offset, true));
+      b.dirty = false;
+    }
+    if (this.rootRows > 0) {
+      const size = indirectBlockSize(sizes, dt, this.rootRows, false);
+      if (this.iblock.address === UNDEFINED_ADDRESS || this.iblock.size !== size || !storage.isFresh(this.iblock.address, size)) move(this.iblock, size);
+      const children = new Array<number>(this.rootRows * dt.width).fill(UNDEFINED_ADDRESS);
+      for (const b of this.blocks) {
+        const { row, col } = lookupRowColumn(dt, b.offset);
+        children[row * dt.width + col] = b.address;
+      }
+      await storage.write(this.iblock.address, encodeIndirectBlock({ blockOffset: 0, rows: this.rootRows, childAddresses: children }, sizes, dt, this.address));
+    }
+    await this.flushHuge(storage);
+    const root = this.rootRows > 0 ? this.iblock.address : (this.blocks[0]?.address ?? UNDEFINED_ADDRESS);
+    this.h = {
+      ...this.h,
+      freeSpaceManagerAddress: UNDEFINED_ADDRESS,
+      rootBlockAddress: root,
+      currentRootRows: this.rootRows,
+      directBlockIteratorOffset: this.rootRows > 0 ? this.next : 0,
+    };
+    await storage.write(this.address, encodeFractalHeapHeader(this.h, sizes));
+    for (const e of this.released.splice(0)) storage.release(e.address, e.size);
+    this.dirty = false;
+    return this.address;
+  }
+
+  private async flushHuge(storage: IndexStorage): Promise<void> {
+    const pending = [...this.huge.values()].filter((h) => h.pending);
+    if (pending.length === 0 && this.hugeRemoved.length === 0) return;
+    this.hugeTree ??= V2Tree.create(hugeObjectClass(this.sizes), this.reader, this.sizes, DENSE_BTREE_PARAMS);
+    for (const r of this.hugeRemoved.splice(0)) await this.hugeTree.remove(r);
+    for (const h of pending) {
+      h.address = storage.alloc(h.length);
+      await storage.write(h.address, h.pending!);
+      delete h.pending;
+      await this.hugeTree.insert({ id: h.id, address: h.address, length: h.length });
+    }
+    this.h.hugeObjectBTreeAddress = this.hugeTree.count > 0 ? await this.hugeTree.flush(storage) : UNDEFINED_ADDRESS;
+  }
+}
