@@ -14,7 +14,8 @@ import { encodeLinkInfo } from '../format/messages/link-info.js';
 import { GROUP_INFO, LINK, LINK_INFO } from '../format/messages/message-types.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
-import { DenseLinkStore } from '../dense/dense-links.js';
+import { DENSE_LINKS } from '../dense/dense-links.js';
+import { DenseStore } from '../dense/dense-store.js';
 import type { LinkList } from './link-list.js';
 import { linkInfoOf, linkStorageOf, type LinkStorage } from './links.js';
 
@@ -48,11 +49,11 @@ export async function storeLink(
     model.dirty = true;
   }
   if (storage === 'dense') {
-    await (await DenseLinkStore.open(ctx, model)).insert(l);
+    await (await DenseStore.open(ctx, model, DENSE_LINKS)).insert(l, l.creationOrder);
     return { link: l, storage };
   }
   if (info && list.size + 1 > linkPhaseChange(model).maxCompact) {
-    await DenseLinkStore.create(ctx, model, [...list.links, l]);
+    await DenseStore.create(ctx, model, DENSE_LINKS, [...list.links, l].map((m) => ({ message: m, ...(m.creationOrder !== undefined ? { creationOrder: m.creationOrder } : {}) })));
     model.messages = model.messages.filter((m) => m.type !== LINK);
     model.touch();
     return { link: l, storage: 'dense' };
@@ -74,10 +75,10 @@ export async function unstoreLink(ctx: FileContext, model: HeaderModel, path: st
     model.touch();
     return;
   }
-  const store = await DenseLinkStore.open(ctx, model);
+  const store = await DenseStore.open(ctx, model, DENSE_LINKS);
   if (!(await store.remove(name))) throw missing();
   if (store.size < linkPhaseChange(model).minDense) {
-    const links = await store.close();
+    const links = store.close().map((e) => e.message);
     links.sort((a, b) => (a.creationOrder ?? 0) - (b.creationOrder ?? 0));
     const msg = model.find(LINK_INFO)!;
     const info = linkInfoOf(model, ctx)!;
@@ -110,7 +111,13 @@ export async function setDenseLinkAddress(ctx: FileContext, model: HeaderModel, 
   writer.adopt(model, path);
   let updated: LinkMessage | undefined;
   if (storage === 'dense') {
-    updated = (await DenseLinkStore.open(ctx, model)).setAddress(name, address);
+    const store = await DenseStore.open(ctx, model, DENSE_LINKS);
+    const l = store.get(name);
+    if (l && l.kind !== 'hard') throw new UnsupportedError(`link "${name}" is not a hard link`, { path });
+    if (l) {
+      updated = { ...l, address };
+      store.replace(name, updated);
+    }
   } else {
     const m = model.messages.find((x) => x.type === LINK && decodeLink(x.body, ctx.sizes).name === name);
     if (m) {

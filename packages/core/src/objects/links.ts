@@ -48,7 +48,7 @@ export async function readLinks(ctx: FileContext, h: HeaderModel): Promise<LinkL
   const pending = denseLinkStoreOf(h);
   if (pending) {
     // dense storage changed in this session: the store holds the current links
-    links = pending.links();
+    links = pending.all().map((e) => e.message);
   } else if (stab) {
     const { btreeAddress, heapAddress } = decodeSymbolTableMessage(stab.body, ctx.sizes);
     const entries = await readSymbolTableGroup(ctx.reader, btreeAddress, heapAddress);
