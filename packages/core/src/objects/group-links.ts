@@ -41,24 +41,29 @@ export async function storeLink(
   if (storage === 'symbol-table') throw new UnsupportedError('adding links to a group with symbol-table link storage is not supported yet', { address: model.address });
   const info = linkInfoOf(model, ctx);
   let l = link;
-  if (info?.trackCreationOrder) {
-    // HDF5 stores the next creation order to hand out ("maximum creation index" = links created).
-    const order = info.maxCreationIndex ?? 0;
-    l = { ...link, creationOrder: order };
-    model.find(LINK_INFO)!.body = encodeLinkInfo({ ...info, maxCreationIndex: order + 1 }, ctx.sizes);
+  // HDF5 stores the next creation order to hand out ("maximum creation index" = links created);
+  // it is counted once the link is stored, so a failure leaves the message as it was.
+  const order = info?.trackCreationOrder ? (info.maxCreationIndex ?? 0) : undefined;
+  if (order !== undefined) l = { ...link, creationOrder: order };
+  const counted = (): void => {
+    if (order === undefined) return;
+    model.find(LINK_INFO)!.body = encodeLinkInfo({ ...info!, maxCreationIndex: order + 1 }, ctx.sizes);
     model.dirty = true;
-  }
+  };
   if (storage === 'dense') {
     await (await DenseStore.open(ctx, model, DENSE_LINKS)).insert(l, l.creationOrder);
+    counted();
     return { link: l, storage };
   }
   if (info && list.size + 1 > linkPhaseChange(model).maxCompact) {
     await DenseStore.create(ctx, model, DENSE_LINKS, [...list.links, l].map((m) => ({ message: m, ...(m.creationOrder !== undefined ? { creationOrder: m.creationOrder } : {}) })));
     model.messages = model.messages.filter((m) => m.type !== LINK);
+    counted();
     model.touch();
     return { link: l, storage: 'dense' };
   }
   model.messages.push({ type: LINK, flags: 0, body: encodeLink(l, ctx.sizes) });
+  counted();
   model.touch();
   return { link: l, storage };
 }
