@@ -7,9 +7,9 @@
 import type { HeaderModel } from '../file/header-model.js';
 import type { FileContext } from '../file/file-context.js';
 import { lookup3 } from '../format/checksum/lookup3.js';
-import { findV2BTreeRecord, openV2BTree } from '../format/btree/v2.js';
+import { findV2BTreeRecord, openV2BTree, type V2BTreeHeader } from '../format/btree/v2.js';
 import { decodeLinkNameRecord, LINK_HEAP_ID_LENGTH } from '../format/btree/v2-records.js';
-import { openFractalHeap } from '../format/heaps/fractal-heap.js';
+import { openFractalHeap, type FractalHeap } from '../format/heaps/fractal-heap.js';
 import { decodeLink, encodeLink, type LinkMessage } from '../format/messages/link.js';
 import { decodeLinkInfo, encodeLinkInfo, type LinkInfoMessage } from '../format/messages/link-info.js';
 import { LINK_INFO } from '../format/messages/message-types.js';
@@ -42,17 +42,23 @@ export function denseLinkStoreOf(model: HeaderModel): DenseStore<LinkMessage> | 
 /**
  * The link called `name` of the dense group described by `info`, found through the name index in
  * O(log N) reads; `undefined` when there is none, `null` on a hash collision with another name
- * (the caller then lists the group).
+ * (the caller then lists the group). `cache` (the header model's derived values) keeps the opened
+ * heap and index (with the heap's decoded blocks) for the next lookup: flushed structures never
+ * change, and new ones have new addresses.
  */
-export async function findDenseLink(ctx: FileContext, info: LinkInfoMessage, name: string): Promise<LinkMessage | undefined | null> {
+export async function findDenseLink(ctx: FileContext, info: LinkInfoMessage, name: string, cache?: Map<string, unknown>): Promise<LinkMessage | undefined | null> {
   const hash = lookup3(enc.encode(name));
-  const tree = await openV2BTree(ctx.reader, info.nameIndexAddress);
-  const rec = await findV2BTreeRecord(ctx.reader, tree, (raw) => {
+  const key = `dense-links:${info.fractalHeapAddress}:${info.nameIndexAddress}`;
+  let open = cache?.get(key) as { tree: V2BTreeHeader; heap: FractalHeap } | undefined;
+  if (!open) {
+    open = { tree: await openV2BTree(ctx.reader, info.nameIndexAddress), heap: await openFractalHeap(ctx.reader, info.fractalHeapAddress) };
+    cache?.set(key, open);
+  }
+  const rec = await findV2BTreeRecord(ctx.reader, open.tree, (raw) => {
     const h = decodeLinkNameRecord(raw, LINK_HEAP_ID_LENGTH).hash;
     return hash < h ? -1 : hash > h ? 1 : 0;
   });
   if (!rec) return undefined;
-  const heap = await openFractalHeap(ctx.reader, info.fractalHeapAddress);
-  const link = decodeLink(await heap.getObject(decodeLinkNameRecord(rec, heap.header.heapIdLength).heapId), ctx.sizes);
+  const link = decodeLink(await open.heap.getObject(decodeLinkNameRecord(rec, open.heap.header.heapIdLength).heapId), ctx.sizes);
   return link.name === name ? link : null;
 }

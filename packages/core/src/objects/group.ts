@@ -467,7 +467,7 @@ export class Group {
     const info = linkInfoOf(this.model, this.ctx);
     if (info && !denseLinkStoreOf(this.model) && isDefinedAddress(info.fractalHeapAddress)) {
       try {
-        const found = await findDenseLink(this.ctx, info, name);
+        const found = await findDenseLink(this.ctx, info, name, this.model.derived);
         if (found !== null) return found;
       } catch (e) {
         throw e instanceof H5Error ? e.withPath(this.path) : e;
