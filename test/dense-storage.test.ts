@@ -114,6 +114,24 @@ describe('dense link storage written by chunkform', () => {
     }
   }, 120_000);
 
+  it('a heap past the direct rows of the root indirect block (child indirect blocks, > 512 KiB) reads in h5py and h5dump, and h5py extends it', async () => {
+    const p = join(dir, 'long-names.h5');
+    const long = (i: number, c: string): string => `${String(i).padStart(5, '0')}-${c.repeat(250)}`;
+    const f = await createFile(p);
+    const g = await f.createGroup('g');
+    for (let i = 0; i < 2500; i++) await g.createGroup(long(i, 'x'));
+    await f.close();
+    const w = await openFile(p, { mode: 'r+' });
+    const wg = (await w.get('g')) as Group;
+    for (let i = 2500; i < 2600; i++) await wg.createGroup(long(i, 'y'));
+    await w.close();
+    const want = Array.from({ length: 2600 }, (_, i) => long(i, i < 2500 ? 'x' : 'y'));
+    expect(h5pyKeys(p, ['/g'])['/g']).toEqual(want);
+    expect(h5dumpMembers(p, '/g')).toEqual(want);
+    const out = py(`import h5py, sys\nf = h5py.File(sys.argv[1], 'r+')\nf['g'].create_group('zzz')\nf.close()\nprint(len(h5py.File(sys.argv[1], 'r')['g']))`, p);
+    expect(out.trim()).toBe('2601');
+  }, 60_000);
+
   it('h5py extends a dense group chunkform wrote', () => {
     const copy = join(dir, 'links-h5py.h5');
     copyFileSync(path, copy);

@@ -5,7 +5,7 @@
  * and the name/order/huge record classes.
  */
 import { describe, expect, it } from 'vitest';
-import { ChecksumError, FormatError, UnsupportedError } from '../src/errors.js';
+import { ChecksumError, FormatError } from '../src/errors.js';
 import { UNDEFINED_ADDRESS, type SizeContext } from '../src/format/bytes.js';
 import type { IndexStorage } from '../src/chunk/chunk-index.js';
 import type { MetadataReader } from '../src/file/metadata-reader.js';
@@ -133,12 +133,23 @@ describe('FractalHeapWriter', () => {
     expect(() => w.replace(id, obj(2, 17))).toThrow(FormatError);
   });
 
-  it('a heap that would need child indirect blocks is an UnsupportedError', () => {
+  it('past the direct rows of the root, objects go to child indirect blocks; reopened and extended', async () => {
     const file = new MemFile();
     const w = FractalHeapWriter.create(file, sizes, LINK_HEAP_PARAMS);
-    expect(() => {
-      for (let i = 0; i < 200; i++) w.insert(obj(i, 4000));
-    }).toThrow(UnsupportedError);
+    const objects = Array.from({ length: 400 }, (_, i) => obj(i, 3000 + (i % 7) * 100));
+    const ids = objects.map((o) => w.insert(o));
+    const address = await w.flush(file);
+    const heap = await openFractalHeap(file, address);
+    expect(heap.header.currentRootRows).toBeGreaterThan(9); // rows of child indirect blocks
+    for (let i = 0; i < objects.length; i++) expectSame(await heap.getObject(ids[i]!), objects[i]!);
+    file.commit();
+    const w2 = await FractalHeapWriter.open(file, address);
+    const more = Array.from({ length: 100 }, (_, i) => obj(5000 + i, 3500));
+    const moreIds = more.map((o) => w2.insert(o));
+    const a2 = await w2.flush(file);
+    const heap2 = await openFractalHeap(file, a2);
+    for (let i = 0; i < objects.length; i += 5) expectSame(await heap2.getObject(ids[i]!), objects[i]!);
+    for (let i = 0; i < more.length; i++) expectSame(await heap2.getObject(moreIds[i]!), more[i]!);
   });
 });
 

@@ -9,8 +9,8 @@
  * attribute messages). Flushing is copy-on-write: every heap block names its header's address (and
  * HDF5 checks it), so when the header has to move — it holds the last flushed state — the header,
  * the indirect block and every direct block are written to fresh space and the old space released;
- * heap IDs (offsets in the heap's address space) stay valid. Heaps whose root indirect block has
- * rows of child indirect blocks (more than ~512 KiB of managed objects) are not written.
+ * heap IDs (offsets in the heap's address space) stay valid. Past the root indirect block's rows of
+ * direct blocks, its rows hold child indirect blocks (each a doubling table of its own).
  *
  * Free space inside blocks is not reused, and no free-space manager is kept: a heap opened for
  * writing drops the one HDF5 wrote (its sections would describe space this writer fills), so HDF5
@@ -34,6 +34,7 @@ import {
   directBlockPrefixSize,
   encodeDirectBlock,
   encodeIndirectBlock,
+  indirectBlockRows,
   indirectBlockSize,
   lookupRowColumn,
   rowBlockOffset,
@@ -92,6 +93,27 @@ interface Block {
   dirty: boolean;
 }
 
+interface IBlock {
+  /** Offset in the heap's address space. */
+  offset: number;
+  rows: number;
+  address: number;
+  /** Bytes at `address` (the size when last written). */
+  size: number;
+}
+
+/** One step from an indirect block towards a heap offset. */
+interface Step {
+  /** Heap offset of the indirect block. */
+  iblock: number;
+  /** Entry (row × width + column) of the child. */
+  index: number;
+  childOffset: number;
+  childSize: number;
+  /** True when the child is a direct block. */
+  direct: boolean;
+}
+
 interface HugeObject extends HugeRecord {
   /** Bytes not yet written. */
   pending?: Uint8Array;
@@ -107,7 +129,8 @@ export class FractalHeapWriter {
   private readonly blocks: Block[] = [];
   /** Rows of the root indirect block (0: the root is a direct block or there is none). */
   private rootRows = 0;
-  private iblock: { address: number; size: number } = { address: UNDEFINED_ADDRESS, size: 0 };
+  /** The root indirect block (heap offset 0) and child indirect blocks, by heap offset. */
+  private readonly iblocks = new Map<number, IBlock>();
   /** Offset of the next direct block to allocate. */
   private next = 0;
   /** The block new objects are appended to. */
@@ -182,24 +205,32 @@ export class FractalHeapWriter {
         await readBlock(hdr.rootBlockAddress, 0, dt.startBlockSize);
         w.next = dt.startBlockSize;
       } else {
-        const rows = hdr.currentRootRows;
-        const size = indirectBlockSize(reader.sizes, dt, rows, false);
-        const ib = decodeIndirectBlock(await reader.read(hdr.rootBlockAddress, size, 'fractal heap indirect block'), reader.sizes, dt, hdr.rootBlockAddress, address, rows, false);
-        if (ib.blockOffset !== 0) throw new FormatError(`root indirect block has block offset ${ib.blockOffset}`, { structure: 'fractal heap indirect block', address: ib.address });
-        w.rootRows = rows;
-        w.iblock = { address: hdr.rootBlockAddress, size };
+        w.rootRows = hdr.currentRootRows;
         let end = 0;
-        for (let i = 0; i < ib.childAddresses.length; i++) {
-          const child = ib.childAddresses[i]!;
-          if (child === UNDEFINED_ADDRESS) continue;
-          const row = Math.floor(i / dt.width);
-          if (row >= dt.maxDirectRows) {
-            throw new UnsupportedError('changing a fractal heap with child indirect blocks (more than ~512 KiB of objects) is not supported', { structure: HEAP, address });
+        const readIblock = async (addr: number, offset: number, rows: number, depth: number): Promise<void> => {
+          const size = indirectBlockSize(reader.sizes, dt, rows, false);
+          const ib = decodeIndirectBlock(await reader.read(addr, size, 'fractal heap indirect block'), reader.sizes, dt, addr, address, rows, false);
+          if (ib.blockOffset !== offset || depth > dt.maxRootRows || w.iblocks.has(offset)) {
+            throw new FormatError(`indirect block has block offset ${ib.blockOffset}, expected ${offset}`, { structure: 'fractal heap indirect block', address: addr });
           }
-          const offset = rowBlockOffset(dt, row) + (i % dt.width) * rowBlockSize(dt, row);
-          await readBlock(child, offset, rowBlockSize(dt, row));
-          end = Math.max(end, offset + rowBlockSize(dt, row));
-        }
+          w.iblocks.set(offset, { offset, rows, address: addr, size });
+          for (let i = 0; i < ib.childAddresses.length; i++) {
+            const child = ib.childAddresses[i]!;
+            if (child === UNDEFINED_ADDRESS) continue;
+            const row = Math.floor(i / dt.width);
+            const childOffset = offset + rowBlockOffset(dt, row) + (i % dt.width) * rowBlockSize(dt, row);
+            if (row < dt.maxDirectRows) {
+              await readBlock(child, childOffset, rowBlockSize(dt, row));
+              end = Math.max(end, childOffset + rowBlockSize(dt, row));
+            } else {
+              const childRows = indirectBlockRows(dt, rowBlockSize(dt, row));
+              if (!(childRows >= 1 && childRows < rows)) throw new FormatError(`child indirect block in row ${row} would have ${childRows} rows`, { structure: 'fractal heap indirect block', address: addr });
+              await readIblock(child, childOffset, childRows, depth + 1);
+            }
+          }
+        };
+        await readIblock(hdr.rootBlockAddress, 0, hdr.currentRootRows, 0);
+        w.blocks.sort((a, b) => a.offset - b.offset);
         w.next = Math.max(end, hdr.directBlockIteratorOffset);
       }
     }
@@ -273,19 +304,38 @@ export class FractalHeapWriter {
     }
     for (;;) {
       const { row } = lookupRowColumn(dt, this.next);
-      if (row >= dt.maxDirectRows) {
-        throw new UnsupportedError(
-          `the fractal heap needs child indirect blocks (more than ${rowBlockOffset(dt, dt.maxDirectRows)} bytes of objects), which chunkform does not write`,
-          { structure: HEAP, address: this.address },
-        );
+      if (row >= dt.maxRootRows) {
+        throw new UnsupportedError(`the fractal heap is full (${this.next} bytes of heap space)`, { structure: HEAP, address: this.address });
       }
       while (row >= this.rootRows) {
         this.rootRows = Math.min(this.rootRows * 2, dt.maxRootRows);
         this.setManagedSpace(rowBlockOffset(dt, this.rootRows));
       }
-      const size = rowBlockSize(dt, row);
+      const path = this.path(this.next);
+      for (const step of path) {
+        if (step.direct || this.iblocks.has(step.childOffset)) continue;
+        // a child indirect block, created when its first direct block is
+        this.iblocks.set(step.childOffset, { offset: step.childOffset, rows: indirectBlockRows(dt, step.childSize), address: UNDEFINED_ADDRESS, size: 0 });
+      }
+      const size = path[path.length - 1]!.childSize;
       if (size - this.prefix >= need) return this.addBlock(this.next, size);
       this.next += size; // too small for this object: left unallocated, as HDF5 does
+    }
+  }
+
+  /** The indirect blocks from the root down to the direct block holding heap offset `offset`. */
+  private path(offset: number): Step[] {
+    const dt = this.table;
+    const out: Step[] = [];
+    let base = 0;
+    for (;;) {
+      const { row, col } = lookupRowColumn(dt, offset - base);
+      const childSize = rowBlockSize(dt, row);
+      const childOffset = base + rowBlockOffset(dt, row) + col * childSize;
+      const direct = row < dt.maxDirectRows;
+      out.push({ iblock: base, index: row * dt.width + col, childOffset, childSize, direct });
+      if (direct || out.length > dt.maxRootRows) return out;
+      base = childOffset;
     }
   }
 
@@ -384,7 +434,7 @@ export class FractalHeapWriter {
   extents(): { address: number; size: number }[] {
     const out: { address: number; size: number }[] = [];
     if (this.address !== UNDEFINED_ADDRESS) out.push({ address: this.address, size: fractalHeapHeaderBaseSize(this.sizes) });
-    if (this.iblock.address !== UNDEFINED_ADDRESS) out.push({ ...this.iblock });
+    for (const ib of this.iblocks.values()) if (ib.address !== UNDEFINED_ADDRESS) out.push({ address: ib.address, size: ib.size });
     for (const b of this.blocks) if (b.address !== UNDEFINED_ADDRESS) out.push({ address: b.address, size: b.size });
     for (const h of this.huge.values()) if (h.address !== UNDEFINED_ADDRESS) out.push({ address: h.address, size: h.length });
     return out;
@@ -420,17 +470,28 @@ export class FractalHeapWriter {
       b.dirty = false;
     }
     if (this.rootRows > 0) {
-      const size = indirectBlockSize(sizes, dt, this.rootRows, false);
-      if (this.iblock.address === UNDEFINED_ADDRESS || this.iblock.size !== size || !storage.isFresh(this.iblock.address, size)) move(this.iblock, size);
-      const children = new Array<number>(this.rootRows * dt.width).fill(UNDEFINED_ADDRESS);
+      const root = this.iblocks.get(0) ?? { offset: 0, rows: this.rootRows, address: UNDEFINED_ADDRESS, size: 0 };
+      root.rows = this.rootRows;
+      this.iblocks.set(0, root);
+      const children = new Map<number, number[]>();
+      for (const ib of this.iblocks.values()) children.set(ib.offset, new Array<number>(ib.rows * dt.width).fill(UNDEFINED_ADDRESS));
       for (const b of this.blocks) {
-        const { row, col } = lookupRowColumn(dt, b.offset);
-        children[row * dt.width + col] = b.address;
+        const step = this.path(b.offset).pop()!;
+        children.get(step.iblock)![step.index] = b.address;
       }
-      await storage.write(this.iblock.address, encodeIndirectBlock({ blockOffset: 0, rows: this.rootRows, childAddresses: children }, sizes, dt, this.address));
+      // children before parents: a child indirect block has fewer rows than its parent
+      for (const ib of [...this.iblocks.values()].sort((a, b) => a.rows - b.rows)) {
+        const size = indirectBlockSize(sizes, dt, ib.rows, false);
+        if (ib.address === UNDEFINED_ADDRESS || ib.size !== size || !storage.isFresh(ib.address, size)) move(ib, size);
+        await storage.write(ib.address, encodeIndirectBlock({ blockOffset: ib.offset, rows: ib.rows, childAddresses: children.get(ib.offset)! }, sizes, dt, this.address));
+        if (ib.offset !== 0) {
+          const step = this.path(ib.offset).find((s) => !s.direct && s.childOffset === ib.offset)!;
+          children.get(step.iblock)![step.index] = ib.address;
+        }
+      }
     }
     await this.flushHuge(storage);
-    const root = this.rootRows > 0 ? this.iblock.address : (this.blocks[0]?.address ?? UNDEFINED_ADDRESS);
+    const root = this.rootRows > 0 ? this.iblocks.get(0)!.address : (this.blocks[0]?.address ?? UNDEFINED_ADDRESS);
     this.h = {
       ...this.h,
       freeSpaceManagerAddress: UNDEFINED_ADDRESS,
