@@ -42,8 +42,7 @@ import {
   verifyDirectBlock,
   type DoublingTable,
 } from '../format/heaps/fractal-heap-blocks.js';
-import { V2Tree } from '../btree2/tree.js';
-import { DENSE_BTREE_PARAMS, hugeObjectClass, type HugeRecord } from './index-records.js';
+import { HugeObjects } from './huge-objects.js';
 
 const HEAP = 'fractal heap';
 
@@ -114,11 +113,6 @@ interface Step {
   direct: boolean;
 }
 
-interface HugeObject extends HugeRecord {
-  /** Bytes not yet written. */
-  pending?: Uint8Array;
-}
-
 /** A fractal heap opened or created for writing. */
 export class FractalHeapWriter {
   /** Header address ({@link UNDEFINED_ADDRESS} until first flushed). */
@@ -135,11 +129,8 @@ export class FractalHeapWriter {
   private next = 0;
   /** The block new objects are appended to. */
   private cur: Block | undefined;
-  private readonly huge = new Map<number, HugeObject>();
-  private hugeTree: V2Tree<HugeRecord> | undefined;
-  private readonly hugeRemoved: HugeRecord[] = [];
+  private readonly huge: HugeObjects;
   private dirty = false;
-  private readonly released: { address: number; size: number }[] = [];
 
   private constructor(
     private readonly reader: MetadataReader,
@@ -149,6 +140,7 @@ export class FractalHeapWriter {
     this.table = fractalHeapDoublingTable({ ...h, address: UNDEFINED_ADDRESS });
     this.prefix = directBlockPrefixSize(sizes, this.table, true);
     this.lengthSize = heapLengthSize(h);
+    this.huge = new HugeObjects(reader, sizes, () => this.address);
   }
 
   /** A new, empty heap (nothing is in the file until it is flushed). */
@@ -235,8 +227,7 @@ export class FractalHeapWriter {
       }
     }
     if (hdr.hugeObjectBTreeAddress !== UNDEFINED_ADDRESS) {
-      w.hugeTree = await V2Tree.open(hugeObjectClass(reader.sizes), reader, hdr.hugeObjectBTreeAddress);
-      for (const r of await w.hugeTree.all()) w.huge.set(r.id, { ...r });
+      await w.huge.load(hdr.hugeObjectBTreeAddress);
     }
     return w;
   }
@@ -260,7 +251,7 @@ export class FractalHeapWriter {
         throw new UnsupportedError('directly accessed huge heap objects are not supported', { structure: HEAP, address: this.address });
       }
       const id = ++this.h.nextHugeObjectId;
-      this.huge.set(id, { id, address: UNDEFINED_ADDRESS, length: obj.length, pending: obj.slice() });
+      this.huge.add(id, obj);
       this.h.hugeObjectCount++;
       this.h.hugeObjectsSize += obj.length;
       const out = new Uint8Array(idLen);
@@ -385,10 +376,7 @@ export class FractalHeapWriter {
       return block.bytes.slice(at, at + length);
     }
     if (type === 1) {
-      const h = this.huge.get(this.hugeId(id));
-      if (!h) throw this.fail(`huge object ${this.hugeId(id)} is not in the heap`);
-      if (h.pending) return h.pending.slice();
-      return (await this.reader.read(h.address, h.length, 'fractal heap huge object')).slice();
+      return this.huge.get(this.hugeId(id));
     }
     if (type === 2) {
       const length = (id[0]! & 0x0f) + 1;
@@ -417,16 +405,8 @@ export class FractalHeapWriter {
       this.h.managedObjectCount--;
       this.h.freeSpaceInManagedBlocks += length;
     } else if (type === 1) {
-      const key = this.hugeId(id);
-      const h = this.huge.get(key);
-      if (!h) throw this.fail(`huge object ${key} is not in the heap`);
-      this.huge.delete(key);
       this.h.hugeObjectCount--;
-      this.h.hugeObjectsSize -= h.length;
-      if (!h.pending) {
-        this.hugeRemoved.push(h);
-        this.released.push({ address: h.address, size: h.length });
-      }
+      this.h.hugeObjectsSize -= this.huge.remove(this.hugeId(id));
     }
   }
 
@@ -436,7 +416,7 @@ export class FractalHeapWriter {
     if (this.address !== UNDEFINED_ADDRESS) out.push({ address: this.address, size: fractalHeapHeaderBaseSize(this.sizes) });
     for (const ib of this.iblocks.values()) if (ib.address !== UNDEFINED_ADDRESS) out.push({ address: ib.address, size: ib.size });
     for (const b of this.blocks) if (b.address !== UNDEFINED_ADDRESS) out.push({ address: b.address, size: b.size });
-    for (const h of this.huge.values()) if (h.address !== UNDEFINED_ADDRESS) out.push({ address: h.address, size: h.length });
+    out.push(...this.huge.extents());
     return out;
   }
 
@@ -490,7 +470,7 @@ export class FractalHeapWriter {
         }
       }
     }
-    await this.flushHuge(storage);
+    this.h.hugeObjectBTreeAddress = await this.huge.flush(storage, this.h.hugeObjectBTreeAddress);
     const root = this.rootRows > 0 ? this.iblocks.get(0)!.address : (this.blocks[0]?.address ?? UNDEFINED_ADDRESS);
     this.h = {
       ...this.h,
@@ -500,22 +480,7 @@ export class FractalHeapWriter {
       directBlockIteratorOffset: this.rootRows > 0 ? this.next : 0,
     };
     await storage.write(this.address, encodeFractalHeapHeader(this.h, sizes));
-    for (const e of this.released.splice(0)) storage.release(e.address, e.size);
     this.dirty = false;
     return this.address;
-  }
-
-  private async flushHuge(storage: IndexStorage): Promise<void> {
-    const pending = [...this.huge.values()].filter((h) => h.pending);
-    if (pending.length === 0 && this.hugeRemoved.length === 0) return;
-    this.hugeTree ??= V2Tree.create(hugeObjectClass(this.sizes), this.reader, this.sizes, DENSE_BTREE_PARAMS);
-    for (const r of this.hugeRemoved.splice(0)) await this.hugeTree.remove(r);
-    for (const h of pending) {
-      h.address = storage.alloc(h.length);
-      await storage.write(h.address, h.pending!);
-      delete h.pending;
-      await this.hugeTree.insert({ id: h.id, address: h.address, length: h.length });
-    }
-    this.h.hugeObjectBTreeAddress = this.hugeTree.count > 0 ? await this.hugeTree.flush(storage) : UNDEFINED_ADDRESS;
   }
 }
