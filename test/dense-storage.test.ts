@@ -312,6 +312,31 @@ describe('dense attribute storage written by chunkform', () => {
   });
 });
 
+describe('dense attributes with creation order (h5py track_order)', () => {
+  it('dense tracked attributes extended, and compact tracked ones converted, list in creation order in h5py', async () => {
+    const p = join(dir, 'attrs-order.h5');
+    py(
+      `import h5py, sys\nwith h5py.File(sys.argv[1], 'w', libver='latest') as f:\n    d = f.create_dataset('d', data=1, track_order=True)\n    for i in range(10): d.attrs['z%d' % (9 - i)] = i\n    e = f.create_dataset('e', data=1, track_order=True)\n    for i in range(5): e.attrs['y%d' % (4 - i)] = i`,
+      p,
+    );
+    const f = await openFile(p, { mode: 'r+' });
+    type WithAttrs = { attrs: { set(n: string, v: unknown): Promise<void>; delete(n: string): Promise<void>; keys(): Promise<string[]> } };
+    const d = (await f.get('d')) as unknown as WithAttrs;
+    await d.attrs.set('new1', 1);
+    await d.attrs.delete('z5');
+    await d.attrs.set('new2', 2);
+    const e = (await f.get('e')) as unknown as WithAttrs;
+    for (let i = 0; i < 6; i++) await e.attrs.set(`m${i}`, i);
+    const wantD = ['z9', 'z8', 'z7', 'z6', 'z4', 'z3', 'z2', 'z1', 'z0', 'new1', 'new2'];
+    const wantE = ['y4', 'y3', 'y2', 'y1', 'y0', 'm0', 'm1', 'm2', 'm3', 'm4', 'm5'];
+    expect(await d.attrs.keys()).toEqual(wantD);
+    expect(await e.attrs.keys()).toEqual(wantE);
+    await f.close();
+    const out = JSON.parse(py(`import h5py, json, sys\nf = h5py.File(sys.argv[1], 'r')\nprint(json.dumps([list(f['d'].attrs), list(f['e'].attrs), float(f['e'].attrs['m5'])]))`, p)) as unknown[];
+    expect(out).toEqual([wantD, wantE, 5]);
+  });
+});
+
 describe('corrupt dense storage', () => {
   /** A file with one dense group; returns its bytes and the addresses of its heap block and name index root. */
   async function denseFile(): Promise<{ bytes: Uint8Array; block: number; leaf: number }> {

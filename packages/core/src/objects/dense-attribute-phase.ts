@@ -67,12 +67,28 @@ export async function storeDenseAttribute(ctx: FileContext, h: HeaderModel, attr
     };
     h.messages.push({ type: ATTRIBUTE_INFO, flags: 0, body: encodeAttributeInfo(info, ctx.sizes) });
   }
-  const moved = compact.map((m, i) => ({
+  const moved: { message: StoredAttribute; creationOrder?: number }[] = compact.map((m) => ({
     message: { name: decodeAttribute(m.body, ctx.sizes).name, body: m.body },
-    ...(tracked ? { creationOrder: m.creationOrder ?? i } : {}),
   }));
-  const order = nextOrder(ctx, h);
-  moved.push({ message: attr, ...(order !== undefined ? { creationOrder: order } : {}) });
+  moved.push({ message: attr });
+  if (tracked) {
+    // Creation orders: the ones the header messages carry (when unique), new ones after the largest
+    // (attributes added compactly may carry none).
+    const msg = h.find(ATTRIBUTE_INFO)!;
+    const info = decodeAttributeInfo(msg.body, ctx.sizes);
+    const seen = new Set<number>();
+    let next = info.maxCreationIndex ?? 0;
+    compact.forEach((m, i) => {
+      const o = m.creationOrder;
+      if (o !== undefined && !seen.has(o)) {
+        seen.add(o);
+        moved[i]!.creationOrder = o;
+        next = Math.max(next, o + 1);
+      }
+    });
+    for (const m of moved) if (m.creationOrder === undefined) m.creationOrder = next++;
+    msg.body = encodeAttributeInfo({ ...info, maxCreationIndex: next }, ctx.sizes);
+  }
   h.messages = h.messages.filter((m) => m.type !== ATTRIBUTE);
   await DenseStore.create(ctx, h, DENSE_ATTRIBUTES, moved);
   h.touch();
