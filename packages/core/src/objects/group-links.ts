@@ -106,7 +106,9 @@ export async function unstoreLink(ctx: FileContext, model: HeaderModel, path: st
  * `address`, copy-on-write: in dense storage the link message is rewritten in its heap block, which
  * (with the heap's indirect block and header) goes to fresh space at the next flush, where the
  * Link Info message is updated; in compact storage the Link message is replaced in the header. The
- * name index does not change (heap IDs stay valid). The caller holds the file's turn.
+ * name index does not change (heap IDs stay valid). The caller holds the file's turn. Called from
+ * within a flush after the flush hooks ran, follow it with `denseLinkStoreOf(model)?.flush()` (the
+ * dense store's hook) so the changed heap block is written in that flush.
  * @throws NotFoundError no link `name`; UnsupportedError a soft, external or symbol-table link.
  */
 export async function setDenseLinkAddress(ctx: FileContext, model: HeaderModel, path: string, name: string, address: number): Promise<void> {
