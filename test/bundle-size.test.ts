@@ -4,10 +4,12 @@
  * shrinks them is done:
  * - everything (all chunk formats, indexes and filters registered): target 140 KB, ≈ 148 KB since the
  *   data-safety work (copy-on-write, call order, plausibility checks, checked conversions), the range
- *   reader and the link lists landed (it was ≈ 137 KB before);
+ *   reader and the link lists landed (it was ≈ 137 KB before), ≈ 153 KB since dense link and attribute
+ *   writing (fractal heap writer, v2 B-tree operations moved into the core, dense stores: ≈ +5 KB);
  * - read-only dense + deflate + one index (fixed array), registered one by one: target 60 KB, ≈ 90 KB (the
  *   core's object layer carries the write path, its message codecs carry encoders, and tsyringe +
- *   reflect-metadata + tslib add ≈ 9 KB).
+ *   reflect-metadata + tslib add ≈ 9 KB), ≈ 100 KB since dense link and attribute writing (the object layer
+ *   reaches the fractal heap writer and the v2 B-tree operations: ≈ +8 KB).
  * The sizes are printed for the CI log.
  */
 import { gzipSync } from 'node:zlib';
@@ -36,7 +38,7 @@ async function minGzip(name: string, contents: string): Promise<number> {
 }
 
 describe('bundle budgets (min+gzip)', () => {
-  it('everything registered: ≤ 150 KB today (target 140 KB)', async () => {
+  it('everything registered: ≤ 156 KB today (target 140 KB)', async () => {
     const size = await minGzip(
       'everything',
       `import * as core from './packages/core/src/index.ts';
@@ -47,10 +49,10 @@ import { registerIndexes } from './packages/indexes/src/index.ts';
 registerIndexes(); registerDenseFormats(); registerSparseFormat(); registerFilters();
 globalThis.chunkform = core;`,
     );
-    expect(size).toBeLessThanOrEqual(150 * KB);
+    expect(size).toBeLessThanOrEqual(156 * KB);
   });
 
-  it('read-only dense + deflate + one index: ≤ 92 KB today (target 60 KB)', async () => {
+  it('read-only dense + deflate + one index: ≤ 102 KB today (target 60 KB)', async () => {
     const size = await minGzip(
       'read-only-dense-deflate-fixed-array',
       `import { openFile, registerFilter, registerChunkIndex, registerChunkFormat } from './packages/core/src/index.ts';
@@ -63,6 +65,6 @@ registerFilter(deflateFilter);
 registerChunkIndex(new FixedArrayProvider());
 globalThis.openFile = openFile;`,
     );
-    expect(size).toBeLessThanOrEqual(92 * KB);
+    expect(size).toBeLessThanOrEqual(102 * KB);
   });
 });
