@@ -15,6 +15,8 @@ Commands:
   {"cmd": "coo_read_all", "path"}      y, x, value, frame read whole -> {"s"}
   {"cmd": "groups", "path", "groups", "per"}  create groups*per empty float32 (16,) datasets in `groups` groups
                                        (file create and close included) -> {"s"}
+  {"cmd": "dense_create", "path", "n"}  create n empty float32 (16,) datasets in one group, libver='latest'
+  {"cmd": "open_by_name", "path", "names"}  open the file and each dataset g/<name>
   {"cmd": "one_group", "path", "n", "marks": [..]}  create n datasets in one group; seconds per dataset of the
                                        `window` creations ending at each mark -> {"per": [...], "s"}
   {"cmd": "load_frames", "path", "frames", "h", "w"}  raw uint16 frames for the dense rows (bench/seventh-wave.ts)
@@ -171,8 +173,26 @@ def windows(msg):
     return {"s": time.perf_counter() - t0, "sum": total}
 
 
+def dense_create(msg):
+    t0 = time.perf_counter()
+    with h5py.File(msg["path"], "w", libver="latest") as f:
+        grp = f.create_group("g")
+        for d in range(msg["n"]):
+            grp.create_dataset(f"d{d:05d}", shape=(16,), dtype="<f4")
+    return {"s": time.perf_counter() - t0}
+
+
+def open_by_name(msg):
+    t0 = time.perf_counter()
+    with h5py.File(msg["path"], "r") as f:
+        for n in msg["names"]:
+            if f["g/" + n].shape != (16,):
+                raise ValueError(n)
+    return {"s": time.perf_counter() - t0}
+
+
 def main():
-    cmds = {"load_points": load_points, "coo_write": coo_write, "coo_read_frames": coo_read_frames, "coo_read_all": coo_read_all, "groups": groups, "one_group": one_group, "load_frames": load_frames, "dense_write": dense_write, "dense_read_into": dense_read_into, "windows": windows}
+    cmds = {"load_points": load_points, "coo_write": coo_write, "coo_read_frames": coo_read_frames, "coo_read_all": coo_read_all, "groups": groups, "one_group": one_group, "load_frames": load_frames, "dense_write": dense_write, "dense_read_into": dense_read_into, "windows": windows, "dense_create": dense_create, "open_by_name": open_by_name}
     print(json.dumps({"ready": True, "h5py": h5py.__version__, "hdf5": h5py.version.hdf5_version}), flush=True)
     for line in sys.stdin:
         msg = json.loads(line)

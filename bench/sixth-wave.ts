@@ -13,6 +13,9 @@
  *   Create and close are timed on both sides; reads include open and close.
  * - `groups`: 10,000 empty float32 (16,) datasets in 100 groups (file create and close included), and the
  *   time per dataset of the 100 creations ending at 100 / 400 / 1,600 links in one group.
+ * - `dense` (part of `groups`, or alone with `BENCH_W6_PARTS=dense`): 10,000 empty float32 (16,) datasets in
+ *   ONE group (dense link storage: fractal heap + v2 B-tree name index; h5py with `libver='latest'`), file
+ *   create and close included; then the file opened and 1,000 of them opened by name (seeded random order).
  *
  * `BENCH_PG_KINDS=gzip|raw` limits the point-group rows to ours with deflate 1 or unfiltered.
  *
@@ -203,6 +206,28 @@ async function oursOneGroup(path: string, n: number, marks: number[]): Promise<n
   return marks.map((m) => (stamps[m]! - stamps[m - WINDOW]!) / WINDOW / 1000);
 }
 
+/** 10,000 datasets in one group (dense link storage). */
+async function oursDenseCreate(path: string, n: number): Promise<number> {
+  const t0 = performance.now();
+  const f = await createFile(path);
+  const grp = await f.createGroup('g');
+  for (let d = 0; d < n; d++) await grp.createDataset(`d${String(d).padStart(5, '0')}`, { dtype: 'float32', shape: [16] });
+  await f.close();
+  return (performance.now() - t0) / 1000;
+}
+
+/** Opens the file and the datasets `names` of group g by path. */
+async function oursOpenByName(path: string, names: string[]): Promise<number> {
+  const t0 = performance.now();
+  const f = await openFile(path);
+  for (const n of names) {
+    const d = (await f.get(`g/${n}`)) as Dataset;
+    if (d.shape[0] !== 16) throw new Error(`bench dense: ${n} has shape ${d.shape.join('×')}`);
+  }
+  await f.close();
+  return (performance.now() - t0) / 1000;
+}
+
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -277,6 +302,25 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
         row(`point groups read whole dataset, ours ${kind}`, ra);
         rmSync(ours, { force: true });
       }
+      rmSync(theirs, { force: true });
+    }
+    if (ONLY.has('groups') || ONLY.has('dense')) {
+      const n = 10_000;
+      const ours = join(dir, 'ours-dense.h5');
+      const theirs = join(dir, 'h5py-dense.h5');
+      const c = await paired(
+        () => oursDenseCreate(ours, n),
+        async () => (await py.call({ cmd: 'dense_create', path: theirs, n })).s as number,
+      );
+      row(`create ${n.toLocaleString('en-US')} datasets in ONE group (dense links)`, c);
+      const rnd = xorshift32(11);
+      const names = Array.from({ length: 1000 }, () => `d${String(rnd() % n).padStart(5, '0')}`);
+      const o = await paired(
+        () => oursOpenByName(ours, names),
+        async () => (await py.call({ cmd: 'open_by_name', path: theirs, names })).s as number,
+      );
+      row(`open file + 1,000 of ${n.toLocaleString('en-US')} datasets by name, one group`, o);
+      rmSync(ours, { force: true });
       rmSync(theirs, { force: true });
     }
     if (ONLY.has('groups')) {

@@ -1,14 +1,15 @@
 /**
  * Bundle budgets (min+gzip, esbuild minify for the browser + zlib gzip level 9) of what a web app imports.
- * Targets (issue #14): everything ≤ 140 KB; read-only dense + deflate + one index ≤ 60 KB. Not met yet;
- * the ceilings below are what the bundles measure today plus ≈ 1 KB, so they cannot grow unnoticed:
- * - everything (all chunk formats, indexes and filters registered): ≈ 144.7 KB (147.5 KB before the
- *   keyed registries replaced reflect-metadata with a minimal Reflect polyfill);
- * - read-only dense + deflate + fixed array, registered one by one (registerDenseFormats, registerDeflate,
- *   registerFixedArrayIndex): ≈ 87.3 KB (90.2 KB before: reflect-metadata's 13 KB minified is gone, and
- *   the per-index registration functions keep the other indexes out). What keeps it above 60 KB: the
- *   object layer (Group, Dataset, H5File) carries the write path — dataset creation, value encoders,
- *   the file writer and allocator, message encoders — and tsyringe + tslib add ≈ 4 KB.
+ * The targets are NOT met today; the ceilings below keep the bundles from growing until the work that
+ * shrinks them is done:
+ * - everything (all chunk formats, indexes and filters registered): target 140 KB, ≈ 148 KB since the
+ *   data-safety work (copy-on-write, call order, plausibility checks, checked conversions), the range
+ *   reader and the link lists landed (it was ≈ 137 KB before), ≈ 153 KB since dense link and attribute
+ *   writing (fractal heap writer, v2 B-tree operations moved into the core, dense stores: ≈ +5 KB);
+ * - read-only dense + deflate + one index (fixed array), registered one by one: target 60 KB, ≈ 90 KB (the
+ *   core's object layer carries the write path, its message codecs carry encoders, and tsyringe +
+ *   reflect-metadata + tslib add ≈ 9 KB), ≈ 100 KB since dense link and attribute writing (the object layer
+ *   reaches the fractal heap writer and the v2 B-tree operations: ≈ +8 KB).
  * The sizes are printed for the CI log.
  */
 import { gzipSync } from 'node:zlib';
@@ -37,7 +38,7 @@ async function minGzip(name: string, contents: string): Promise<number> {
 }
 
 describe('bundle budgets (min+gzip)', () => {
-  it('everything registered: ≤ 146 KB today (target 140 KB)', async () => {
+  it('everything registered: ≤ 156 KB today (target 140 KB)', async () => {
     const size = await minGzip(
       'everything',
       `import * as core from './packages/core/src/index.ts';
@@ -48,10 +49,10 @@ import { registerIndexes } from './packages/indexes/src/index.ts';
 registerIndexes(); registerDenseFormats(); registerSparseFormat(); registerFilters();
 globalThis.chunkform = core;`,
     );
-    expect(size).toBeLessThanOrEqual(146 * KB);
+    expect(size).toBeLessThanOrEqual(156 * KB);
   });
 
-  it('read-only dense + deflate + one index: ≤ 88.5 KB today (target 60 KB)', async () => {
+  it('read-only dense + deflate + one index: ≤ 102 KB today (target 60 KB)', async () => {
     const size = await minGzip(
       'read-only-dense-deflate-fixed-array',
       `import { openFile } from './packages/core/src/index.ts';
@@ -61,6 +62,6 @@ import { registerFixedArrayIndex } from './packages/indexes/src/index.ts';
 registerDenseFormats(); registerDeflate(); registerFixedArrayIndex();
 globalThis.openFile = openFile;`,
     );
-    expect(size).toBeLessThanOrEqual(88.5 * KB);
+    expect(size).toBeLessThanOrEqual(102 * KB);
   });
 });

@@ -86,6 +86,7 @@ export {
   v2NodeUsedSize,
   type V2BTreeHeader,
 } from './format/btree/v2.js';
+export { V2Tree, type V2RecordClass, type V2TreeParams } from './btree2/tree.js';
 export { V2RecordType, decodeChunkRecord, decodeFilteredChunkRecord, encodeChunkRecord, encodeFilteredChunkRecord } from './format/btree/v2-records.js';
 
 // ---- filters -------------------------------------------------------------------------------------

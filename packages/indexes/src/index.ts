@@ -106,5 +106,5 @@ export {
   STRUCTURED_BTREE2_HEADER_VERSION,
   type StructuredRecordShape,
 } from './btree2/chunk-records.js';
-export { V2Tree, type V2RecordClass, type V2TreeParams } from './btree2/tree.js';
+export { V2Tree, type V2RecordClass, type V2TreeParams } from '@chunkform/core/plugin';
 export { BTree1ChunkIndex, BTree1IndexProvider, btree1IndexProvider, DEFAULT_CHUNK_BTREE_K } from './btree1/btree1-index.js';

@@ -349,7 +349,7 @@ export class FileWriter implements GlobalHeapWriter {
       this.ctx.moveHeader(h, address);
       h.chunk0Bytes = p.chunk0.length;
       h.dirty = false;
-      if (link) this.graph.relink(link.parent, link.name, address);
+      if (link) await this.graph.relink(link.parent, link.name, address);
     }
   }
 

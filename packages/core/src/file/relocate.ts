@@ -29,7 +29,7 @@ export interface ObjectGraph {
   /** True when the object's address must not change (e.g. a committed datatype, which shared messages name by address). */
   pinned(h: HeaderModel): boolean;
   /** Points the link `name` of group `g` at `address` (g becomes a changed header). */
-  relink(g: HeaderModel, name: string, address: number): void;
+  relink(g: HeaderModel, name: string, address: number): void | Promise<void>;
 }
 
 /** The flush's plan: headers to move (children before their parents) and headers written in place. */

@@ -18,6 +18,9 @@ import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import type { LockMode } from '../file/lock.js';
 import { compareNames } from './link-list.js';
+import { DENSE_ATTRIBUTES, denseAttributeStoreOf } from '../dense/dense-attributes.js';
+import { DenseStore } from '../dense/dense-store.js';
+import { isDense, storeDenseAttribute } from './dense-attribute-phase.js';
 import { loadCommittedDatatype } from './shared-datatype.js';
 import { bytesToValues, valuesToBytes } from './values-io.js';
 import { elementCount, inferShape } from './shape.js';
@@ -118,11 +121,6 @@ export class Attributes {
     if (name.length === 0) throw new ValueError('attribute names must not be empty', { path: this.path });
     const h = await this.header();
     const info = h.find(ATTRIBUTE_INFO);
-    if (info && isDefinedAddress(decodeAttributeInfo(info.body, this.ctx.sizes).fractalHeapAddress)) {
-      throw new UnsupportedError('adding attributes to an object with dense attribute storage is not supported yet', {
-        path: this.path,
-      });
-    }
     const datatype = opts.dtype !== undefined ? parseDtype(opts.dtype) : datatypeOfValues(value);
     const shape = opts.shape ?? inferShape(value);
     const dataspace: Dataspace =
@@ -134,13 +132,8 @@ export class Attributes {
         { name, datatype, dataspace, data, charset: /^[\x00-\x7f]*$/.test(name) ? 'ascii' : 'utf-8' },
         this.ctx.sizes,
       );
-      if (body.length > 0xffff) {
-        throw new UnsupportedError(
-          `attribute "${name}" needs ${body.length} bytes; attributes over 64 KiB (dense attribute storage) are not supported yet`,
-          { path: this.path },
-        );
-      }
       writer.adopt(h, this.path);
+      if (await storeDenseAttribute(this.ctx, h, { name, body })) return;
       const msgs = h.messages.filter((m) => !(m.type === ATTRIBUTE && this.decode(m.body).name === name));
       if (!info && (h.source === null || h.source.version === 2)) {
         // HDF5 counts the attributes of a version-2 header through its attribute info message
@@ -165,7 +158,10 @@ export class Attributes {
     const h = await this.header();
     const idx = h.messages.findIndex((m) => m.type === ATTRIBUTE && this.decode(m.body).name === name);
     if (idx < 0) {
-      if ((await this.messages()).some((a) => a.name === name)) throw new UnsupportedError('deleting densely stored attributes is not supported yet', { path: this.path });
+      if (isDense(this.ctx, h)) {
+        writer.adopt(h, this.path);
+        if (await (await DenseStore.open(this.ctx, h, DENSE_ATTRIBUTES)).remove(name)) return;
+      }
       throw new NotFoundError(`no attribute "${name}"`, { path: this.path });
     }
     writer.adopt(h, this.path);
@@ -207,7 +203,11 @@ export async function readAttributeMessages(ctx: FileContext, h: HeaderModel): P
   }
   const infoMsg = h.find(ATTRIBUTE_INFO);
   const info = infoMsg ? decodeAttributeInfo(infoMsg.body, ctx.sizes) : undefined;
-  if (info && isDefinedAddress(info.fractalHeapAddress)) {
+  const pending = denseAttributeStoreOf(h);
+  if (pending) {
+    // dense storage changed in this session: the store holds the current attributes
+    for (const e of pending.all()) list.push({ a: decodeAttribute(e.message.body, ctx.sizes), ...(e.creationOrder !== undefined ? { order: e.creationOrder } : {}) });
+  } else if (info && isDefinedAddress(info.fractalHeapAddress)) {
     const heap = await openFractalHeap(ctx.reader, info.fractalHeapAddress);
     const tree = await openV2BTree(ctx.reader, info.nameIndexAddress);
     for await (const rec of iterateV2BTree(ctx.reader, tree)) {

@@ -104,7 +104,7 @@ export class H5File extends Group {
    * superblock (each object whole, but objects changed together may be a mix of old and new after a
    * kill): objects hard-linked from several groups (reference count above 1), objects whose link was
    * deleted in this session, committed datatypes,
-   * objects under a group with symbol-table or dense link storage or a version-1 header, and every
+   * objects under a group with symbol-table link storage or a version-1 header, and every
    * object of a file that stores object references (datasets or attributes of a reference type).
    * See docs/data-safety.md.
    *

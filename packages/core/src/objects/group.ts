@@ -5,9 +5,11 @@
  */
 import { FormatError, H5Error, NotFoundError, UnsupportedError, ValueError } from '../errors.js';
 import type { Datatype } from '../format/messages/datatype.js';
-import { decodeLink, encodeLink, type LinkMessage } from '../format/messages/link.js';
-import { encodeLinkInfo } from '../format/messages/link-info.js';
-import { DATASPACE, DATATYPE, LAYOUT, LINK, LINK_INFO } from '../format/messages/message-types.js';
+import type { LinkMessage } from '../format/messages/link.js';
+import { isDefinedAddress } from '../format/bytes.js';
+import { DATASPACE, DATATYPE, GROUP_INFO, LAYOUT, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
+import { denseLinkStoreOf, findDenseLink } from '../dense/dense-links.js';
+import { storeLink, unstoreLink } from './group-links.js';
 import type { DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
@@ -191,7 +193,7 @@ export class Group {
     if (parts.length === 0) return node;
     for (let i = 0; i < parts.length; i++) {
       const name = parts[i]!;
-      const l = (await node.linkMessages()).get(name);
+      const l = await node.findLink(name);
       const here = joinPath(node.path, name);
       if (!l) throw new NotFoundError(`"${here}" does not exist`, { path: here });
       let target: H5Node;
@@ -294,7 +296,7 @@ export class Group {
     }
   }
 
-  /** Adds a link to this group (compact link storage). @internal */
+  /** Adds a link to this group (compact or dense link storage). @internal */
   async addLink(link: LinkMessage): Promise<void> {
     return this.ctx.lock.file('write', () => this.addLinkNow(link));
   }
@@ -303,10 +305,10 @@ export class Group {
     const writer = this.ctx.requireWriter(`add link "${link.name}"`);
     // (cached with the link list: finding it scans every message, one per link in compact storage)
     const storage = (this.model.derived.get('linkStorage') as LinkStorage | undefined) ?? linkStorageOf(this.model, this.ctx);
-    if (storage !== 'compact') {
-      throw new UnsupportedError(`adding links to a group with ${storage} link storage is not supported yet`, { path: this.path });
+    if (storage === 'symbol-table') {
+      throw new UnsupportedError('adding links to a group with symbol-table link storage is not supported yet', { path: this.path });
     }
-    // The list checked must be current when the link is pushed: another call may add a link while
+    // The list checked must be current when the link is stored: another call may add a link while
     // this one waits (a change clears the cached list, so wait again until it is the current one).
     let list = await this.linkMessages();
     while (this.model.derived.get('links') !== list) list = await this.linkMessages();
@@ -314,21 +316,15 @@ export class Group {
       throw new ValueError(`"${joinPath(this.path, link.name)}" already exists`, { path: this.path });
     }
     writer.adopt(this.model, this.path);
-    const info = linkInfoOf(this.model, this.ctx);
-    let l = link;
-    if (info?.trackCreationOrder) {
-      // HDF5 stores the next creation order to hand out ("maximum creation index" = links created).
-      const order = info.maxCreationIndex ?? 0;
-      l = { ...link, creationOrder: order };
-      const infoMsg = this.model.find(LINK_INFO)!;
-      infoMsg.body = encodeLinkInfo({ ...info, maxCreationIndex: order + 1 }, this.ctx.sizes);
+    try {
+      const stored = await storeLink(this.ctx, this.model, storage, list, link);
+      // the sorted list stays valid with the new link in its place (a header change dropped it)
+      list.insert(stored.link);
+      this.model.derived.set('links', list);
+      this.model.derived.set('linkStorage', stored.storage);
+    } catch (e) {
+      throw e instanceof H5Error ? e.withPath(this.path) : e;
     }
-    this.model.messages.push({ type: LINK, flags: 0, body: encodeLink(l, this.ctx.sizes) });
-    this.model.touch();
-    // the sorted list stays valid with the new link in its place (touch() dropped it)
-    list.insert(l);
-    this.model.derived.set('links', list);
-    this.model.derived.set('linkStorage', storage);
   }
 
   /**
@@ -361,7 +357,7 @@ export class Group {
   async delete(path: string): Promise<void> {
     return this.ctx.lock.file('write', async () => {
       const { parent, name } = await this.existingLink(path, 'delete');
-      parent.removeLink(name);
+      await parent.removeLink(name);
     });
   }
 
@@ -380,7 +376,7 @@ export class Group {
         throw new ValueError(`cannot move "${from.full}" into itself ("${to.full}")`, { path: from.full });
       }
       await this.linkNew(dest, rest, 'move a link to');
-      from.parent.removeLink(from.name);
+      await from.parent.removeLink(from.name);
     });
   }
 
@@ -405,18 +401,11 @@ export class Group {
     return { parent, name, full };
   }
 
-  /** Removes this group's link `name` (compact link storage). */
-  private removeLink(name: string): void {
+  /** Removes this group's link `name` (compact or dense link storage). */
+  private async removeLink(name: string): Promise<void> {
     const writer = this.ctx.requireWriter(`remove link "${name}"`);
-    const storage = linkStorageOf(this.model, this.ctx);
-    if (storage !== 'compact') {
-      throw new UnsupportedError(`removing links from a group with ${storage} link storage is not supported yet`, { path: this.path });
-    }
     writer.adopt(this.model, this.path);
-    const i = this.model.messages.findIndex((m) => m.type === LINK && decodeLink(m.body, this.ctx.sizes).name === name);
-    if (i < 0) throw new NotFoundError(`"${joinPath(this.path, name)}": no such link`, { path: this.path });
-    this.model.messages.splice(i, 1);
-    this.model.touch();
+    await unstoreLink(this.ctx, this.model, joinPath(this.path, name), name);
   }
 
   /**
@@ -484,6 +473,25 @@ export class Group {
   protected async root(): Promise<Group> {
     const addr = this.ctx.rootAddress;
     return new Group(this.ctx, await this.ctx.header(addr), '/');
+  }
+
+  /**
+   * The link called `name`: from the cached list, else — in dense storage not changed in this
+   * session — through the name index (O(log N) reads), else from the list.
+   */
+  private async findLink(name: string): Promise<LinkMessage | undefined> {
+    const cached = this.model.derived.get('links') as LinkList | undefined;
+    if (cached) return cached.get(name);
+    const info = linkInfoOf(this.model, this.ctx);
+    if (info && !denseLinkStoreOf(this.model) && isDefinedAddress(info.fractalHeapAddress)) {
+      try {
+        const found = await findDenseLink(this.ctx, info, name, this.model.derived);
+        if (found !== null) return found;
+      } catch (e) {
+        throw e instanceof H5Error ? e.withPath(this.path) : e;
+      }
+    }
+    return (await this.linkMessages()).get(name);
   }
 
   /** The decoded link messages (cached on the header model until it changes). */

@@ -12,6 +12,8 @@ import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import type { ObjectGraph, ParentLink } from '../file/relocate.js';
 import { readAttributeMessages } from './attributes.js';
+import { setDenseLinkAddress } from './group-links.js';
+import { denseLinkStoreOf } from '../dense/dense-links.js';
 import { isGroupHeader, linkStorageOf, readLinks, type LinkStorage } from './links.js';
 import type { LinkList } from './link-list.js';
 import { loadCommittedDatatype, resolveDatatypeMessage } from './shared-datatype.js';
@@ -20,7 +22,7 @@ import { loadCommittedDatatype, resolveDatatypeMessage } from './shared-datatype
  * Link storages whose links {@link relinkChild} can point at a new address copy-on-write. A group
  * with another storage keeps its children's addresses (they are rewritten in place).
  */
-export const RELINKABLE_STORAGES: ReadonlySet<LinkStorage> = new Set<LinkStorage>(['compact']);
+export const RELINKABLE_STORAGES: ReadonlySet<LinkStorage> = new Set<LinkStorage>(['compact', 'dense']);
 
 /**
  * Points the hard link `name` of the group whose header is `group` at `address`, copy-on-write:
@@ -29,13 +31,21 @@ export const RELINKABLE_STORAGES: ReadonlySet<LinkStorage> = new Set<LinkStorage
  * @throws UnsupportedError the group's link storage is not in {@link RELINKABLE_STORAGES}
  *   (checked before anything changes).
  */
-export function relinkChild(ctx: FileContext, group: HeaderModel, name: string, address: number): void {
+export async function relinkChild(ctx: FileContext, group: HeaderModel, name: string, address: number): Promise<void> {
   const storage = linkStorageOf(group, ctx);
   if (!RELINKABLE_STORAGES.has(storage)) {
     throw new UnsupportedError(`pointing the link "${name}" at a moved object is not supported for groups with ${storage} link storage`, {
       structure: 'group',
       address: group.address,
     });
+  }
+  if (storage === 'dense') {
+    // The link message is rewritten in its heap block; flushing the group's dense store now puts the
+    // changed blocks (and the heap header, name index header) in fresh space and updates the group's
+    // Link Info message, before the group itself moves (parents move after their children).
+    await setDenseLinkAddress(ctx, group, name, name, address);
+    await denseLinkStoreOf(group)?.flush();
+    return;
   }
   const writer = ctx.requireWriter(`update link "${name}"`);
   const i0 = group.messages.findIndex((m) => m.type === LINK && decodeLink(m.body, ctx.sizes).name === name);
@@ -171,8 +181,8 @@ export class LinkGraph implements ObjectGraph {
     return h.find(DATATYPE) !== undefined && h.find(LAYOUT) === undefined && h.find(DATASPACE) === undefined && !isGroupHeader(h);
   }
 
-  relink(g: HeaderModel, name: string, address: number): void {
-    relinkChild(this.ctx, g, name, address);
+  relink(g: HeaderModel, name: string, address: number): Promise<void> {
+    return relinkChild(this.ctx, g, name, address);
   }
 
   /** The group's links (cached on the model, as `Group` caches them). */

@@ -65,6 +65,26 @@ export class LinkList {
     return this.byName.has(name);
   }
 
+  /** Replaces the link with the same name as `link` (e.g. a new target address), keeping its place. */
+  replace(link: LinkMessage): void {
+    const old = this.byName.get(link.name);
+    if (!old) return;
+    this.byName.set(link.name, link);
+    let i: number;
+    if (this.keys) {
+      const key = enc.encode(link.name);
+      let lo = 0;
+      let hi = this.keys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (compareNameBytes(this.keys[mid]!, key) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      i = lo;
+    } else i = this.links.indexOf(old);
+    if (this.links[i] === old) this.links[i] = link;
+  }
+
   /** Adds a link whose name is new (the caller checks) at its place in the order. */
   insert(link: LinkMessage): void {
     this.byName.set(link.name, link);

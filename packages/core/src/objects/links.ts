@@ -17,6 +17,7 @@ import { readSymbolTableGroup } from '../format/symbol-table.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import { LinkList } from './link-list.js';
+import { denseLinkStoreOf } from '../dense/dense-links.js';
 
 /** Which storage a group's links live in. */
 export type LinkStorage = 'symbol-table' | 'compact' | 'dense';
@@ -29,6 +30,7 @@ export function isGroupHeader(h: HeaderModel): boolean {
 /** The link storage kind of a group header. */
 export function linkStorageOf(h: HeaderModel, ctx: FileContext): LinkStorage {
   if (h.find(SYMBOL_TABLE)) return 'symbol-table';
+  if (denseLinkStoreOf(h)) return 'dense';
   const info = h.find(LINK_INFO);
   if (info && isDefinedAddress(decodeLinkInfo(info.body, ctx.sizes).fractalHeapAddress)) return 'dense';
   return 'compact';
@@ -48,7 +50,11 @@ export async function readLinks(ctx: FileContext, h: HeaderModel): Promise<LinkL
   let links: LinkMessage[];
   const stab = h.find(SYMBOL_TABLE);
   const info = linkInfoOf(h, ctx);
-  if (stab) {
+  const pending = denseLinkStoreOf(h);
+  if (pending) {
+    // dense storage changed in this session: the store holds the current links
+    links = pending.all().map((e) => e.message);
+  } else if (stab) {
     const { btreeAddress, heapAddress } = decodeSymbolTableMessage(stab.body, ctx.sizes);
     const entries = await readSymbolTableGroup(ctx.reader, btreeAddress, heapAddress);
     let heap: Awaited<ReturnType<typeof readLocalHeap>> | undefined;

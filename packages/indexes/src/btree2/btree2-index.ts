@@ -19,8 +19,8 @@ import {
 import { checkCoords, checkStructuredSections, chunkByteSize, filteredChunkSizeWidth, located, OpQueue, requireStorage } from '../index-helpers.js';
 import { DEFAULT_BTREE2_INDEX_INFO } from '@chunkform/core';
 import { chunkRecordClass, structuredChunkRecordClass, type StructuredRecordShape } from './chunk-records.js';
-import type { V2RecordClass } from './node-store.js';
-import { V2Tree } from './tree.js';
+import type { V2RecordClass } from '@chunkform/core/plugin';
+import { V2Tree } from '@chunkform/core/plugin';
 
 const STRUCTURE = 'v2 B-tree chunk index';
 

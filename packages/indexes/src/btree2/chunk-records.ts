@@ -20,7 +20,7 @@ import {
   V2RecordType,
 } from '@chunkform/core/plugin';
 import { filteredChunkSizeWidth } from '../index-helpers.js';
-import type { V2RecordClass } from './node-store.js';
+import type { V2RecordClass } from '@chunkform/core/plugin';
 
 /** Compares scaled chunk coordinates dimension by dimension (slowest-varying first). */
 export function compareScaledCoords(a: readonly number[], b: readonly number[]): number {

@@ -3,7 +3,7 @@
  * geometry, direct blocks `FHDB` and indirect blocks `FHIB`.
  * @module
  */
-import { ByteReader, type SizeContext, verifyTrailingChecksum } from '../bytes.js';
+import { ByteReader, ByteWriter, type SizeContext, UNDEFINED_ADDRESS, verifyTrailingChecksum } from '../bytes.js';
 import { lookup3 } from '../checksum/lookup3.js';
 import { ChecksumError, FormatError } from '../../errors.js';
 
@@ -203,4 +203,55 @@ export function decodeIndirectBlock(
   if (filteredSizes) block.filteredSizes = filteredSizes;
   if (filterMasks) block.filterMasks = filterMasks;
   return block;
+}
+
+/**
+ * Encodes a direct block: `block` is the whole block (its first {@link directBlockPrefixSize} bytes
+ * are replaced by the header: signature, version, owning heap, block offset and — when
+ * `checksummed` — the checksum over the whole block). Returns a new array. Spec III.G "Fractal Heap
+ * Direct Block".
+ */
+export function encodeDirectBlock(
+  block: Uint8Array,
+  sizes: SizeContext,
+  dt: DoublingTable,
+  heapAddress: number,
+  blockOffset: number,
+  checksummed: boolean,
+): Uint8Array {
+  const prefix = directBlockPrefixSize(sizes, dt, checksummed);
+  if (block.length < prefix) throw new FormatError(`a ${block.length}-byte block cannot hold its ${prefix}-byte header`, { structure: DIRECT });
+  const w = new ByteWriter(sizes, prefix);
+  w.signature('FHDB').u8(0).offset(heapAddress).uN(blockOffset, dt.heapOffsetSize);
+  if (checksummed) w.u32(0);
+  const out = block.slice();
+  out.set(w.finish().subarray(0, prefix - (checksummed ? 4 : 0)));
+  if (checksummed) {
+    const at = prefix - 4;
+    out.fill(0, at, prefix);
+    const sum = lookup3(out);
+    out[at] = sum & 0xff;
+    out[at + 1] = (sum >>> 8) & 0xff;
+    out[at + 2] = (sum >>> 16) & 0xff;
+    out[at + 3] = (sum >>> 24) & 0xff;
+  }
+  return out;
+}
+
+/**
+ * Encodes an indirect block of `block.rows` rows (unfiltered heaps: one address per child,
+ * {@link UNDEFINED_ADDRESS} for children not allocated) with its checksum. Spec III.G "Fractal Heap
+ * Indirect Block".
+ */
+export function encodeIndirectBlock(block: Omit<IndirectBlock, 'address'>, sizes: SizeContext, dt: DoublingTable, heapAddress: number): Uint8Array {
+  const n = block.rows * dt.width;
+  if (block.childAddresses.length !== n) {
+    throw new FormatError(`${block.rows} rows need ${n} child entries, got ${block.childAddresses.length}`, { structure: INDIRECT });
+  }
+  const size = indirectBlockSize(sizes, dt, block.rows, false);
+  const w = new ByteWriter(sizes, size);
+  w.signature('FHIB').u8(0).offset(heapAddress).uN(block.blockOffset, dt.heapOffsetSize);
+  for (const a of block.childAddresses) w.offset(a ?? UNDEFINED_ADDRESS);
+  w.checksum(0);
+  return w.finish();
 }

@@ -164,7 +164,7 @@ export function fractalHeapDoublingTable(h: FractalHeapHeader): DoublingTable {
 }
 
 /** Bytes of the object-length field of managed heap IDs (`heap_len_size`). */
-function heapLengthSize(h: FractalHeapHeader): number {
+export function heapLengthSize(h: Pick<FractalHeapHeader, 'maxDirectBlockSize' | 'maxManagedObjectSize'>): number {
   const maxDirOffSize = Math.ceil(Math.log2(h.maxDirectBlockSize) / 8);
   const limitEnc = h.maxManagedObjectSize > 0 ? Math.floor(Math.floor(Math.log2(h.maxManagedObjectSize)) / 8) + 1 : 1;
   return Math.min(maxDirOffSize, limitEnc);

@@ -7,12 +7,11 @@
  * live in `tree.ts`.
  * @module
  */
-import { FormatError } from '@chunkform/core';
+import { FormatError } from '../errors.js';
+import type { IndexStorage } from '../chunk/chunk-index.js';
+import type { MetadataReader } from '../file/metadata-reader.js';
+import { UNDEFINED_ADDRESS, type SizeContext } from '../format/bytes.js';
 import {
-  type IndexStorage,
-  type MetadataReader,
-  UNDEFINED_ADDRESS,
-  type SizeContext,
   computeV2NodeInfo,
   decodeV2BTreeNode,
   encodeV2BTreeHeader,
@@ -21,7 +20,7 @@ import {
   v2NodeUsedSize,
   V2_MAX_DEPTH,
   type V2BTreeHeader,
-} from '@chunkform/core/plugin';
+} from '../format/btree/v2.js';
 
 /** How records of one B-tree type are compared and (de)serialised (HDF5's `H5B2_class_t`). */
 export interface V2RecordClass<R> {

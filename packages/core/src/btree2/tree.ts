@@ -8,8 +8,11 @@
  * decreasing the depth), with exact node and subtree record counts.
  * @module
  */
-import { FormatError, UnsupportedError, ValueError } from '@chunkform/core';
-import { type MetadataReader, type IndexStorage, type SizeContext, openV2BTree } from '@chunkform/core/plugin';
+import { FormatError, UnsupportedError, ValueError } from '../errors.js';
+import type { MetadataReader } from '../file/metadata-reader.js';
+import type { IndexStorage } from '../chunk/chunk-index.js';
+import type { SizeContext } from '../format/bytes.js';
+import { openV2BTree } from '../format/btree/v2.js';
 import { V2NodeStore, type NodePtr, type TreeNode, type V2RecordClass, type V2TreeParams } from './node-store.js';
 
 export type { V2RecordClass, V2TreeParams } from './node-store.js';
