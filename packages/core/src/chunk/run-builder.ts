@@ -54,7 +54,8 @@ export class RunSlab {
     const need = 3 * Math.max(1, capacity);
     if (need > SLAB_MAX) return new TripleBuilder(capacity);
     if (this.pos + need > this.block.length) {
-      this.block = new Float64Array(SLAB_MAX);
+      // blocks grow geometrically up to SLAB_MAX: a read of a few chunks does not allocate 3 MB
+      this.block = new Float64Array(Math.min(SLAB_MAX, Math.max(need, 2 * this.block.length, SLAB_MIN)));
       this.pos = 0;
     }
     return new TripleBuilder(capacity, this.block.subarray(this.pos, this.pos + need));
@@ -65,8 +66,10 @@ export class RunSlab {
   }
 }
 
-/** Numbers per slab block (3 MB). */
+/** Numbers per slab block (3 MB) at most. */
 const SLAB_MAX = 3 * 131072;
+/** Numbers of a mapping's first slab block (24 KB). */
+const SLAB_MIN = 3 * 1024;
 
 /** Turns per-chunk builders keyed by linear chunk index into sorted pieces. */
 export function finish(map: Map<number, TripleBuilder>, g: Grid, checkDuplicates: boolean): ChunkPiece[] {

@@ -202,7 +202,7 @@ export class DdlDumper {
       const members = t.members.map((m) => ({ name: m.name, f: valueFormatter(m.type, this.plan.float, this.plan.escape) }));
       await p.records(values, n, members);
     } else {
-      await p.block(values, n, elementFormatter(t, this.plan.float, this.plan.escape));
+      await p.block(values, n, elementFormatter(t, this.plan.float, this.plan.escape), t.class === 'integer');
     }
   }
 
