@@ -25,10 +25,11 @@ const MB = Number(process.env.BENCH_DUMP_MB ?? 200);
 const REPEAT = Number(process.env.BENCH_DUMP_REPEAT ?? 3);
 const W = 1024;
 
-async function writeFile(path: string): Promise<number> {
+/** Writes `mib` MiB of uint32 (0…99,999 repeating) as dataset `d`, chunks 64×1024; resolves to its bytes. */
+export async function writeUint32File(path: string, mib: number): Promise<number> {
   registerIndexes();
   registerDenseFormats();
-  const rows = Math.ceil((MB * 1024 * 1024) / 4 / W);
+  const rows = Math.ceil((mib * 1024 * 1024) / 4 / W);
   const f = await createFile(path);
   const ds = await f.createDataset('d', { dtype: 'uint32', shape: [rows, W], chunks: [64, W] });
   const slab = 256;
@@ -75,7 +76,7 @@ export function interleaved(rows: [string, string, string[]][], rounds: number):
 /** Runs the dump comparison in `dir` and prints a table. */
 export async function runDump(dir: string): Promise<void> {
   const file = join(dir, 'dump-bench.h5');
-  const bytes = await writeFile(file);
+  const bytes = await writeUint32File(file, MB);
   const cli = await compileCli();
   try {
     const node = process.execPath;
