@@ -60,7 +60,7 @@ const CASES: [file: string, args: string[]][] = [
   ['links', []],
   ['links', ['-n']],
   ['links', ['-n', '1']],
-  ['links', ['--contents=1']],
+  ['links', ['--contents']],
   ['links', ['-t', '/t']],
   ['links', ['-l', '/soft']],
   ['links', ['-l', '/ext']],

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { EXIT_ERROR, UsageError, type CliContext } from '../../cli/io.js';
+import { EXIT_ERROR, type CliContext } from '../../cli/io.js';
 
 /** Options of `chunkform dump` as commander parses them. */
 export interface DumpCommandOptions {
@@ -53,14 +53,14 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('dump')
     .description('print objects with their attributes and values in h5dump\'s DDL (or JSON)')
-    .argument('[file]', 'HDF5 file')
+    .argument('<file>', 'HDF5 file')
     .argument('[path]', 'group or dataset to dump (default: the whole file)')
     .option('-d, --dataset <path>', 'print the specified dataset (repeatable)', collect)
     .option('-g, --group <path>', 'print the specified group and all members (repeatable)', collect)
     .option('-a, --attribute <path>', 'print the specified attribute (repeatable)', collect)
     .option('-t, --datatype <path>', 'print the specified named datatype (repeatable)', collect)
     .option('-l, --soft-link <path>', 'print the specified soft (or external) link (repeatable)', collect)
-    .option('-n, --contents [1]', 'print a list of the file contents and exit; 1 also lists attributes')
+    .option('-n, --contents', 'print a list of the file contents and exit; `-n 1 FILE` also lists attributes')
     .option('-H, --header', 'print the header only; no data')
     .option('-A, --onlyattr', 'print the header and the values of attributes; no dataset data')
     .option('-p, --properties', 'print storage layout, filters, fill value and allocation time')
@@ -78,16 +78,14 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--no-values', 'leave out dataset values (like -H)')
     .option('--sparse', 'sparse datasets: print the defined elements with their values, by region')
     .option('--sparse-locations', 'sparse datasets: print where the defined elements are (REGION_TYPE BLOCK lines)')
-    .action(async (fileArg: string | undefined, pathArg: string | undefined, opts: DumpCommandOptions) => {
+    .action(async (fileArg: string, pathArg: string | undefined, opts: DumpCommandOptions) => {
       let file = fileArg;
       let path = pathArg;
-      // `-n FILE`: -n takes an optional 1 (h5dump's `-n 1`), not a file name
-      if (typeof opts.contents === 'string' && opts.contents !== '0' && opts.contents !== '1') {
-        if (path !== undefined) throw new UsageError(`too many arguments: ${opts.contents} ${file} ${path}`);
-        [file, path] = [opts.contents, file];
-        opts.contents = true;
+      // h5dump's `-n 1 FILE`: the 1 arrives as the first argument
+      if (opts.contents === true && (file === '0' || file === '1') && path !== undefined) {
+        opts.contents = file;
+        [file, path] = [path, undefined];
       }
-      if (file === undefined) throw new UsageError("missing required argument 'file'");
       const { parseDumpOptions } = await import('./options.js');
       const parsed = parseDumpOptions(path, opts);
       await ctx.prepare();

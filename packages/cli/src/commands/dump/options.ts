@@ -105,7 +105,6 @@ export function parseDumpOptions(path: string | undefined, o: DumpCommandOptions
     sparseLocations: o.sparseLocations === true,
   };
   if (o.contents !== undefined && o.contents !== false) {
-    if (o.contents !== true && o.contents !== '0' && o.contents !== '1') throw new UsageError(`--contents "${o.contents}": expected 1 (also list attributes) or nothing`);
     if (o.json) throw new UsageError('--json and --contents cannot be combined');
     plan.contents = o.contents === '1' ? 1 : 0;
   }
