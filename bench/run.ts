@@ -15,8 +15,8 @@
  *
  * Environment: BENCH_FRAMES (frames, default 100), BENCH_REPEAT (runs per measurement, best kept; default
  * 3 for contiguous and unfiltered, 1 for filtered), BENCH_ONLY (comma-separated subset: contiguous,chunked,lcls,filters,dump,repack,
- * points,groups,tiles,vl; dump: bench/dump.ts, repack: bench/tools-repack.ts, points/groups: bench/sixth-wave.ts,
- * tiles: bench/seventh-wave.ts, vl: bench/vl.ts).
+ * cli-memory,points,groups,tiles,vl; dump: bench/dump.ts, repack: bench/tools-repack.ts, cli-memory:
+ * bench/cli-memory.ts (≥ 1 GB), points/groups: bench/sixth-wave.ts, tiles: bench/seventh-wave.ts, vl: bench/vl.ts).
  * `lcls`: the LCLS-II sparse-frame workloads of issue #4, see bench/lcls.ts (its own BENCH_LCLS_* variables).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -31,6 +31,7 @@ import { runLcls } from './lcls.js';
 import { runFilters } from './filters.js';
 import { runDump } from './dump.js';
 import { runToolsRepack } from './tools-repack.js';
+import { runCliMemory } from './cli-memory.js';
 import { runSixthWave } from './sixth-wave.js';
 import { runSeventhWave } from './seventh-wave.js';
 import { runVl } from './vl.js';
@@ -42,7 +43,7 @@ const FRAMES = Number(process.env.BENCH_FRAMES ?? 100);
 const H = 1024;
 const W = 1024;
 const REPEAT = process.env.BENCH_REPEAT ? Number(process.env.BENCH_REPEAT) : undefined;
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'contiguous,chunked,lcls,filters,dump,repack,points,groups,tiles,vl').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'contiguous,chunked,lcls,filters,dump,repack,cli-memory,points,groups,tiles,vl').split(','));
 
 registerIndexes();
 registerDenseFormats();
@@ -232,7 +233,8 @@ async function main(): Promise<void> {
   if (ONLY.has('lcls')) await runLcls(dir);
   if (ONLY.has('filters')) await runFilters(dir); // issue #5: bench/filters.ts
   if (ONLY.has('dump')) await runDump(dir); // issue #12: bench/dump.ts
-  if (ONLY.has('repack')) runToolsRepack(); // issue #12: bench/tools-repack.ts
+  if (ONLY.has('repack')) await runToolsRepack(); // issue #12: bench/tools-repack.ts
+  if (ONLY.has('cli-memory')) await runCliMemory(dir); // issue #12: bench/cli-memory.ts
   if (ONLY.has('vl')) await runVl(dir); // issue #13: bench/vl.ts
   // issue #11: point groups and group creation vs h5py (bench/sixth-wave.ts)
   const w6 = new Set(['points', 'groups'].filter((p) => ONLY.has(p)));

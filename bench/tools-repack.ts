@@ -4,30 +4,27 @@
  * chunk, then
  * - `chunkform repack -l frames:SPARSECHUNK=1x2048x2048 --exclude 0` (dense gzip → sparse), and
  * - `h5repack -l frames:CHUNK=1x512x512 -f frames:GZIP=4` (dense gzip → re-chunked gzip),
- * each in its own process under /usr/bin/time: wall time and peak RSS side by side. Also runs
- * alone: `node --import tsx bench/tools-repack.ts`.
+ * each in its own process under /usr/bin/time: wall time, CPU time and peak RSS side by side, the
+ * runs interleaved (BENCH_REPACK_REPEAT rounds, default 3) and medians reported. chunkform runs
+ * compiled (bench/cli-build.ts), as an installed package runs. Also runs alone:
+ * `node --import tsx bench/tools-repack.ts`.
  * @module
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileCli } from './cli-build.js';
+import { interleaved, type Measured } from './dump.js';
 
 const FRAMES = Number(process.env.BENCH_REPACK_FRAMES ?? 100);
-const BIN = fileURLToPath(new URL('../packages/cli/bin/chunkform.js', import.meta.url));
-
-/** Runs a command under /usr/bin/time: wall seconds, CPU seconds (user + system) and peak RSS in MB. */
-function measured(cmd: string, args: string[]): { seconds: number; cpu: number; rssMB: number } {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', cmd, ...args], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
-  const [sec, user, sys, kb] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number);
-  return { seconds: sec!, cpu: user! + sys!, rssMB: kb! / 1024 };
-}
+const REPEAT = Number(process.env.BENCH_REPACK_REPEAT ?? 3);
 
 /** Runs the repack comparison and prints one table. */
-export function runToolsRepack(): void {
+export async function runToolsRepack(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'chunkform-bench-repack-'));
+  const cli = await compileCli();
   try {
     const input = join(dir, 'dense.h5');
     execFileSync('/usr/bin/python3', ['-c', `
@@ -42,19 +39,24 @@ with h5py.File('${input}', 'w') as f:
 `]);
     const sparse = join(dir, 'sparse.h5');
     const rechunked = join(dir, 'rechunked.h5');
-    const ours = measured('node', [BIN, 'repack', '-q', '-l', 'frames:SPARSECHUNK=1x2048x2048', '--exclude', '0', input, sparse]);
-    const theirs = measured('h5repack', ['-l', 'frames:CHUNK=1x512x512', '-f', 'frames:GZIP=4', input, rechunked]);
+    const [ours, theirs] = interleaved(
+      [
+        ['chunkform repack → SPARSECHUNK, --exclude 0', process.execPath, [cli.script, 'repack', '-q', '-l', 'frames:SPARSECHUNK=1x2048x2048', '--exclude', '0', input, sparse]],
+        ['h5repack → CHUNK=1x512x512 GZIP=4', 'h5repack', ['-l', 'frames:CHUNK=1x512x512', '-f', 'frames:GZIP=4', input, rechunked]],
+      ],
+      REPEAT,
+    ).map(([, m]) => m) as [Measured, Measured];
     const mb = (p: string): string => (statSync(p).size / 2 ** 20).toFixed(1);
-    console.log(`\nrepack, ${FRAMES} frames 2048×2048 uint16, 10 % ROI, input ${mb(input)} MB (dense gzip 1)`);
-    const row = (label: string, m: { seconds: number; cpu: number; rssMB: number }, out: string): string =>
-      `${label.padEnd(46)} ${m.seconds.toFixed(2).padStart(8)} ${m.cpu.toFixed(2).padStart(8)} ${m.rssMB.toFixed(0).padStart(12)} ${out.padStart(10)}`;
-    console.log(`${'tool'.padEnd(46)} ${'wall s'.padStart(8)} ${'cpu s'.padStart(8)} ${'peak RSS MB'.padStart(12)} ${'output MB'.padStart(10)}`);
+    console.log(`\n## repack, ${FRAMES} frames 2048×2048 uint16, 10 % ROI, input ${mb(input)} MiB (dense gzip 1); compiled CLI; medians of ${REPEAT} interleaved rounds`);
+    const row = (label: string, m: Measured, out: string): string => `| ${label} | ${m.seconds.toFixed(2)} | ${m.cpu.toFixed(2)} | ${m.rssMiB.toFixed(0)} | ${out} |`;
+    console.log('| tool | wall (s) | CPU (s) | peak RSS (MiB) | output (MiB) |\n|---|---|---|---|---|');
     console.log(row('chunkform repack → SPARSECHUNK, --exclude 0', ours, mb(sparse)));
     console.log(row('h5repack → CHUNK=1x512x512 GZIP=4', theirs, mb(rechunked)));
-    console.log(`${'ratio (chunkform / h5repack)'.padEnd(46)} ${(ours.seconds / theirs.seconds).toFixed(2).padStart(8)} ${(ours.cpu / theirs.cpu).toFixed(2).padStart(8)} ${(ours.rssMB / theirs.rssMB).toFixed(2).padStart(12)}`);
+    console.log(`| ratio (chunkform / h5repack) | ${(ours.seconds / theirs.seconds).toFixed(2)}× | ${(ours.cpu / theirs.cpu).toFixed(2)}× | ${(ours.rssMiB / theirs.rssMiB).toFixed(2)}× | |`);
   } finally {
+    cli.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) runToolsRepack();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await runToolsRepack();

@@ -52,6 +52,13 @@ with h5py.File('n1.h5', 'w') as f:
     f['x'] = np.array([np.nan, 1, 2]); f['s'] = np.int32(3)
 with h5py.File('n2.h5', 'w') as f:
     f['x'] = np.array([np.nan, np.nan, 2]); f['s'] = np.int32(4)
+inner = np.dtype([('p', '<i2'), ('q', '<f4')])
+kt = np.dtype([('x', '<i4'), ('y', '<f8'), ('name', 'S4'), ('n', inner), ('big', '<i8')])
+for name, rows in [('k1.h5', [(1, 0.5, b'ab', (1, 1.0), 5), (2, -1.5, b'cdef', (2, 2.0), 6)]), ('k2.h5', [(1, 0.5, b'xy', (1, 1.5), 5), (2, -1.5, b'cdzz', (3, 2.0), 9)])]:
+    with h5py.File(name, 'w') as f:
+        f['table'] = np.array(rows, dtype=kt)
+        f['table'].attrs['c'] = np.array(rows, dtype=kt)
+        f['grid'] = np.array(rows * 3, dtype=kt).reshape(2, 3)
 h5py.File('e.h5', 'w')['x'] = np.arange(3)
 with h5py.File('e2.h5', 'w') as f:
     f['x'] = np.arange(3); f['y'] = 1
@@ -76,6 +83,15 @@ describe('chunkform diff against h5diff 1.10', () => {
     ['e.h5', 'e2.h5'],
     ['-r', 'n1.h5', 'n2.h5'],
     ['-r', '-p', '0.01', 'n1.h5', 'n2.h5', '/s'],
+    // compound values: member by member, nested members flattened, strings character by character
+    ['k1.h5', 'k2.h5'],
+    ['-r', 'k1.h5', 'k2.h5'],
+    ['-v', 'k1.h5', 'k2.h5'],
+    ['-q', 'k1.h5', 'k2.h5'],
+    ['-c', 'k1.h5', 'k2.h5'],
+    ['-r', '-d', '0.5', 'k1.h5', 'k2.h5'],
+    ['-r', '-p', '0.1', 'k1.h5', 'k2.h5', '/table'],
+    ['-r', '--use-system-epsilon', 'k1.h5', 'k2.h5', '/grid'],
   ];
   for (const args of cases) {
     it(`diff ${args.join(' ')}`, async () => {

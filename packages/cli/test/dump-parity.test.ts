@@ -57,6 +57,14 @@ const CASES: [file: string, args: string[]][] = [
   ['strings', ['-e']],
   ['compound', []],
   ['compound', ['-p', '-y']],
+  ['links', []],
+  ['links', ['-n']],
+  ['links', ['-n', '1']],
+  ['links', ['--contents']],
+  ['links', ['-t', '/t']],
+  ['links', ['-l', '/soft']],
+  ['links', ['-l', '/ext']],
+  ['chunked', ['-n']],
 ];
 
 describe('dump output equals h5dump 1.10.8', () => {

@@ -43,6 +43,20 @@ describe('ls output equals h5ls 1.10.8', () => {
     }
   }
 
+  it('-f (member paths) and -g (the group itself), on the root, a group and a dataset', async () => {
+    const file = join(dir, 'links.h5');
+    for (const args of [['-f'], ['-g'], ['-f', '-g'], ['-f', '-v'], ['-g', '-v'], ['-f', '-r']]) {
+      // -r below the root names objects by full path (a deliberate difference, docs/cli.md)
+      for (const p of args.includes('-r') ? [''] : ['', '/g', '/a']) {
+        const r = await ours([...args, file, ...(p ? [p] : [])]);
+        expect(r.code, `${args.join(' ')} ${p}`).toBe(0);
+        expect(r.stdout, `${args.join(' ')} ${p}`).toBe(spawnSync('h5ls', [...args, `${file}${p}`], { encoding: 'utf8' }).stdout);
+      }
+    }
+    const both = await ours(['-g', '-r', file]);
+    expect(both.code).toBe(2);
+  });
+
   it('a dataset path and a group path', async () => {
     const file = join(dir, 'chunked.h5');
     for (const p of ['/data/gzip', '/data']) {

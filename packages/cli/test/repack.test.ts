@@ -218,6 +218,27 @@ print('ok')`).trim(),
     expect((await cli('repack', '--bogus', dense, out)).code).toBe(2);
   });
 
+  it('-m: datasets smaller than the minimum keep their layout and get no -f filters, as with h5repack', async () => {
+    const input = join(dir, 'minimum.h5');
+    py(`import h5py, numpy as np
+with h5py.File('${input}', 'w') as f:
+    f['small'] = np.arange(10, dtype='<i4')
+    f['big'] = np.arange(10000, dtype='<i4')`);
+    const ours = join(dir, 'minimum-ours.h5');
+    const theirs = join(dir, 'minimum-h5repack.h5');
+    expect((await cli('repack', '-q', '-m', '1000', '-f', 'GZIP=1', input, ours)).code).toBe(0);
+    execFileSync('h5repack', ['-m', '1000', '-f', 'GZIP=1', input, theirs]);
+    const layouts = (f: string): string =>
+      execFileSync('h5dump', ['-p', '-H', f], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => /DATASET|CONTIGUOUS|CHUNKED|COMPRESSION DEFLATE/.test(l))
+        .join('\n');
+    expect(layouts(ours)).toBe(layouts(theirs));
+    expect(layouts(ours)).toMatch(/"small"[^]*CONTIGUOUS/);
+    expect((await cli('repack', '-q', '-m', 'lots', '-f', 'GZIP=1', input, join(dir, 'minimum-bad.h5'))).code).toBe(1);
+    expect(existsSync(join(dir, 'minimum-bad.h5'))).toBe(false);
+  });
+
   it('a corrupt chunk fails the repack with one line and leaves no output', async () => {
     const bad = join(dir, 'corrupt.h5');
     const bytes = readFileSync(dense);

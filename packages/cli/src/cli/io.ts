@@ -6,7 +6,10 @@
 
 /** Something text can be written to (`process.stdout`, or a collector in tests). */
 export interface TextWriter {
-  /** Writes `text`; a stream returns false when its buffer is full (then `once('drain')` is awaited). */
+  /**
+   * Writes `text`; a stream returns false when its buffer is full (then `once('drain')` is awaited).
+   * A Node writable stream (one with `writableLength`) is handed UTF-8 bytes (a `Uint8Array`) instead.
+   */
   write(text: string): unknown;
   /** Node streams: 'drain' after a write returned false. */
   once?(event: 'drain', listener: () => void): unknown;

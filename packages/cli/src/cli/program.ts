@@ -4,6 +4,7 @@
  * when the command runs, so `chunkform --help` loads commander and nothing else.
  * @module
  */
+import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 import { EXIT_ERROR, EXIT_USAGE, UsageError, type CliContext, type CliIO, type GlobalOptions, type RegisterCommand } from './io.js';
 import { register as registerLs } from '../commands/ls/command.js';
@@ -100,6 +101,10 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
 
 /** Entry point of `bin/chunkform.js`: runs `process.argv` and sets `process.exitCode`. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  // Keep V8's young generation at its initial size (1 MiB semi-spaces) instead of letting it grow
+  // to 16 MiB: the commands stream through short-lived objects, so a small young generation costs
+  // no time and keeps `dump`'s peak memory ≈ 25 MB lower (bench/dump.ts).
+  setFlagsFromString('--semi-space-growth-factor=1');
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     // `chunkform dump f.h5 | head`: the reader went away; stop quietly.
     if (err.code === 'EPIPE') process.exit(0);

@@ -11,6 +11,7 @@ import { blockDims, blocksOf, type Block } from '../common/blocks.js';
 import type { CommandIO } from '../common/io.js';
 import { compareAt, coordsOf, definedLine, DBL_EPSILON, FLT_EPSILON, type Column, type CompareRules } from './compare.js';
 import { left, position, sizeLine, tableHeader } from './format.js';
+import { compareRecords, compoundLeaves } from './compound.js';
 
 /** Options of {@link diff}. */
 export interface DiffOptions {
@@ -92,11 +93,12 @@ class Differ {
     const c1 = valueClass(d1.dtype.class);
     const c2 = valueClass(d2.dtype.class);
     let why: string | null = null;
+    const leaves = d1.dtype.class === 'compound' || d2.dtype.class === 'compound' ? compoundLeaves(d1.dtype, d2.dtype) : undefined;
     if (s1.length !== s2.length || s1.some((n, i) => n !== s2[i])) {
       const desc = (d: Dataset, p: string): string =>
         `<${p}> has rank ${d.shape.length}, dimensions [${d.shape.join(',')}], max dimensions [${(d.maxShape ?? d.shape).map((m) => (m === null ? 'H5S_UNLIMITED' : m)).join(',')}]`;
       why = `Not comparable: ${desc(d1, p1)}\nand ${desc(d2, p2)}`;
-    } else if (c1 === null || c2 === null || c1 !== c2) {
+    } else if (leaves === null || (leaves === undefined && (c1 === null || c2 === null || c1 !== c2))) {
       why = `Not comparable: <${p1}> is of class ${classLabel(d1.dtype.class)} and <${p2}> is of class ${classLabel(d2.dtype.class)}`;
     }
     if (why !== null) {
@@ -118,7 +120,8 @@ class Differ {
       if (!headed) {
         this.out(header);
         this.out(sizeLine(s1, s2));
-        for (const h of tableHeader(name1, name2, this.rules.relative !== undefined)) this.out(h);
+        // h5diff prints the plain header over compound values, -p or not
+        for (const h of tableHeader(name1, name2, this.rules.relative !== undefined && !leaves)) this.out(h);
         headed = true;
       }
       this.out(text);
@@ -133,6 +136,11 @@ class Differ {
       const [v1, v2] = (await Promise.all([d1.read(sel), d2.read(sel)])) as unknown as [Column, Column];
       const start = b?.start ?? [];
       const dims = b?.dims ?? [];
+      if (leaves) {
+        const recs = (v: unknown): ArrayLike<unknown> => (s1.length === 0 ? [v] : (v as ArrayLike<unknown>));
+        count += compareRecords(recs(v1), recs(v2), leaves, rules, this.opts.useSystemEpsilon === true, (i, t) => line(`${position(coordsOf(i, start, dims))}${t}`));
+        continue;
+      }
       if (checkDefined && b) {
         const [m1, m2] = await Promise.all([definedMask(d1, b), definedMask(d2, b)]);
         for (let i = 0; i < b.count; i++) {
@@ -174,7 +182,8 @@ class Differ {
       if (s1 === null || s2 === null) continue;
       const [t1, t2] = await Promise.all([a1.dtype(name), a2.dtype(name)]);
       const c1 = valueClass(t1.class);
-      if (c1 === null || c1 !== valueClass(t2.class) || s1.length !== s2.length || s1.some((n, i) => n !== s2[i])) {
+      const leaves = t1.class === 'compound' || t2.class === 'compound' ? compoundLeaves(t1, t2) : undefined;
+      if (leaves === null || (leaves === undefined && (c1 === null || c1 !== valueClass(t2.class))) || s1.length !== s2.length || s1.some((n, i) => n !== s2[i])) {
         this.notComparable++;
         continue;
       }
@@ -186,11 +195,17 @@ class Differ {
       const label2 = `${name} of <${p2}>`;
       let count = 0;
       const lines: string[] = [];
-      for (let i = 0; i < v1.length; i++) {
+      const pos = (i: number): string => position(s1.length === 0 ? [] : coordsOf(i, s1.map(() => 0), s1));
+      if (leaves) {
+        count = compareRecords(v1 as ArrayLike<unknown>, v2 as ArrayLike<unknown>, leaves, this.rules, this.opts.useSystemEpsilon === true, (i, t) => {
+          if (this.detailed) lines.push(`${pos(i)}${t}`);
+        });
+      }
+      for (let i = 0; i < (leaves ? 0 : v1.length); i++) {
         const t = compareAt(v1, v2, i, isFloat, this.rules);
         if (t === null) continue;
         count++;
-        if (this.detailed) lines.push(`${position(s1.length === 0 ? [] : coordsOf(i, s1.map(() => 0), s1))}${t}`);
+        if (this.detailed) lines.push(`${pos(i)}${t}`);
       }
       this.differences += count;
       if (count === 0) {
@@ -201,7 +216,7 @@ class Differ {
       this.out(header);
       if (this.detailed) {
         this.out(sizeLine(s1, s2));
-        for (const h of tableHeader(label1, label2, this.rules.relative !== undefined)) this.out(h);
+        for (const h of tableHeader(label1, label2, this.rules.relative !== undefined && !leaves)) this.out(h);
         for (const l of lines) this.out(l);
       }
       this.out(`${count} differences found`);

@@ -11,6 +11,9 @@ export interface DumpCommandOptions {
   dataset?: string[];
   group?: string[];
   attribute?: string[];
+  datatype?: string[];
+  softLink?: string[];
+  contents?: string | boolean;
   header?: boolean;
   onlyattr?: boolean;
   properties?: boolean;
@@ -55,6 +58,9 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-d, --dataset <path>', 'print the specified dataset (repeatable)', collect)
     .option('-g, --group <path>', 'print the specified group and all members (repeatable)', collect)
     .option('-a, --attribute <path>', 'print the specified attribute (repeatable)', collect)
+    .option('-t, --datatype <path>', 'print the specified named datatype (repeatable)', collect)
+    .option('-l, --soft-link <path>', 'print the specified soft (or external) link (repeatable)', collect)
+    .option('-n, --contents', 'print a list of the file contents and exit; `-n 1 FILE` also lists attributes')
     .option('-H, --header', 'print the header only; no data')
     .option('-A, --onlyattr', 'print the header and the values of attributes; no dataset data')
     .option('-p, --properties', 'print storage layout, filters, fill value and allocation time')
@@ -72,7 +78,14 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--no-values', 'leave out dataset values (like -H)')
     .option('--sparse', 'sparse datasets: print the defined elements with their values, by region')
     .option('--sparse-locations', 'sparse datasets: print where the defined elements are (REGION_TYPE BLOCK lines)')
-    .action(async (file: string, path: string | undefined, opts: DumpCommandOptions) => {
+    .action(async (fileArg: string, pathArg: string | undefined, opts: DumpCommandOptions) => {
+      let file = fileArg;
+      let path = pathArg;
+      // h5dump's `-n 1 FILE`: the 1 arrives as the first argument
+      if (opts.contents === true && (file === '0' || file === '1') && path !== undefined) {
+        opts.contents = file;
+        [file, path] = [path, undefined];
+      }
       const { parseDumpOptions } = await import('./options.js');
       const parsed = parseDumpOptions(path, opts);
       await ctx.prepare();

@@ -4,7 +4,7 @@
  * memory, output from the first slab on). Sparse datasets add the blocks of docs/cli.md.
  * @module
  */
-import { CommittedDatatype, Dataset, Group, UnknownFilterError, type Datatype, type H5File } from '@chunkform/core';
+import { CommittedDatatype, Dataset, Group, UnknownFilterError, type Datatype, type H5File, type LinkInfo } from '@chunkform/core';
 import type { LineWriter } from '../../cli/sink.js';
 import { UsageError } from '../../cli/io.js';
 import { BinaryWriter } from './binary.js';
@@ -77,7 +77,21 @@ export class DdlDumper {
       await this.attribute(obj as Group, attr, '');
       return;
     }
+    if (t.kind === 'softlink') {
+      const at = t.path.lastIndexOf('/');
+      const parent = at <= 0 ? root : await root.get(t.path.slice(0, at));
+      if (!(parent instanceof Group)) throw new UsageError(`${t.path} is not a link`);
+      const link = await parent.getLink(t.path.slice(at + 1));
+      if (link.kind === 'hard') throw new UsageError(`${t.path} is not a soft or external link`);
+      this.linkBlock(link, t.path, '');
+      return;
+    }
     const obj = t.path === '/' ? root : await root.get(t.path);
+    if (t.kind === 'datatype') {
+      if (!(obj instanceof CommittedDatatype)) throw new UsageError(`${t.path} is not a named datatype`);
+      await this.namedType(obj, t.path, '');
+      return;
+    }
     if (t.kind === 'auto') t = { kind: obj instanceof Dataset ? 'dataset' : 'group', path: t.path };
     const addr = objectAddress(obj);
     if (addr !== undefined && !this.seen.has(addr)) this.seen.set(addr, t.path);
@@ -110,22 +124,8 @@ export class DdlDumper {
     const inner = `${pad}   `;
     try {
       const link = await g.getLink(name);
-      if (link.kind === 'soft') {
-        this.line(`${pad}SOFTLINK "${name}" {`);
-        this.line(`${inner}LINKTARGET "${link.target ?? ''}"`);
-        this.line(`${pad}}`);
-        return;
-      }
-      if (link.kind === 'external') {
-        this.line(`${pad}EXTERNAL_LINK "${name}" {`);
-        this.line(`${inner}TARGETFILE "${link.file ?? ''}"`);
-        this.line(`${inner}TARGETPATH "${link.path ?? ''}"`);
-        this.line(`${pad}}`);
-        return;
-      }
       if (link.kind !== 'hard') {
-        this.line(`${pad}USERDEFINED_LINK "${name}" {`);
-        this.line(`${pad}}`);
+        this.linkBlock(link, name, pad);
         return;
       }
       const obj = await g.get(name);
@@ -144,6 +144,20 @@ export class DdlDumper {
     } catch (e) {
       this.fail(pad, `"${name}"`, e);
     }
+  }
+
+  /** `SOFTLINK`, `EXTERNAL_LINK` or `USERDEFINED_LINK "name" { … }` of a link that is not hard. */
+  private linkBlock(link: LinkInfo, name: string, pad: string): void {
+    const inner = `${pad}   `;
+    if (link.kind === 'soft') {
+      this.line(`${pad}SOFTLINK "${name}" {`);
+      this.line(`${inner}LINKTARGET "${link.target ?? ''}"`);
+    } else if (link.kind === 'external') {
+      this.line(`${pad}EXTERNAL_LINK "${name}" {`);
+      this.line(`${inner}TARGETFILE "${link.file ?? ''}"`);
+      this.line(`${inner}TARGETPATH "${link.path ?? ''}"`);
+    } else this.line(`${pad}USERDEFINED_LINK "${name}" {`);
+    this.line(`${pad}}`);
   }
 
   /** `DATATYPE "name" H5T_…;` (atomic) or `DATATYPE "name" H5T_COMPOUND { … }`, then its attributes. */
@@ -202,7 +216,7 @@ export class DdlDumper {
       const members = t.members.map((m) => ({ name: m.name, f: valueFormatter(m.type, this.plan.float, this.plan.escape) }));
       await p.records(values, n, members);
     } else {
-      await p.block(values, n, elementFormatter(t, this.plan.float, this.plan.escape));
+      await p.block(values, n, elementFormatter(t, this.plan.float, this.plan.escape), t.class === 'integer');
     }
   }
 

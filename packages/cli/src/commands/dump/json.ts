@@ -13,6 +13,7 @@ import { SLAB_BYTES } from './ddl.js';
 import { dumpObjects, type DumpEntry } from './objects.js';
 import { sectionSizes, SECTION_NAMES } from './properties.js';
 import { definedBoxes } from './sparse.js';
+import { isSafeIntegerArray } from './data-printer.js';
 import { fullSubset, maxSlabElements, slabReader, slabs } from './slabs.js';
 
 /** Name and version of the JSON document format. */
@@ -63,7 +64,7 @@ function sliceOf(values: unknown, start: number, end: number): unknown {
 
 /** The JSON text of a slab's values (without brackets); undefined elements (mask 0) as `null`. */
 export function slabJson(values: unknown, mask: Uint8Array | null): string {
-  const isInt = values instanceof Int8Array || values instanceof Uint8Array || values instanceof Int16Array || values instanceof Uint16Array || values instanceof Int32Array || values instanceof Uint32Array;
+  const isInt = isSafeIntegerArray(values);
   if (isInt && !mask) return Array.prototype.join.call(values, ',');
   const v = (isInt ? values : toJson(values)) as ArrayLike<unknown>;
   const parts: string[] = new Array(v.length);
@@ -146,7 +147,17 @@ class JsonWriter {
         // one line per run of at most JSON_LINE elements: small strings, collected young
         for (let off = 0; off < slab.elements; off += JSON_LINE) {
           const end = Math.min(slab.elements, off + JSON_LINE);
-          this.w.text(`${first ? '' : ','}\n${pad}  ${slabJson(sliceOf(raw, off, end), mask ? mask.subarray(off, end) : null)}`);
+          const part = sliceOf(raw, off, end);
+          this.w.text(`${first ? '' : ','}\n${pad}  `);
+          if (mask || !isSafeIntegerArray(part)) this.w.text(slabJson(part, mask ? mask.subarray(off, end) : null));
+          else {
+            // digits written as bytes: no string per element
+            for (let k = 0; k < part.length; k++) {
+              if (k > 0) this.w.ascii(44);
+              this.w.int(part[k]!);
+              if (this.w.full) await this.w.flush();
+            }
+          }
           first = false;
           await this.w.maybeFlush();
         }

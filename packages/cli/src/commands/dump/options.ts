@@ -10,7 +10,7 @@ import type { Subset } from './slabs.js';
 
 /** One object to dump: `-d`, `-g`, `-a` or the positional path (kind found when the file is open). */
 export interface DumpTarget {
-  kind: 'dataset' | 'group' | 'attribute' | 'auto';
+  kind: 'dataset' | 'group' | 'attribute' | 'datatype' | 'softlink' | 'auto';
   path: string;
 }
 
@@ -34,6 +34,8 @@ export interface DumpPlan {
   json: boolean;
   sparse: boolean;
   sparseLocations: boolean;
+  /** `-n`: list the file's contents (0), with attributes (1), instead of the DDL. */
+  contents?: 0 | 1;
 }
 
 function normalise(path: string): string {
@@ -56,6 +58,8 @@ export function parseDumpOptions(path: string | undefined, o: DumpCommandOptions
     ...(o.dataset ?? []).map((p) => ({ kind: 'dataset' as const, path: normalise(p) })),
     ...(o.group ?? []).map((p) => ({ kind: 'group' as const, path: normalise(p) })),
     ...(o.attribute ?? []).map((p) => ({ kind: 'attribute' as const, path: normalise(p) })),
+    ...(o.datatype ?? []).map((p) => ({ kind: 'datatype' as const, path: normalise(p) })),
+    ...(o.softLink ?? []).map((p) => ({ kind: 'softlink' as const, path: normalise(p) })),
   ];
   if (path !== undefined) targets.unshift({ kind: 'auto', path: normalise(path) });
   if (targets.length === 0) targets.push({ kind: 'group', path: '/' });
@@ -100,6 +104,10 @@ export function parseDumpOptions(path: string | undefined, o: DumpCommandOptions
     sparse: o.sparse === true,
     sparseLocations: o.sparseLocations === true,
   };
+  if (o.contents !== undefined && o.contents !== false) {
+    if (o.json) throw new UsageError('--json and --contents cannot be combined');
+    plan.contents = o.contents === '1' ? 1 : 0;
+  }
   if (hasSubset) plan.subset = subset;
   if (binary) plan.binary = binary;
   if (o.output) plan.output = o.output;

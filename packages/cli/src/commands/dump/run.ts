@@ -12,6 +12,7 @@ import { LineWriter } from '../../cli/sink.js';
 import { accessError, withFile } from '../../cli/with-file.js';
 import { BinaryWriter } from './binary.js';
 import { DdlDumper } from './ddl.js';
+import { writeContents } from './contents.js';
 import { writeJsonDump } from './json.js';
 import type { DumpPlan } from './options.js';
 
@@ -47,6 +48,7 @@ export async function runDump(ctx: CliContext, file: string, plan: DumpPlan): Pr
   try {
     const errors = await withFile(file, async (f: H5File) => {
       if (plan.json) return writeJsonDump(w, f, file, plan.targets[0]!.path, plan.header);
+      if (plan.contents !== undefined) return writeContents(w, file, f, plan.contents === 1);
       const total = await plannedElements(f, plan);
       const progress = await startProgress(ctx.io, total, basename(file), { quiet: ctx.globals().quiet === true, outputToFile: plan.output !== undefined });
       try {

@@ -53,8 +53,9 @@ const EXTENSIONS: Record<string, ImportFormat> = {
 
 function parseShape(text: string | undefined): number[] | undefined {
   if (text === undefined) return undefined;
-  const dims = text.split(/[xX,]/).map((t) => Number(t.trim()));
-  if (dims.length === 0 || dims.some((d) => !Number.isSafeInteger(d) || d < 0)) throw new ImportError(`--shape ${text}: expected dimensions like 100x200`);
+  const parts = text.split(/[xX,]/).map((t) => t.trim());
+  const dims = parts.map(Number);
+  if (parts.some((t) => !/^\d+$/.test(t)) || dims.some((d) => !Number.isSafeInteger(d))) throw new ImportError(`--shape ${text}: expected dimensions like 100x200`);
   return dims;
 }
 

@@ -112,12 +112,16 @@ export async function npyInput(path: string): Promise<DenseInput> {
     const start = major === 1 ? 10 : 12;
     if (len > 1 << 20) throw new ImportError(`${path}: .npy header of ${len} bytes is too large`);
     const text = new Uint8Array(len);
-    await fh.read(text, 0, len, start);
+    const { bytesRead } = await fh.read(text, 0, len, start);
+    if (bytesRead < len) throw new ImportError(`${path}: the .npy header claims ${len} bytes, the file ends after ${bytesRead}`);
     const dict = new TextDecoder().decode(text);
     const descr = /'descr'\s*:\s*'([^']+)'/.exec(dict)?.[1];
     const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(dict)?.[1];
     const shapeText = /'shape'\s*:\s*\(([^)]*)\)/.exec(dict)?.[1];
-    if (!descr || !fortran || shapeText === undefined) throw new ImportError(`${path}: cannot read the .npy header ${JSON.stringify(dict.trim())}`);
+    if (!descr || !fortran || shapeText === undefined) {
+      const shown = dict.trim();
+      throw new ImportError(`${path}: cannot read the .npy header ${JSON.stringify(shown.length > 80 ? `${shown.slice(0, 80)}…` : shown)}`);
+    }
     if (fortran === 'True') throw new ImportError(`${path}: Fortran-order .npy arrays are not supported (save with np.ascontiguousarray)`);
     const shape = shapeText.split(',').map((t) => t.trim()).filter((t) => t !== '').map(Number);
     header = { descr, shape, offset: start + len };

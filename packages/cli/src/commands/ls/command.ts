@@ -12,6 +12,8 @@ export interface LsCommandOptions {
   verbose?: boolean;
   data?: boolean;
   simple?: boolean;
+  full?: boolean;
+  group?: boolean;
 }
 
 /** Adds `ls` to `program`. */
@@ -25,6 +27,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-v, --verbose', 'show attributes, location, links, chunks, storage (sparse: per section), filters and type')
     .option('-d, --data', 'print the values of datasets (and, with -v, of attributes)')
     .option('-S, --simple', 'with -d: one value per line')
+    .option('-f, --full', 'name members by their path, /name (with -r: full paths)')
+    .option('-g, --group', 'show the group itself (with -v: its details), not its members')
     .action(async (file: string, path: string, opts: LsCommandOptions) => {
       await ctx.prepare();
       const { runLs } = await import('./run.js');

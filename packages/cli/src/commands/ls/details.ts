@@ -75,7 +75,7 @@ export async function dataLines(w: LineWriter, values: AsyncIterable<{ values: u
     return;
   }
   const printer = new DataPrinter(w, pad.slice(3), 80, true, fullSubset([total]));
-  for await (const b of values) await printer.block(b.values, b.n, fmt);
+  for await (const b of values) await printer.block(b.values, b.n, fmt, t.class === 'integer');
   printer.finish();
 }
 

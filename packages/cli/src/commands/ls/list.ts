@@ -9,6 +9,7 @@ import { formatDims } from '../../format-value.js';
 import { errorMessage } from '../../error-message.js';
 import { objectAddress, type LineSink } from '../../inspect.js';
 import { lineSinkWriter, type LineWriter } from '../../cli/sink.js';
+import { UsageError } from '../../cli/io.js';
 import { attributeLines, datasetData, detail, storageLines } from './details.js';
 import { h5lsType } from './h5ls-types.js';
 
@@ -22,6 +23,10 @@ export interface LsOptions {
   data?: boolean;
   /** With `data`: one value per line (h5ls -S). */
   simple?: boolean;
+  /** Name members by their path below the listed group, `/name` (h5ls -f). */
+  full?: boolean;
+  /** A group's own line (and with -v its details), not its members (h5ls -g); not with `recursive`. */
+  group?: boolean;
 }
 
 /** What {@link listObjects} found besides the lines it wrote. */
@@ -80,7 +85,7 @@ class Lister {
   }
 
   private label(path: string, name: string): string {
-    return this.opts.recursive ? path : name;
+    return this.opts.recursive ? path : this.opts.full ? `/${name}` : name;
   }
 
   /** Writes the member `name` of `group` (whose full path is `groupPath`) and, with -r, its subtree. */
@@ -113,18 +118,18 @@ class Lister {
       this.fail(label, e);
       return;
     }
-    await this.object(obj, path, label, depth);
+    await this.object(obj, path, label, depth, (await group.getLink(name)).address);
   }
 
   /** Location and Links lines (h5ls -v). */
-  private where(obj: unknown): void {
-    const addr = objectAddress(obj);
+  private where(obj: unknown, address?: number): void {
+    const addr = objectAddress(obj) ?? address;
     if (addr !== undefined) this.out(detail('Location', `1:${addr}`));
     this.out(detail('Links', String(linkCount(obj))));
   }
 
   /** Writes one object already opened at `path`, then (groups, -r) its members. */
-  async object(obj: unknown, path: string, label: string, depth: number): Promise<void> {
+  async object(obj: unknown, path: string, label: string, depth: number, address?: number): Promise<void> {
     try {
       if (obj instanceof Dataset) {
         const dims = obj.dataspace.kind === 'null' ? '{NULL}' : formatDims(obj.shape, obj.maxShape, this.opts.verbose);
@@ -151,8 +156,10 @@ class Lister {
         this.out(line(label, 'Type'));
         if (this.opts.verbose) {
           await attributeLines(this.w, obj, this.opts.data === true, this.opts.simple === true);
-          this.where(obj);
-          this.out(detail('Type', h5lsType(obj.dtype, undefined, this.opts.simple === true)));
+          // a committed datatype's header address comes from its link (h5ls: "shared-1:ADDR struct {")
+          const addr = objectAddress(obj) ?? address;
+          this.where(obj, addr);
+          this.out(detail('Type', `${addr !== undefined ? `shared-1:${addr} ` : ''}${h5lsType(obj.dtype, undefined, this.opts.simple === true)}`));
         }
         return;
       }
@@ -193,12 +200,15 @@ class Lister {
 
 /** Lists `path` to a {@link LineWriter} (the command's streaming form of {@link listObjects}). */
 export async function listTo(root: Group, path: string, opts: LsOptions, w: LineWriter): Promise<LsResult> {
+  if (opts.group && opts.recursive) throw new UsageError("the recursive option (-r) cannot be combined with group info (-g)");
   const lister = new Lister(opts, w);
   const full = normalisePath(path);
   const obj = full === '/' ? root : await root.get(full);
   lister.remember(objectAddress(root), '/', root);
   lister.remember(objectAddress(obj), full, obj);
-  if (obj instanceof Group && !opts.recursive) await lister.members(obj, full, 0);
+  // h5ls -g names the root group "" (or "/" with -f), any other object by its base name
+  if (opts.group) await lister.object(obj, full, full === '/' ? (opts.full ? '/' : '') : baseName(full), 0);
+  else if (obj instanceof Group && !opts.recursive) await lister.members(obj, full, 0);
   else await lister.object(obj, full, opts.recursive ? full : baseName(full), 0);
   await w.flush();
   return { errors: lister.errors };

@@ -15,7 +15,7 @@ export async function runLs(ctx: CliContext, file: string, path: string, opts: L
   try {
     const { errors } = await withFile(file, (f: Group) => {
       if (opts.verbose) w.line(`Opened "${file}" with sec2 driver.`);
-      return listTo(f, path, { recursive: opts.recursive === true, verbose: opts.verbose === true, data: opts.data === true, simple: opts.simple === true }, w);
+      return listTo(f, path, { recursive: opts.recursive === true, verbose: opts.verbose === true, data: opts.data === true, simple: opts.simple === true, full: opts.full === true, group: opts.group === true }, w);
     });
     return errors;
   } finally {

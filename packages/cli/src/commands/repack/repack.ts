@@ -39,6 +39,8 @@ export interface RepackOptions {
    * `OBJ:`; `@FILE` reads it from a file (e.g. the output of `dump --sparse-locations`).
    */
   definedElements?: string[];
+  /** `-m M`: datasets of fewer than M bytes do not get the `-f` filters (h5repack's `--minimum`). */
+  minimum?: string;
   /** No progress bar. */
   quiet?: boolean;
   /** List each dataset and what was done with it. */
@@ -108,6 +110,8 @@ class Planner {
     private readonly filters: FilterRule[],
     private readonly defined: DefinedRule[],
     private readonly exclude: string | undefined,
+    /** Datasets of fewer bytes do not get the -f filters (-m). */
+    private readonly minimum = 0,
   ) {}
 
   /** Objects named in rules, to report those that do not exist. */
@@ -134,7 +138,8 @@ class Planner {
       layout = l;
     }
     const kept = sourceFilters(src);
-    const rules = this.filters.filter((r) => ruleApplies(r, path));
+    const small = src.size * src.elementSize < this.minimum;
+    const rules = small ? [] : this.filters.filter((r) => ruleApplies(r, path));
     let filters: TargetFilters = kept;
     const toSparse = layout.kind === 'sparse';
     // A layout change carries the filters over: dense pipeline ↔ both sections (values section back).
@@ -213,7 +218,9 @@ export async function repack(input: string, output: string, opts: RepackOptions,
   const filters = (opts.filter ?? []).map(parseFilterRule);
   const defined = await Promise.all((opts.definedElements ?? []).map(parseDefinedRule));
   if (opts.exclude !== undefined && opts.exclude.trim() === '') throw new RepackSpecError('--exclude needs a value');
-  const planner = new Planner(layouts, filters, defined, opts.exclude);
+  const minimum = opts.minimum === undefined ? 0 : Number(opts.minimum);
+  if (opts.minimum !== undefined && (!/^\d+$/.test(opts.minimum.trim()) || !Number.isSafeInteger(minimum))) throw new RepackSpecError(`-m ${opts.minimum}: expected a size in bytes`);
+  const planner = new Planner(layouts, filters, defined, opts.exclude, minimum);
   const src: H5File = await openFile(input, { mode: 'r' });
   const progress: Progress = createProgress(io.stderr, opts.quiet === true, 'repack');
   try {
