@@ -6,15 +6,8 @@
  * `registerFilter`.
  */
 import { defaultContainer, registerFilter, type Container } from '@chunkform/core/internal/di/container';
-import type { Filter } from '@chunkform/core/internal/filter/filter';
-import { deflateFilter } from './deflate/index.js';
-import { fletcher32Filter } from './fletcher32/index.js';
-import { nbitFilter } from './nbit/index.js';
-import { scaleOffsetFilter } from './scaleoffset/index.js';
-import { shuffleFilter } from './shuffle/index.js';
-import { lz4Filter } from './lz4/index.js';
-import { zstdFilter } from './zstd/index.js';
-import { bitshuffleFilter } from './bitshuffle/index.js';
+import { ALL_FILTERS } from './builtin.js';
+import { installWorkerPool } from './workers/pool.js';
 
 export { deflateFilter, deflateBackend, decodeLimit, DEFAULT_DEFLATE_LEVEL } from './deflate/index.js';
 export { shuffleFilter, shuffle, unshuffle } from './shuffle/index.js';
@@ -26,10 +19,15 @@ export { zstdFilter, createZstdFilter, configureZstdWasm, type ZstdWasmOptions, 
 export { zstdFrameContentSize, ZSTD_MAGIC, type ZstdContentSize } from './zstd/frame.js';
 export { bitshuffleFilter, createBitshuffleFilter, bitshuffleEncode, bitshuffleDecode, bitshuffleParams, bitshuffleSetLocal, DEFAULT_BITSHUFFLE_CODECS, BSHUF_VERSION, BSHUF_COMPRESS_NONE, BSHUF_COMPRESS_LZ4, BSHUF_COMPRESS_ZSTD, type BitshuffleCodecs, type BitshuffleParams } from './bitshuffle/index.js';
 
-/** Every filter of this package. */
-export const ALL_FILTERS: readonly Filter[] = [deflateFilter, shuffleFilter, fletcher32Filter, nbitFilter, scaleOffsetFilter, lz4Filter, zstdFilter, bitshuffleFilter];
+export { ALL_FILTERS } from './builtin.js';
+export { configureWorkers, workerPoolSize, stopWorkers, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './workers/pool.js';
 
-/** Registers every filter of this package in `container` (default: the process-wide one). */
+/**
+ * Registers every filter of this package in `container` (default: the process-wide one), and
+ * lets large chunks run their pipelines on the worker pool (see {@link configureWorkers}) unless
+ * that was configured already.
+ */
 export function registerFilters(container: Container = defaultContainer): void {
   for (const f of ALL_FILTERS) registerFilter(f, container);
+  installWorkerPool();
 }

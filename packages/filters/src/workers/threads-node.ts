@@ -1,0 +1,76 @@
+/**
+ * Worker-thread backend of the filter pool (the `#workers` import condition `node`; browsers get
+ * ./threads-none.ts): a `node:worker_threads` Worker running ./worker.ts (./worker.js once built).
+ * Idle workers do not keep the process alive.
+ * @module
+ */
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { FilterJob, FilterReply, FilterWorker } from './protocol.js';
+
+/** The machine's parallelism (`os.availableParallelism()`). */
+export function machineThreads(): number {
+  return availableParallelism();
+}
+
+/**
+ * The worker's entry and the options it needs: the built ./worker.js, or — when this package runs
+ * from its TypeScript sources — ./worker.ts loaded through tsx.
+ */
+function entry(): { url: URL; execArgv?: string[] } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const url = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
+  if (!fromSource || process.execArgv.some((a) => a.includes('tsx'))) return { url };
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return { url, execArgv: [...process.execArgv, '--import', tsx] };
+}
+
+/** Starts one filter worker (null when workers cannot be created here). */
+export function startFilterWorker(): FilterWorker | null {
+  let worker: Worker;
+  try {
+    const { url, execArgv } = entry();
+    worker = new Worker(url, execArgv ? { execArgv } : {});
+  } catch {
+    return null;
+  }
+  worker.unref();
+  let next = 0;
+  let dead: Error | null = null;
+  const pending = new Map<number, { resolve(v: { bytes: Uint8Array; filterMask: number }): void; reject(e: Error): void }>();
+  const settleAll = (e: Error): void => {
+    dead ??= e;
+    for (const p of pending.values()) p.reject(e);
+    pending.clear();
+  };
+  worker.on('error', (e) => settleAll(e instanceof Error ? e : new Error(String(e))));
+  worker.on('exit', () => settleAll(new Error('filters: a filter worker exited')));
+  worker.on('message', (m: FilterReply) => {
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (pending.size === 0) worker.unref();
+    if (m.bytes) p.resolve({ bytes: m.bytes, filterMask: m.filterMask ?? 0 });
+    else p.reject(new Error(m.error ?? 'filters: the worker failed'));
+  });
+  return {
+    get pending() {
+      return dead ? Infinity : pending.size;
+    },
+    run(job: FilterJob) {
+      if (dead) return Promise.reject(dead);
+      const id = next++;
+      if (pending.size === 0) worker.ref(); // keep the process alive until the reply arrives
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, ...job }, [job.bytes.buffer as ArrayBuffer]);
+      });
+    },
+    terminate() {
+      settleAll(new Error('filters: the filter worker was stopped'));
+      void worker.terminate();
+    },
+  };
+}
