@@ -12,7 +12,7 @@ import { decodeChunk, encodeChunk, type FilterResolver } from '@chunkform/core/i
 import type { Filter } from '@chunkform/core/internal/filter/filter';
 import { ALL_FILTERS, bitshuffleSetLocal, configureWorkers, DEFAULT_WORKER_MIN_BYTES, stopWorkers, workerPoolSize } from '../src/index.js';
 
-const U16: Datatype = { class: 'integer', size: 2, byteOrder: 'little', signed: false, bitOffset: 0, precision: 16 } as Datatype;
+const U16: Datatype = { class: 'integer', size: 2, order: 'LE', signed: false };
 const ctx = { datatype: U16, elementSize: 2, chunkDims: [512, 512] };
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve: FilterResolver = (id) => byId.get(id);

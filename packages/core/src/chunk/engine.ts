@@ -16,6 +16,7 @@ import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAl
 import { filledBytes, repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
+import { WriteQueue } from './write-queue.js';
 
 export type { ChunkStore } from './chunk-format.js';
 
@@ -30,6 +31,11 @@ export interface ChunkEngineOptions<Mem> {
   elementSize: number;
   /** Current dataset dimensions. */
   dims: () => readonly number[];
+  /**
+   * Background encoding of whole chunks written by calls of at most this many bytes, with this
+   * bound on the bytes queued (./write-queue.ts); 0 or absent: every chunk is stored within its call.
+   */
+  backgroundBytes?: number;
 }
 
 /** Up to this many chunks in a selection's bounding box are looked up one by one instead of walking the index. */
@@ -58,6 +64,8 @@ export class ChunkEngine<Mem> {
   private fillMem: Mem | undefined;
   /** Chunks processed at once (more for small chunks). */
   private readonly concurrency: number;
+  /** Chunks encoding behind the caller (null: background writes off). */
+  private readonly queue: WriteQueue | null;
 
   /** The engine's own steps, for the batched writes of gather.ts. */
   private readonly steps: WriteSteps = {
@@ -70,6 +78,22 @@ export class ChunkEngine<Mem> {
   constructor(private readonly o: ChunkEngineOptions<Mem>) {
     const chunkBytes = o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
     this.concurrency = Math.min(MAX_CONCURRENCY, Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
+    const bg = o.backgroundBytes ?? 0;
+    this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.guard(coords, async () => this.put(coords, await image))) : null;
+  }
+
+  /** True while chunks written earlier are still being encoded or wait to be stored (or a failure is unreported). */
+  get hasPending(): boolean {
+    return this.queue?.busy === true;
+  }
+
+  /**
+   * Stores every chunk queued for background encoding (every call but a write starts with it, so
+   * it sees the file as if the writes had finished in their calls).
+   * @throws the failure of a queued chunk, naming the dataset and chunk (reported once).
+   */
+  async settle(): Promise<void> {
+    if (this.queue?.busy) await this.queue.settle();
   }
 
   /** The chunk index (for direct chunk I/O and tools). */
@@ -82,6 +106,7 @@ export class ChunkEngine<Mem> {
    * (`count × elementSize` bytes; every byte is overwritten) when given.
    */
   async read(sel: Selection, count: number, into?: Uint8Array): Promise<Uint8Array> {
+    await this.settle();
     const out = into ?? allocBytes(count * this.o.elementSize, this.o.path);
     const pieces = (await this.storedPieces(sel, out)) ?? mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
@@ -124,8 +149,19 @@ export class ChunkEngine<Mem> {
   async write(sel: Selection, src: Uint8Array): Promise<void> {
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     const { format } = this.o;
-    if (format.fullImages && format.imageSize && !format.variableSize) await this.writeBatched(pieces, src, format.imageSize);
-    else await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.writePiece(req, src)));
+    const q = this.queue;
+    // A chunk still queued is stored before this call changes it (or rewrites its space).
+    if (q?.busy && pieces.some((p) => q.has(p.coords.join(',')))) await q.settle();
+    if (format.fullImages && format.imageSize && !format.variableSize) {
+      await this.settle();
+      await this.writeBatched(pieces, src, format.imageSize);
+      return;
+    }
+    // Background encoding for calls up to the queue's bound: the chunks built from `src` must not
+    // borrow the caller's buffer, which is the caller's again when this call returns.
+    const later = q !== null && src.length <= q.maxBytes;
+    const own = later && pieces.some((p) => p.full) ? src.slice() : src;
+    await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.writePiece(req, own, later)));
   }
 
   /**
@@ -190,6 +226,7 @@ export class ChunkEngine<Mem> {
    */
   async flush(): Promise<void> {
     const { format } = this.o;
+    await this.settle();
     let batch: Placed[] = [];
     let batchBytes = 0;
     for (const e of this.o.cache.dirty()) {
@@ -224,6 +261,7 @@ export class ChunkEngine<Mem> {
    * are rewritten in place: chunks of the last flushed state go to new space (copy-on-write).
    */
   async rewritesInPlace(sel: Selection): Promise<boolean> {
+    await this.settle();
     if (this.o.format.variableSize) return false;
     for (const req of mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims])) {
       const rec = await this.o.index.lookup(req.coords);
@@ -242,6 +280,7 @@ export class ChunkEngine<Mem> {
    * cached chunks that `sel` touches, of what the format reports. Dense formats: `sel` itself.
    */
   async defined(sel: Selection): Promise<Selection> {
+    await this.settle();
     const { format } = this.o;
     if (!format.defined) return sel;
     const dims = [...this.o.dims()];
@@ -263,6 +302,7 @@ export class ChunkEngine<Mem> {
    * pass (the caller then reads {@link defined} and the values).
    */
   async readDefined(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined> {
+    await this.settle();
     const { format, chunkDims } = this.o;
     const dims = [...this.o.dims()];
     if (!format.definedValues || !chunksAreSlabs(dims, chunkDims)) return undefined;
@@ -275,6 +315,7 @@ export class ChunkEngine<Mem> {
    * elements is removed from the index and its space released.
    */
   async erase(sel: Selection): Promise<void> {
+    await this.settle();
     const { format, cache } = this.o;
     if (!format.erase) throw new ValueError(`chunks of format "${format.name}" have no undefined elements: only sparse datasets can be erased`);
     const dims = [...this.o.dims()];
@@ -295,6 +336,7 @@ export class ChunkEngine<Mem> {
    * fill already. Work is proportional to the chunks that exist, not to the chunks `sel` spans.
    */
   async fillExisting(sel: Selection, fill: Uint8Array | null): Promise<void> {
+    await this.settle();
     const dims = [...this.o.dims()];
     for (const part of chunkParts(sel, dims, this.o.chunkDims, await this.candidates(sel))) {
       for (const p of mapToChunks(offsetSelection(part.chunkSel, part.start), dims, [...this.o.chunkDims])) {
@@ -344,12 +386,14 @@ export class ChunkEngine<Mem> {
 
   /** Stores a chunk image as given (direct chunk write) and records it in the index. */
   async storeImage(coords: readonly number[], image: ChunkImage): Promise<void> {
+    await this.settle();
     this.forget(coords);
     await this.put(coords, image);
   }
 
   /** Removes a chunk entirely (resize pruning), releasing its space. */
   async removeChunk(coords: readonly number[]): Promise<void> {
+    await this.settle();
     this.forget(coords);
     const old = await this.o.index.remove(coords);
     if (old) this.o.store.release(old.address, old.size);
@@ -357,6 +401,7 @@ export class ChunkEngine<Mem> {
 
   /** The memory form of a chunk: cached, stored, or fill. */
   async loadMem(coords: readonly number[], rec?: ChunkRecord | null): Promise<Mem> {
+    await this.settle();
     const hit = this.o.cache.get(coords.join(','));
     if (hit) return hit.mem;
     const r = rec === undefined ? await this.o.index.lookup(coords) : rec;
@@ -396,7 +441,8 @@ export class ChunkEngine<Mem> {
     if (!req.full) await this.admit({ key: req.coords.join(','), coords: req.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });
   }
 
-  private async writePiece(req: ChunkRequest, src: Uint8Array): Promise<void> {
+  /** `later`: whole chunks (and chunks the cache gives up) may be encoded in the background. */
+  private async writePiece(req: ChunkRequest, src: Uint8Array, later = false): Promise<void> {
     const { format, cache, index, store } = this.o;
     const key = req.coords.join(',');
     const hit = cache.get(key);
@@ -409,7 +455,7 @@ export class ChunkEngine<Mem> {
     if (req.full) {
       // Whole chunk: build it from the request and store it now, skipping the cache.
       const mem = format.fromRequest ? format.fromRequest(req, src) : this.filledWith(req, src);
-      await this.storeMem(req.coords, mem);
+      await this.storeMem(req.coords, mem, later);
       return;
     }
     // Straight into the stored chunk only when its space is fresh; a chunk of the last flushed
@@ -422,8 +468,8 @@ export class ChunkEngine<Mem> {
     const mem = await this.loadMem(req.coords, rec);
     format.memWrite(mem, req, src);
     const bytes = format.memSize(mem);
-    if (cache.fits(bytes)) await this.admit({ key, coords: req.coords, mem, bytes, dirty: true, fullyAccessed: false });
-    else await this.storeMem(req.coords, mem);
+    if (cache.fits(bytes)) await this.admit({ key, coords: req.coords, mem, bytes, dirty: true, fullyAccessed: false }, later);
+    else await this.storeMem(req.coords, mem, later);
   }
 
   private filledWith(req: ChunkRequest, src: Uint8Array): Mem {
@@ -432,18 +478,23 @@ export class ChunkEngine<Mem> {
     return mem;
   }
 
-  /** Puts an entry in the cache and writes out the dirty chunks it displaced. */
-  private async admit(e: CacheEntry<Mem>): Promise<void> {
+  /** Puts an entry in the cache and writes out the dirty chunks it displaced (`later`: in the background). */
+  private async admit(e: CacheEntry<Mem>, later = false): Promise<void> {
     for (const out of this.o.cache.put(e)) {
-      if (out.dirty) await this.storeMem(out.coords, out.mem);
+      if (out.dirty) await this.storeMem(out.coords, out.mem, later);
     }
   }
 
   /**
    * Encodes a chunk and stores it, reusing its old space when the size is unchanged. A chunk with
-   * no defined element (sparse formats) is removed instead: it takes no space.
+   * no defined element (sparse formats) is removed instead: it takes no space. `later`: encoded in
+   * the background and stored by a later call (./write-queue.ts); `mem` is then the engine's own.
    */
-  private async storeMem(coords: readonly number[], mem: Mem): Promise<void> {
+  private async storeMem(coords: readonly number[], mem: Mem, later = false): Promise<void> {
+    if (later && this.queue && !this.o.format.isEmpty?.(mem)) {
+      await this.queue.add(coords, this.o.format.memSize(mem), () => this.o.format.memToFile(mem, coords));
+      return;
+    }
     if (this.o.format.isEmpty?.(mem)) {
       const old = await this.o.index.remove(coords);
       if (old) this.o.store.release(old.address, old.size);

@@ -23,6 +23,7 @@ import type { FileWriter } from './file-writer.js';
 import { FileLock } from './lock.js';
 import { defaultContainer, type Container } from '../di/container.js';
 import { DEFAULT_MAX_READ_BYTES } from '../storage/read-limit.js';
+import { DEFAULT_BACKGROUND_BYTES } from '../chunk/write-queue.js';
 
 /** Shared state of one open file. */
 export class FileContext {
@@ -39,6 +40,11 @@ export class FileContext {
   readonly lock = new FileLock();
   /** Largest result (bytes) one dataset read may allocate (`openFile`'s `maxReadBytes`). */
   maxReadBytes = DEFAULT_MAX_READ_BYTES;
+  /**
+   * Bound on the bytes of chunks a dataset encodes behind the caller (`backgroundWrites` of
+   * `openFile` / `createFile`; chunk/write-queue.ts); 0: chunks are stored within their call.
+   */
+  backgroundBytes = DEFAULT_BACKGROUND_BYTES;
 
   constructor(
     readonly source: ByteSource,
