@@ -10,7 +10,7 @@ import type { FilterPipeline } from '@chunkform/core/internal/format/messages/fi
 import { pipelineOffload, setPipelineOffload } from '@chunkform/core/internal/filter/offload';
 import { decodeChunk, encodeChunk, type FilterResolver } from '@chunkform/core/internal/filter/pipeline';
 import type { Filter } from '@chunkform/core/internal/filter/filter';
-import { ALL_FILTERS, bitshuffleSetLocal, configureWorkers, DEFAULT_WORKER_MIN_BYTES, stopWorkers, workerPoolSize } from '../src/index.js';
+import { ALL_FILTERS, bitshuffleSetLocal, configureWorkers, DEFAULT_WORKER_MIN_BYTES, startWorkers, stopWorkers, workerPoolSize } from '../src/index.js';
 
 const U16: Datatype = { class: 'integer', size: 2, order: 'LE', signed: false };
 const ctx = { datatype: U16, elementSize: 2, chunkDims: [512, 512] };
@@ -52,7 +52,10 @@ async function inline<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-beforeAll(() => configureWorkers({ threads: 2 }));
+beforeAll(async () => {
+  configureWorkers({ threads: 2 });
+  await startWorkers(); // resolves once both workers have loaded the filters
+});
 afterAll(() => {
   stopWorkers();
   setPipelineOffload(null);

@@ -116,6 +116,19 @@ export function workerPoolSize(): number {
   return size();
 }
 
+/**
+ * Starts every worker of the pool now and resolves once they are ready (a worker loads the filters
+ * first, which takes a moment): call it at start-up so the first chunks do not wait for that.
+ */
+export async function startWorkers(): Promise<void> {
+  while (workers.length < size()) {
+    const w = startFilterWorker();
+    if (!w) break;
+    workers.push(w);
+  }
+  await Promise.all(workers.map((w) => w.ready.catch(() => undefined)));
+}
+
 /** Stops every worker now (pending chunks run on the calling thread); they start again on demand. */
 export function stopWorkers(): void {
   while (workers.length > 0) workers.pop()!.terminate();

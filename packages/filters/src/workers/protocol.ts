@@ -19,7 +19,7 @@ export interface FilterJob {
   ctx: OffloadContext;
 }
 
-/** What a worker sends back. */
+/** What a worker sends back (id {@link READY_ID} once, when it is ready). */
 export interface FilterReply {
   id: number;
   bytes?: Uint8Array;
@@ -28,8 +28,13 @@ export interface FilterReply {
   error?: string;
 }
 
+/** The id of the message a worker sends once it has loaded the filters. */
+export const READY_ID = -1;
+
 /** One worker thread running filter pipelines. */
 export interface FilterWorker {
+  /** Resolves once the worker has loaded the filters and takes requests (rejects if it fails to start). */
+  readonly ready: Promise<void>;
   /** Requests sent and not answered yet. */
   readonly pending: number;
   /** Runs `job` there (its bytes' buffer is transferred). Rejects when the worker fails or exits. */

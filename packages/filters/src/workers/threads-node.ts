@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { FilterJob, FilterReply, FilterWorker } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorker } from './protocol.js';
 
 /** The machine's parallelism (`os.availableParallelism()`). */
 export function machineThreads(): number {
@@ -37,17 +37,23 @@ export function startFilterWorker(): FilterWorker | null {
     return null;
   }
   worker.unref();
+  let onReady!: () => void;
+  let onFail!: (e: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => ((onReady = resolve), (onFail = reject)));
+  ready.catch(() => undefined);
   let next = 0;
   let dead: Error | null = null;
   const pending = new Map<number, { resolve(v: { bytes: Uint8Array; filterMask: number }): void; reject(e: Error): void }>();
   const settleAll = (e: Error): void => {
     dead ??= e;
+    onFail(e);
     for (const p of pending.values()) p.reject(e);
     pending.clear();
   };
   worker.on('error', (e) => settleAll(e instanceof Error ? e : new Error(String(e))));
   worker.on('exit', () => settleAll(new Error('filters: a filter worker exited')));
   worker.on('message', (m: FilterReply) => {
+    if (m.id === READY_ID) return onReady();
     const p = pending.get(m.id);
     if (!p) return;
     pending.delete(m.id);
@@ -56,6 +62,7 @@ export function startFilterWorker(): FilterWorker | null {
     else p.reject(new Error(m.error ?? 'filters: the worker failed'));
   });
   return {
+    ready,
     get pending() {
       return dead ? Infinity : pending.size;
     },

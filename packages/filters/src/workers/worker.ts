@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { decodeChunk, encodeChunk } from '@chunkform/core/internal/filter/pipeline';
 import { ALL_FILTERS } from '../builtin.js';
-import type { FilterJob, FilterReply } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply } from './protocol.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve = (id: number) => byId.get(id);
@@ -33,3 +33,5 @@ parentPort!.on('message', (m: FilterJob & { id: number }) => {
     },
   );
 });
+
+parentPort!.postMessage({ id: READY_ID } satisfies FilterReply);
