@@ -20,7 +20,7 @@ export { zstdFrameContentSize, ZSTD_MAGIC, type ZstdContentSize } from './zstd/f
 export { bitshuffleFilter, createBitshuffleFilter, bitshuffleEncode, bitshuffleDecode, bitshuffleParams, bitshuffleSetLocal, DEFAULT_BITSHUFFLE_CODECS, BSHUF_VERSION, BSHUF_COMPRESS_NONE, BSHUF_COMPRESS_LZ4, BSHUF_COMPRESS_ZSTD, type BitshuffleCodecs, type BitshuffleParams } from './bitshuffle/index.js';
 
 export { ALL_FILTERS } from './builtin.js';
-export { configureWorkers, workerPoolSize, startWorkers, stopWorkers, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './workers/pool.js';
+export { configureWorkers, workerPoolSize, workerStats, startWorkers, stopWorkers, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './workers/pool.js';
 
 /**
  * Registers every filter of this package in `container` (default: the process-wide one), and

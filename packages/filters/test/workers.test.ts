@@ -10,7 +10,7 @@ import type { FilterPipeline } from '@chunkform/core/internal/format/messages/fi
 import { pipelineOffload, setPipelineOffload } from '@chunkform/core/internal/filter/offload';
 import { decodeChunk, encodeChunk, type FilterResolver } from '@chunkform/core/internal/filter/pipeline';
 import type { Filter } from '@chunkform/core/internal/filter/filter';
-import { ALL_FILTERS, bitshuffleSetLocal, configureWorkers, DEFAULT_WORKER_MIN_BYTES, startWorkers, stopWorkers, workerPoolSize } from '../src/index.js';
+import { ALL_FILTERS, bitshuffleSetLocal, configureWorkers, DEFAULT_WORKER_MIN_BYTES, startWorkers, stopWorkers, workerPoolSize, workerStats } from '../src/index.js';
 
 const U16: Datatype = { class: 'integer', size: 2, order: 'LE', signed: false };
 const ctx = { datatype: U16, elementSize: 2, chunkDims: [512, 512] };
@@ -54,7 +54,7 @@ async function inline<T>(fn: () => Promise<T>): Promise<T> {
 
 beforeAll(async () => {
   configureWorkers({ threads: 2 });
-  await startWorkers(); // resolves once both workers have loaded the filters
+  expect(await startWorkers()).toBe(2); // both workers loaded the filters
 });
 afterAll(() => {
   stopWorkers();
@@ -62,13 +62,22 @@ afterAll(() => {
 });
 
 describe('filter worker pool', () => {
-  it('takes large chunks of built-in pipelines and declines small ones, other filters and a pool of 0 threads', () => {
+  it('takes large chunks of built-in pipelines and declines small ones, other filters and a pool of 0 threads', async () => {
     const off = pipelineOffload()!;
     const big = frame(1);
     const p = PIPELINES['shuffle+gzip']!;
     const impls = p.filters.map((x) => resolve(x.id));
-    expect(off.encode(big, p, impls, ctx)).not.toBeNull();
-    expect(off.encode(big.subarray(0, DEFAULT_WORKER_MIN_BYTES - 2), p, impls, ctx)).toBeNull();
+    const taken = off.encode(big, p, impls, ctx);
+    expect(taken).not.toBeNull();
+    expect((await taken)!.bytes.length).toBeGreaterThan(0);
+    const small = big.subarray(0, DEFAULT_WORKER_MIN_BYTES - 2);
+    expect(off.encode(small, p, impls, { ...ctx, chunkDims: [small.length / 2] })).toBeNull();
+    // a small stored chunk of a large raw chunk (a well-compressed read) is taken
+    const packed = await encodeChunk(big, p, resolve, ctx, where(0, 0));
+    expect(packed.bytes.length).toBeLessThan(DEFAULT_WORKER_MIN_BYTES);
+    const unpacked = off.decode(packed.bytes, p, 0, impls, ctx);
+    expect(unpacked).not.toBeNull();
+    expect(Buffer.compare((await unpacked)!, big)).toBe(0);
     const mine: Filter = { id: 2, name: 'my-shuffle', encode: (d) => d, decode: (d) => d };
     expect(off.encode(big, p, [mine, impls[1]], ctx)).toBeNull();
     expect(off.decode(big, p, 0, [undefined, impls[1]], ctx)).toBeNull();
@@ -93,6 +102,7 @@ describe('filter worker pool', () => {
 
   for (const [name, pipeline] of Object.entries(PIPELINES)) {
     it(`${name}: many chunks at once give the calling thread's bytes, each to the chunk that asked`, async () => {
+      const before = workerStats();
       const frames = Array.from({ length: 6 }, (_, i) => frame(i + 10));
       const ours = await Promise.all(frames.map((d, i) => encodeChunk(d, pipeline, resolve, ctx, where(i, 0))));
       const theirs = await inline(() => Promise.all(frames.map((d, i) => encodeChunk(d, pipeline, resolve, ctx, where(i, 0)))));
@@ -102,6 +112,10 @@ describe('filter worker pool', () => {
       }
       const back = await Promise.all(ours.map((e, i) => decodeChunk(e.bytes, pipeline, e.filterMask, resolve, ctx, where(i, 0))));
       for (let i = 0; i < frames.length; i++) expect(Buffer.compare(back[i]!, frames[i]!)).toBe(0);
+      // all 12 ran on the workers (none failed there and ran here instead)
+      const after = workerStats();
+      expect(after.done - before.done).toBe(12);
+      expect(after.failed).toBe(before.failed);
       // the caller's input is left alone (the pool sends a copy)
       expect(Buffer.compare(frames[0]!, frame(10))).toBe(0);
     });
@@ -112,7 +126,9 @@ describe('filter worker pool', () => {
     const enc = await encodeChunk(frame(3), p, resolve, ctx, where(0, 0));
     const bad = enc.bytes.slice();
     bad.fill(0x55, 100, 4000);
+    const failed = workerStats().failed;
     const err = await decodeChunk(bad, p, 0, resolve, ctx, where(7, 2)).catch((e: unknown) => e);
+    expect(workerStats().failed).toBe(failed + 1); // failed on a worker, then here with the chunk named
     expect(err).toBeInstanceOf(FilterError);
     expect(String((err as Error).message)).toContain('chunk [7, 2]');
     const fl = PIPELINES['shuffle+fletcher32']!;

@@ -10,13 +10,13 @@
  * the dataset and the chunk.
  * @module
  */
-import { setPipelineOffload, type PipelineOffload } from '@chunkform/core/internal/filter/offload';
+import { setPipelineOffload, type OffloadContext, type PipelineOffload } from '@chunkform/core/internal/filter/offload';
 import type { Filter } from '@chunkform/core/internal/filter/filter';
 import { machineThreads, startFilterWorker } from '#workers';
 import { ALL_FILTERS } from '../builtin.js';
 import type { FilterJob, FilterWorker } from './protocol.js';
 
-/** Chunks from this many bytes (stored size when reading, raw size when writing) go to the pool by default. */
+/** Chunks from this many bytes (raw or stored) go to the pool by default. */
 export const DEFAULT_WORKER_MIN_BYTES = 128 * 1024;
 
 /** Options of {@link configureWorkers}. */
@@ -34,6 +34,8 @@ const builtin = new Set<Filter>(ALL_FILTERS);
 let threads = -1; // not configured yet
 let minBytes = DEFAULT_WORKER_MIN_BYTES;
 const workers: FilterWorker[] = [];
+/** Set when a worker failed to start: the pool then stays off (filters run here) until reconfigured. */
+let broken = false;
 
 function size(): number {
   if (threads < 0) threads = machineThreads();
@@ -49,18 +51,28 @@ function pick(): FilterWorker | null {
     else if (!best || w.pending < best.pending) best = w;
   }
   if ((!best || best.pending > 0) && workers.length < size()) {
-    const w = startFilterWorker();
-    if (w) {
-      workers.push(w);
-      return w;
-    }
+    const w = start();
+    if (w) return w;
   }
   return best;
 }
 
-/** Whether the chunk goes to a worker: large enough, and every filter to run is one of ours. */
-function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMask: number): boolean {
-  if (bytes.length < minBytes || size() === 0) return false;
+/** Starts a worker and adds it to the pool (null when this runtime has none). */
+function start(): FilterWorker | null {
+  const w = startFilterWorker();
+  if (!w) return null;
+  workers.push(w);
+  w.ready.catch(() => void (broken = true));
+  return w;
+}
+
+/**
+ * Whether the chunk goes to a worker: large enough (`bytes` or the chunk's raw size, for reads of
+ * well-compressed chunks), and every filter to run is one of ours.
+ */
+function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMask: number, ctx: OffloadContext): boolean {
+  if (size() === 0 || broken) return false;
+  if (bytes.length < minBytes && ctx.chunkDims.reduce((a, b) => a * b, ctx.elementSize) < minBytes) return false;
   let any = false;
   for (let i = 0; i < impls.length; i++) {
     if ((skipMask >>> i) & 1) continue;
@@ -71,24 +83,35 @@ function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMa
   return any;
 }
 
+/** Chunks the workers finished, and chunks that failed there (then run on the calling thread). */
+const stats = { done: 0, failed: 0 };
+
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
 async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
   const w = pick();
   if (!w) return null;
   try {
-    return await w.run(job);
+    const r = await w.run(job);
+    stats.done++;
+    return r;
   } catch {
+    stats.failed++;
     return null; // the calling thread runs the chunk again and throws its error with the chunk named
   }
 }
 
+/** Counts since the process started: chunks run on workers, and chunks that failed there (run again on the calling thread). */
+export function workerStats(): { done: number; failed: number } {
+  return { ...stats };
+}
+
 const offload: PipelineOffload = {
   encode(bytes, pipeline, impls, ctx) {
-    if (!takes(bytes, impls, 0)) return null;
+    if (!takes(bytes, impls, 0, ctx)) return null;
     return send({ direction: 'encode', bytes: bytes.slice(), pipeline, filterMask: 0, ctx });
   },
   decode(bytes, pipeline, filterMask, impls, ctx) {
-    if (!takes(bytes, impls, filterMask)) return null;
+    if (!takes(bytes, impls, filterMask, ctx)) return null;
     return send({ direction: 'decode', bytes: bytes.slice(), pipeline, filterMask, ctx }).then((r) => r && r.bytes);
   },
 };
@@ -106,6 +129,7 @@ export function configureWorkers(opts: WorkerOptions = {}): void {
     throw new RangeError(`configureWorkers: minBytes must be a whole number ≥ 0, got ${opts.minBytes}`);
   }
   threads = opts.threads ?? machineThreads();
+  broken = false;
   if (opts.minBytes !== undefined) minBytes = opts.minBytes;
   while (workers.length > threads) workers.pop()!.terminate();
   setPipelineOffload(offload);
@@ -117,16 +141,15 @@ export function workerPoolSize(): number {
 }
 
 /**
- * Starts every worker of the pool now and resolves once they are ready (a worker loads the filters
- * first, which takes a moment): call it at start-up so the first chunks do not wait for that.
+ * Starts every worker of the pool now and resolves, with the number of workers ready, once they
+ * are (a worker loads the filters first, which takes a moment): call it at start-up so the first
+ * chunks do not wait for that. 0 when this runtime has no worker threads or they failed to start
+ * (filters then run on the calling thread).
  */
-export async function startWorkers(): Promise<void> {
-  while (workers.length < size()) {
-    const w = startFilterWorker();
-    if (!w) break;
-    workers.push(w);
-  }
-  await Promise.all(workers.map((w) => w.ready.catch(() => undefined)));
+export async function startWorkers(): Promise<number> {
+  while (workers.length < size() && !broken) if (!start()) break;
+  const ok = await Promise.all(workers.map((w) => w.ready.then(() => true, () => false)));
+  return ok.filter(Boolean).length;
 }
 
 /** Stops every worker now (pending chunks run on the calling thread); they start again on demand. */

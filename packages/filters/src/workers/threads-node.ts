@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { READY_ID, type FilterJob, type FilterReply, type FilterWorker } from './protocol.js';
@@ -16,23 +17,22 @@ export function machineThreads(): number {
 }
 
 /**
- * The worker's entry and the options it needs: the built ./worker.js, or — when this package runs
- * from its TypeScript sources — ./worker.ts loaded through tsx.
+ * The worker's entry: the built ./worker.js, or — when this package runs from its TypeScript sources
+ * (the monorepo's tests and benchmarks) — a small module that registers tsx's loader in the worker
+ * and then imports ./worker.ts.
  */
-function entry(): { url: URL; execArgv?: string[] } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
-  if (!fromSource || process.execArgv.some((a) => a.includes('tsx'))) return { url };
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return { url, execArgv: [...process.execArgv, '--import', tsx] };
+function entry(): URL {
+  if (!import.meta.url.endsWith('.ts')) return new URL('./worker.js', import.meta.url);
+  const tsx = join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
+  const boot = `import { register } from ${JSON.stringify(pathToFileURL(tsx).href)}; register(); await import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(boot)}`);
 }
 
 /** Starts one filter worker (null when workers cannot be created here). */
 export function startFilterWorker(): FilterWorker | null {
   let worker: Worker;
   try {
-    const { url, execArgv } = entry();
-    worker = new Worker(url, execArgv ? { execArgv } : {});
+    worker = new Worker(entry());
   } catch {
     return null;
   }
