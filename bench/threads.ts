@@ -13,7 +13,8 @@
  * interleaved (1 and 2 threads alternate which goes first); medians of times and of paired ratios.
  * The ceiling of the machine is measured in the same run: two independent zlib level-1 streams on two
  * threads vs one thread doing both.
- * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400).
+ * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
+ * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's).
  * @module
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -37,6 +38,8 @@ const FRAME = H * W;
 const REPEAT = Number(process.env.BENCH_THREADS_REPEAT ?? 5);
 const FRAMES = Number(process.env.BENCH_THREADS_FRAMES ?? 16);
 const RSS_FRAMES = Number(process.env.BENCH_RSS_FRAMES ?? 400);
+/** `backgroundWrites.maxBytes` of the streaming rows (default: the library's). */
+const BG_BYTES = Number(process.env.BENCH_BG_BYTES ?? 0);
 
 function register(): void {
   registerIndexes();
@@ -100,7 +103,7 @@ const roiSel = (i: number) => selectBlocks([{ start: [i, H / 4, W / 4], end: [i 
 /** Frame-by-frame streaming write, each write awaited: dense (whole frames) or sparse (a ROI of each). */
 async function stream(path: string, data: Uint16Array, frames: number, kind: 'dense' | 'sparse'): Promise<number> {
   const t = performance.now();
-  const f = await createFile(path, { superblockVersion: 3 });
+  const f = await createFile(path, { superblockVersion: 3, ...(BG_BYTES ? { backgroundWrites: { maxBytes: BG_BYTES } } : {}) });
   const ds = (await f.createDataset(
     'd',
     kind === 'dense'
@@ -148,6 +151,8 @@ async function zlibStreams(threads: number, parts: number): Promise<number> {
 /** Peak RSS child: `write` streams RSS_FRAMES frames (dense gzip 1), `read` reads them back frame by frame. */
 async function rssChild(mode: string, path: string): Promise<void> {
   register();
+  if (process.env.BENCH_RSS_THREADS) configureWorkers({ threads: Number(process.env.BENCH_RSS_THREADS) });
+  await startWorkers();
   const data = makeFrames(FRAMES);
   if (mode === 'read') {
     const f = await openFile(path);

@@ -16,7 +16,7 @@ import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAl
 import { filledBytes, repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
-import { WriteQueue } from './write-queue.js';
+import { ownedCopy, WriteQueue, type Holder } from './write-queue.js';
 
 export type { ChunkStore } from './chunk-format.js';
 
@@ -160,8 +160,14 @@ export class ChunkEngine<Mem> {
     // Background encoding for calls up to the queue's bound: the chunks built from `src` must not
     // borrow the caller's buffer, which is the caller's again when this call returns.
     const later = q !== null && src.length <= q.maxBytes;
-    const own = later && pieces.some((p) => p.full) ? src.slice() : src;
-    await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.writePiece(req, own, later)));
+    const copy = later && pieces.some((p) => p.full) ? ownedCopy(src) : null;
+    const own = copy ? copy.bytes : src;
+    const holder: Holder | undefined = later ? (copy?.holder ?? { hold() {}, drop() {} }) : undefined;
+    try {
+      await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.writePiece(req, own, holder)));
+    } finally {
+      copy?.holder.drop(); // this call's hold: the buffer is reused once the queued chunks are stored too
+    }
   }
 
   /**
@@ -441,8 +447,11 @@ export class ChunkEngine<Mem> {
     if (!req.full) await this.admit({ key: req.coords.join(','), coords: req.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });
   }
 
-  /** `later`: whole chunks (and chunks the cache gives up) may be encoded in the background. */
-  private async writePiece(req: ChunkRequest, src: Uint8Array, later = false): Promise<void> {
+  /**
+   * `later`: whole chunks (and chunks the cache gives up) may be encoded in the background, holding
+   * `later` (what `src` is a copy in) until they are stored.
+   */
+  private async writePiece(req: ChunkRequest, src: Uint8Array, later?: Holder): Promise<void> {
     const { format, cache, index, store } = this.o;
     const key = req.coords.join(',');
     const hit = cache.get(key);
@@ -479,7 +488,7 @@ export class ChunkEngine<Mem> {
   }
 
   /** Puts an entry in the cache and writes out the dirty chunks it displaced (`later`: in the background). */
-  private async admit(e: CacheEntry<Mem>, later = false): Promise<void> {
+  private async admit(e: CacheEntry<Mem>, later?: Holder): Promise<void> {
     for (const out of this.o.cache.put(e)) {
       if (out.dirty) await this.storeMem(out.coords, out.mem, later);
     }
@@ -490,9 +499,9 @@ export class ChunkEngine<Mem> {
    * no defined element (sparse formats) is removed instead: it takes no space. `later`: encoded in
    * the background and stored by a later call (./write-queue.ts); `mem` is then the engine's own.
    */
-  private async storeMem(coords: readonly number[], mem: Mem, later = false): Promise<void> {
+  private async storeMem(coords: readonly number[], mem: Mem, later?: Holder): Promise<void> {
     if (later && this.queue && !this.o.format.isEmpty?.(mem)) {
-      await this.queue.add(coords, this.o.format.memSize(mem), () => this.o.format.memToFile(mem, coords));
+      await this.queue.add(coords, this.o.format.memSize(mem), () => this.o.format.memToFile(mem, coords), later);
       return;
     }
     if (this.o.format.isEmpty?.(mem)) {

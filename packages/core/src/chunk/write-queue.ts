@@ -14,8 +14,17 @@
  */
 import type { ChunkImage } from './chunk-format.js';
 
+/** Something queued chunks hold on to (the copy of a write's data they were built from). */
+export interface Holder {
+  /** A queued chunk starts using it. */
+  hold(): void;
+  /** That chunk is stored (or failed). */
+  drop(): void;
+}
+
 /** One queued chunk. */
 interface Entry {
+  holder: Holder | undefined;
   coords: readonly number[];
   key: string;
   /** Bytes held for it (counted against the bound). */
@@ -66,11 +75,12 @@ export class WriteQueue {
    * then starts `encode` and returns without waiting for it.
    * @throws the failure of an earlier queued chunk (this chunk is then neither encoded nor queued).
    */
-  async add(coords: readonly number[], bytes: number, encode: () => Promise<ChunkImage>): Promise<void> {
+  async add(coords: readonly number[], bytes: number, encode: () => Promise<ChunkImage>, holder?: Holder): Promise<void> {
     await this.storeWhile(() => {
       const h = this.entries[this.head];
       return h !== undefined && (h.done || this.queuedBytes + bytes > this.maxBytes);
     });
+    holder?.hold();
     let image: Promise<ChunkImage>;
     try {
       image = encode();
@@ -78,7 +88,7 @@ export class WriteQueue {
       image = Promise.reject(err);
     }
     const key = coords.join(',');
-    const e: Entry = { coords, key, bytes, image, done: false };
+    const e: Entry = { holder, coords, key, bytes, image, done: false };
     this.keys.set(key, (this.keys.get(key) ?? 0) + 1);
     image.then(
       () => void (e.done = true),
@@ -105,6 +115,7 @@ export class WriteQueue {
         } catch (err) {
           this.failure ??= err;
         } finally {
+          e.holder?.drop();
           this.queuedBytes -= e.bytes;
           const n = this.keys.get(e.key)!;
           if (n > 1) this.keys.set(e.key, n - 1);
@@ -124,4 +135,43 @@ export class WriteQueue {
       throw f;
     }
   }
+}
+
+/** Buffers for the copies of written data that queued chunks hold, reused once those are stored. */
+const copies: ArrayBuffer[] = [];
+/** Most buffers kept, and most bytes in one kept buffer. */
+const COPIES_KEPT = 4;
+const COPY_MAX_BYTES = 64 << 20;
+
+/**
+ * A private copy of `src` for chunks encoded in the background, in a reused buffer when one fits,
+ * with the {@link Holder} that gives the buffer back once the caller and every chunk holding it
+ * are done (the caller drops its own hold when its call ends).
+ */
+export function ownedCopy(src: Uint8Array): { bytes: Uint8Array; holder: Holder } {
+  const n = src.length;
+  let buf: ArrayBuffer | undefined;
+  for (let i = copies.length - 1; i >= 0; i--) {
+    const b = copies[i]!;
+    if (b.byteLength >= n && b.byteLength <= 2 * n) {
+      buf = b;
+      copies.splice(i, 1);
+      break;
+    }
+  }
+  const bytes = new Uint8Array(buf ?? new ArrayBuffer(n), 0, n);
+  bytes.set(src);
+  let refs = 1;
+  const holder: Holder = {
+    hold: () => void refs++,
+    drop: () => {
+      if (--refs > 0) return;
+      const b = bytes.buffer as ArrayBuffer;
+      if (b.byteLength <= COPY_MAX_BYTES && b.byteLength >= 64 << 10) {
+        if (copies.length >= COPIES_KEPT) copies.shift();
+        copies.push(b);
+      }
+    },
+  };
+  return { bytes, holder };
 }

@@ -86,6 +86,26 @@ function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMa
 /** Chunks the workers finished, and chunks that failed there (then run on the calling thread). */
 const stats = { done: 0, failed: 0 };
 
+/** Input buffers the workers sent back, reused for the next copies (no garbage per chunk). */
+const inputs: ArrayBuffer[] = [];
+const INPUTS_KEPT = 8;
+const INPUT_MAX_BYTES = 64 << 20;
+
+/** A copy of `bytes` to send to a worker (its buffer is transferred), in a returned buffer when one fits. */
+function copyIn(bytes: Uint8Array): Uint8Array {
+  const n = bytes.length;
+  for (let i = inputs.length - 1; i >= 0; i--) {
+    const b = inputs[i]!;
+    if (b.byteLength >= n && b.byteLength <= 2 * n) {
+      inputs.splice(i, 1);
+      const c = new Uint8Array(b, 0, n);
+      c.set(bytes);
+      return c;
+    }
+  }
+  return bytes.slice();
+}
+
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
 async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
   const w = pick();
@@ -93,7 +113,12 @@ async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: nu
   try {
     const r = await w.run(job);
     stats.done++;
-    return r;
+    const back = r.input?.buffer as ArrayBuffer | undefined;
+    if (back && back.byteLength <= INPUT_MAX_BYTES) {
+      if (inputs.length >= INPUTS_KEPT) inputs.shift();
+      inputs.push(back);
+    }
+    return { bytes: r.bytes, filterMask: r.filterMask };
   } catch {
     stats.failed++;
     return null; // the calling thread runs the chunk again and throws its error with the chunk named
@@ -108,11 +133,11 @@ export function workerStats(): { done: number; failed: number } {
 const offload: PipelineOffload = {
   encode(bytes, pipeline, impls, ctx) {
     if (!takes(bytes, impls, 0, ctx)) return null;
-    return send({ direction: 'encode', bytes: bytes.slice(), pipeline, filterMask: 0, ctx });
+    return send({ direction: 'encode', bytes: copyIn(bytes), pipeline, filterMask: 0, ctx });
   },
   decode(bytes, pipeline, filterMask, impls, ctx) {
     if (!takes(bytes, impls, filterMask, ctx)) return null;
-    return send({ direction: 'decode', bytes: bytes.slice(), pipeline, filterMask, ctx }).then((r) => r && r.bytes);
+    return send({ direction: 'decode', bytes: copyIn(bytes), pipeline, filterMask, ctx }).then((r) => r && r.bytes);
   },
 };
 

@@ -24,6 +24,8 @@ export interface FilterReply {
   id: number;
   bytes?: Uint8Array;
   filterMask?: number;
+  /** The job's input buffer, sent back for reuse (absent when the result lives in it). */
+  input?: Uint8Array;
   /** The failure's message (the pool then runs the chunk on the calling thread, which names it). */
   error?: string;
 }
@@ -38,7 +40,7 @@ export interface FilterWorker {
   /** Requests sent and not answered yet. */
   readonly pending: number;
   /** Runs `job` there (its bytes' buffer is transferred). Rejects when the worker fails or exits. */
-  run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number }>;
+  run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number; input?: Uint8Array }>;
   /** Stops the worker (pending requests are rejected). */
   terminate(): void;
 }

@@ -43,7 +43,7 @@ export function startFilterWorker(): FilterWorker | null {
   ready.catch(() => undefined);
   let next = 0;
   let dead: Error | null = null;
-  const pending = new Map<number, { resolve(v: { bytes: Uint8Array; filterMask: number }): void; reject(e: Error): void }>();
+  const pending = new Map<number, { resolve(v: { bytes: Uint8Array; filterMask: number; input?: Uint8Array }): void; reject(e: Error): void }>();
   const settleAll = (e: Error): void => {
     dead ??= e;
     onFail(e);
@@ -58,7 +58,7 @@ export function startFilterWorker(): FilterWorker | null {
     if (!p) return;
     pending.delete(m.id);
     if (pending.size === 0) worker.unref();
-    if (m.bytes) p.resolve({ bytes: m.bytes, filterMask: m.filterMask ?? 0 });
+    if (m.bytes) p.resolve({ bytes: m.bytes, filterMask: m.filterMask ?? 0, ...(m.input ? { input: m.input } : {}) });
     else p.reject(new Error(m.error ?? 'filters: the worker failed'));
   });
   return {

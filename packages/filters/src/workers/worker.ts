@@ -24,8 +24,10 @@ parentPort!.on('message', (m: FilterJob & { id: number }) => {
       // a result that is a view of a larger buffer (or the input itself) goes back as its own copy
       const whole = r.bytes.byteOffset === 0 && r.bytes.byteLength === r.bytes.buffer.byteLength;
       const bytes = whole ? r.bytes : r.bytes.slice();
-      const reply: FilterReply = { id: m.id, bytes, filterMask: r.filterMask };
-      parentPort!.postMessage(reply, [bytes.buffer as ArrayBuffer]);
+      // the input's buffer goes back too, for the next job's copy (unless the result lives in it)
+      const input = m.bytes.buffer !== bytes.buffer && m.bytes.buffer.byteLength > 0 ? m.bytes : undefined;
+      const reply: FilterReply = { id: m.id, bytes, filterMask: r.filterMask, ...(input ? { input } : {}) };
+      parentPort!.postMessage(reply, input ? [bytes.buffer as ArrayBuffer, input.buffer as ArrayBuffer] : [bytes.buffer as ArrayBuffer]);
     },
     (e: unknown) => {
       const reply: FilterReply = { id: m.id, error: e instanceof Error ? e.message : String(e) };
