@@ -16,7 +16,8 @@ import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAl
 import { filledBytes, repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
-import { ownedCopy, WriteQueue, type Holder } from './write-queue.js';
+import { defaultBackgroundBytes, ownedCopy, WriteQueue, type Holder } from './write-queue.js';
+import { pipelineOffload } from '../filter/offload.js';
 
 export type { ChunkStore } from './chunk-format.js';
 
@@ -33,9 +34,10 @@ export interface ChunkEngineOptions<Mem> {
   dims: () => readonly number[];
   /**
    * Background encoding of whole chunks written by calls of at most this many bytes, with this
-   * bound on the bytes queued (./write-queue.ts); 0 or absent: every chunk is stored within its call.
+   * bound on the bytes queued (./write-queue.ts); 0 or absent: every chunk is stored within its
+   * call; 'auto': {@link defaultBackgroundBytes} for the chunk size and the filter threads.
    */
-  backgroundBytes?: number;
+  backgroundBytes?: number | 'auto';
 }
 
 /** Up to this many chunks in a selection's bounding box are looked up one by one instead of walking the index. */
@@ -78,7 +80,7 @@ export class ChunkEngine<Mem> {
   constructor(private readonly o: ChunkEngineOptions<Mem>) {
     const chunkBytes = o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
     this.concurrency = Math.min(MAX_CONCURRENCY, Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
-    const bg = o.backgroundBytes ?? 0;
+    const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(chunkBytes, pipelineOffload()?.threads ?? 1) : (o.backgroundBytes ?? 0);
     this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.guard(coords, async () => this.put(coords, await image))) : null;
   }
 

@@ -35,8 +35,13 @@ interface Entry {
   done: boolean;
 }
 
-/** Default bound on the bytes of chunks queued per dataset. */
-export const DEFAULT_BACKGROUND_BYTES = 32 << 20;
+/**
+ * The default bound on the bytes of chunks queued per dataset: room for two chunks per filter thread
+ * plus two (so every thread has the next chunk while one is stored), within [8 MiB, 256 MiB].
+ */
+export function defaultBackgroundBytes(chunkBytes: number, threads: number): number {
+  return Math.min(256 << 20, Math.max(8 << 20, (2 * Math.max(1, threads) + 2) * chunkBytes));
+}
 
 /** What the queue needs of the engine: store an encoded chunk (inside the current call). */
 export type StoreEncoded = (coords: readonly number[], image: Promise<ChunkImage>) => Promise<void>;

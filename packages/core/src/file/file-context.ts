@@ -23,7 +23,6 @@ import type { FileWriter } from './file-writer.js';
 import { FileLock } from './lock.js';
 import { defaultContainer, type Container } from '../di/container.js';
 import { DEFAULT_MAX_READ_BYTES } from '../storage/read-limit.js';
-import { DEFAULT_BACKGROUND_BYTES } from '../chunk/write-queue.js';
 
 /** Shared state of one open file. */
 export class FileContext {
@@ -42,9 +41,10 @@ export class FileContext {
   maxReadBytes = DEFAULT_MAX_READ_BYTES;
   /**
    * Bound on the bytes of chunks a dataset encodes behind the caller (`backgroundWrites` of
-   * `openFile` / `createFile`; chunk/write-queue.ts); 0: chunks are stored within their call.
+   * `openFile` / `createFile`; chunk/write-queue.ts); 0: chunks are stored within their call;
+   * undefined: the default for the dataset's chunk size (`defaultBackgroundBytes`).
    */
-  backgroundBytes = DEFAULT_BACKGROUND_BYTES;
+  backgroundBytes: number | undefined = undefined;
 
   constructor(
     readonly source: ByteSource,

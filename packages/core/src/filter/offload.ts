@@ -15,6 +15,8 @@ export type OffloadContext = Omit<FilterContext, 'clientData' | 'flags'>;
 
 /** Runs filter pipelines somewhere else (another thread). */
 export interface PipelineOffload {
+  /** Chunks it works on at once (its threads): how many chunks a streaming write keeps in flight. */
+  readonly threads?: number;
   /**
    * Forward pipeline of `bytes` (the caller keeps `bytes`: the offload copies what it sends).
    * `impls[i]` is the implementation resolved for filter i (undefined: not registered). Returns

@@ -53,7 +53,8 @@ export interface OpenOptions {
   /** URLs: request headers, `fetch`, block size, cache budget and retries of the {@link HttpRangeSource}. */
   http?: HttpRangeOptions;
   /**
-   * Streaming writes (default: on, with a bound of 32 MiB per dataset): a write of whole chunks of a
+   * Streaming writes (default: on; the bound per dataset is two chunks per filter worker thread plus
+   * two, within 8–256 MiB): a write of whole chunks of a
    * filtered dataset returns once its data is copied, the chunks are compressed behind the caller (on
    * the filter worker pool / zlib's threads, several frames at once) and stored by the dataset's next
    * call, or by `flush()` / `close()`, which wait for them. A call waits while a dataset has more than

@@ -170,7 +170,7 @@ export class ChunkedStorage implements DatasetStorage {
       chunkDims: layout.chunkDims,
       elementSize: info.elementSize,
       dims: () => dims,
-      ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes } : {}),
+      ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : {}),
     });
     const storage = new ChunkedStorage(ctx, model, info, index, engine, cache);
     writer?.flushHooks.add(storage.flushHook);

@@ -131,6 +131,9 @@ export function workerStats(): { done: number; failed: number } {
 }
 
 const offload: PipelineOffload = {
+  get threads() {
+    return broken ? 0 : size();
+  },
   encode(bytes, pipeline, impls, ctx) {
     if (!takes(bytes, impls, 0, ctx)) return null;
     return send({ direction: 'encode', bytes: copyIn(bytes), pipeline, filterMask: 0, ctx });
