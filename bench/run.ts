@@ -15,7 +15,7 @@
  *
  * Environment: BENCH_FRAMES (frames, default 100), BENCH_REPEAT (runs per measurement, best kept; default
  * 3 for contiguous and unfiltered, 1 for filtered), BENCH_ONLY (comma-separated subset: contiguous,chunked,lcls,filters,dump,repack,
- * points,groups; dump: bench/dump.ts, repack: bench/tools-repack.ts, points/groups: bench/sixth-wave.ts).
+ * points,groups,threads; dump: bench/dump.ts, repack: bench/tools-repack.ts, points/groups: bench/sixth-wave.ts).
  * `lcls`: the LCLS-II sparse-frame workloads of issue #4, see bench/lcls.ts (its own BENCH_LCLS_* variables).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -31,6 +31,7 @@ import { runFilters } from './filters.js';
 import { runDump } from './dump.js';
 import { runToolsRepack } from './tools-repack.js';
 import { runSixthWave } from './sixth-wave.js';
+import { runThreads } from './threads.js';
 import { xorshift32 } from './xorshift.js';
 import { bestSeconds as best } from './timing.js';
 import { rowCopyFloor, zlibCeiling } from './zlib-ceiling.js';
@@ -39,7 +40,7 @@ const FRAMES = Number(process.env.BENCH_FRAMES ?? 100);
 const H = 1024;
 const W = 1024;
 const REPEAT = process.env.BENCH_REPEAT ? Number(process.env.BENCH_REPEAT) : undefined;
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'contiguous,chunked,lcls,filters,dump,repack,points,groups').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'contiguous,chunked,lcls,filters,dump,repack,points,groups,threads').split(','));
 
 registerIndexes();
 registerDenseFormats();
@@ -230,6 +231,7 @@ async function main(): Promise<void> {
   if (ONLY.has('filters')) await runFilters(dir); // issue #5: bench/filters.ts
   if (ONLY.has('dump')) await runDump(dir); // issue #12: bench/dump.ts
   if (ONLY.has('repack')) runToolsRepack(); // issue #12: bench/tools-repack.ts
+  if (ONLY.has('threads')) await runThreads(dir); // issue #11: thread scaling, LZ4 vs h5py, streaming RSS (bench/threads.ts)
   // issue #11: point groups and group creation vs h5py (bench/sixth-wave.ts)
   const w6 = new Set(['points', 'groups'].filter((p) => ONLY.has(p)));
   if (w6.size > 0) await runSixthWave(dir, w6);

@@ -41,7 +41,10 @@ const RSS_FRAMES = Number(process.env.BENCH_RSS_FRAMES ?? 400);
 /** `backgroundWrites.maxBytes` of the streaming rows (default: the library's). */
 const BG_BYTES = Number(process.env.BENCH_BG_BYTES ?? 0);
 
+let registered = false;
 function register(): void {
+  if (registered) return;
+  registered = true;
   registerIndexes();
   registerDenseFormats();
   registerSparseFormat();

@@ -49,6 +49,8 @@ const CONCURRENCY = 8;
 const IN_FLIGHT_BYTES = 16 << 20;
 /** Upper bound on chunks in flight. */
 const MAX_CONCURRENCY = 64;
+/** Dirty chunks a flush encodes ahead of the one it places. */
+const FLUSH_AHEAD = 8;
 
 /** Runs `fn` over `items` with at most `limit` promises in flight; rejects with the first failure. */
 async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -237,14 +239,29 @@ export class ChunkEngine<Mem> {
     await this.settle();
     let batch: Placed[] = [];
     let batchBytes = 0;
-    for (const e of this.o.cache.dirty()) {
+    // Chunks are encoded a few ahead of the one being placed (on the filter threads at once), and
+    // placed and written in cache order as before.
+    const dirty = [...this.o.cache.dirty()];
+    const encodes: (Promise<ChunkImage> | undefined)[] = [];
+    const ahead = (i: number): void => {
+      const e = dirty[i];
+      if (!e || encodes[i] || format.isEmpty?.(e.mem)) return;
+      const p = format.memToFile(e.mem, e.coords);
+      p.catch(() => undefined); // awaited (and its error thrown) in its turn
+      encodes[i] = p;
+    };
+    for (let i = 0; i < FLUSH_AHEAD; i++) ahead(i);
+    for (let i = 0; i < dirty.length; i++) {
+      const e = dirty[i]!;
+      ahead(i + FLUSH_AHEAD);
       await this.guard(e.coords, async () => {
         if (format.isEmpty?.(e.mem)) {
           await this.storeMem(e.coords, e.mem);
           e.dirty = false;
           return;
         }
-        const image = await format.memToFile(e.mem, e.coords);
+        const image = await (encodes[i] ?? format.memToFile(e.mem, e.coords));
+        encodes[i] = undefined;
         if (image.bytes.length > GATHER_IMAGE_MAX) {
           await this.put(e.coords, image);
           e.dirty = false;
