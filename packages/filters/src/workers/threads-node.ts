@@ -36,7 +36,6 @@ export function startFilterWorker(): FilterWorker | null {
   } catch {
     return null;
   }
-  worker.unref();
   let onReady!: () => void;
   let onFail!: (e: Error) => void;
   const ready = new Promise<void>((resolve, reject) => ((onReady = resolve), (onFail = reject)));
@@ -61,6 +60,11 @@ export function startFilterWorker(): FilterWorker | null {
     if (m.bytes) p.resolve({ bytes: m.bytes, filterMask: m.filterMask ?? 0, ...(m.input ? { input: m.input } : {}) });
     else p.reject(new Error(m.error ?? 'filters: the worker failed'));
   });
+  // The worker keeps the process alive until it is ready (someone may be waiting for that), then
+  // only while requests are pending (unref after the listeners: attaching one refs the port again).
+  void ready.then(() => {
+    if (pending.size === 0) worker.unref();
+  }, () => worker.unref());
   return {
     ready,
     get pending() {
