@@ -3,6 +3,8 @@
  * thread gives, answers come back to the chunk that asked, failures name the chunk, and the pool's
  * size and threshold are honoured.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChecksumError, FilterError } from '@chunkform/core/internal/errors';
 import type { Datatype } from '@chunkform/core/internal/format/messages/datatype';
@@ -138,6 +140,15 @@ describe('filter worker pool', () => {
     const err2 = await decodeChunk(flipped, fl, 0, resolve, ctx, where(3, 1)).catch((e: unknown) => e);
     expect(err2).toBeInstanceOf(ChecksumError);
     expect(String((err2 as Error).message)).toContain('chunk [3, 1]');
+  });
+
+  it('idle workers do not keep the process alive', () => {
+    const pool = new URL('../src/workers/pool.ts', import.meta.url).href;
+    const script = `import { configureWorkers, startWorkers } from ${JSON.stringify(pool)}; configureWorkers({ threads: 2 }); console.log(await startWorkers());`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('2');
+    expect(r.status).toBe(0); // exits on its own (a hang would be killed by the time-out: status null)
   });
 
   it('a stopped pool starts again on demand, and chunks in flight when it stops still finish', async () => {
