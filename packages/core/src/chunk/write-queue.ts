@@ -145,7 +145,7 @@ export class WriteQueue {
 /** Buffers for the copies of written data that queued chunks hold, reused once those are stored. */
 const copies: ArrayBuffer[] = [];
 /** Most buffers kept, and most bytes in one kept buffer. */
-const COPIES_KEPT = 4;
+const COPIES_KEPT = 2;
 const COPY_MAX_BYTES = 64 << 20;
 
 /**

@@ -88,7 +88,7 @@ const stats = { done: 0, failed: 0 };
 
 /** Input buffers the workers sent back, reused for the next copies (no garbage per chunk). */
 const inputs: ArrayBuffer[] = [];
-const INPUTS_KEPT = 8;
+const INPUTS_KEPT = 4;
 const INPUT_MAX_BYTES = 64 << 20;
 
 /** A copy of `bytes` to send to a worker (its buffer is transferred), in a returned buffer when one fits. */
