@@ -15,8 +15,8 @@
  *
  * Environment: BENCH_FRAMES (frames, default 100), BENCH_REPEAT (runs per measurement, best kept; default
  * 3 for contiguous and unfiltered, 1 for filtered), BENCH_ONLY (comma-separated subset: contiguous,chunked,lcls,filters,dump,repack,
- * cli-memory,points,groups,tiles,vl; dump: bench/dump.ts, repack: bench/tools-repack.ts, cli-memory:
- * bench/cli-memory.ts (≥ 1 GB), points/groups: bench/sixth-wave.ts, tiles: bench/seventh-wave.ts, vl: bench/vl.ts).
+ * cli-memory,points,groups,tiles,vl,threads; dump: bench/dump.ts, repack: bench/tools-repack.ts, cli-memory:
+ * bench/cli-memory.ts (≥ 1 GB), points/groups: bench/sixth-wave.ts, tiles: bench/seventh-wave.ts, vl: bench/vl.ts, threads: bench/threads.ts).
  * `lcls`: the LCLS-II sparse-frame workloads of issue #4, see bench/lcls.ts (its own BENCH_LCLS_* variables).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -35,6 +35,7 @@ import { runCliMemory } from './cli-memory.js';
 import { runSixthWave } from './sixth-wave.js';
 import { runSeventhWave } from './seventh-wave.js';
 import { runVl } from './vl.js';
+import { runThreads } from './threads.js';
 import { xorshift32 } from './xorshift.js';
 import { bestSeconds as best } from './timing.js';
 import { rowCopyFloor, zlibCeiling } from './zlib-ceiling.js';
@@ -43,7 +44,7 @@ const FRAMES = Number(process.env.BENCH_FRAMES ?? 100);
 const H = 1024;
 const W = 1024;
 const REPEAT = process.env.BENCH_REPEAT ? Number(process.env.BENCH_REPEAT) : undefined;
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'contiguous,chunked,lcls,filters,dump,repack,cli-memory,points,groups,tiles,vl').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'contiguous,chunked,lcls,filters,dump,repack,cli-memory,points,groups,tiles,vl,threads').split(','));
 
 registerIndexes();
 registerDenseFormats();
@@ -236,6 +237,7 @@ async function main(): Promise<void> {
   if (ONLY.has('repack')) await runToolsRepack(); // issue #12: bench/tools-repack.ts
   if (ONLY.has('cli-memory')) await runCliMemory(dir); // issue #12: bench/cli-memory.ts
   if (ONLY.has('vl')) await runVl(dir); // issue #13: bench/vl.ts
+  if (ONLY.has('threads')) await runThreads(dir); // issue #11: thread scaling, LZ4 vs h5py, streaming RSS (bench/threads.ts)
   // issue #11: point groups and group creation vs h5py (bench/sixth-wave.ts)
   const w6 = new Set(['points', 'groups'].filter((p) => ONLY.has(p)));
   if (w6.size > 0) await runSixthWave(dir, w6);

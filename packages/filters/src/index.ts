@@ -5,7 +5,7 @@
  * side effects); call {@link registerFilters} once, or register single filters with core's
  * `registerFilter`.
  */
-import { registerFilter, type Container, type Filter, type RegisterOptions } from '@chunkform/core';
+import { registerFilter, type Container, type RegisterOptions } from '@chunkform/core';
 import { deflateFilter } from './deflate/index.js';
 import { fletcher32Filter } from './fletcher32/index.js';
 import { nbitFilter } from './nbit/index.js';
@@ -14,6 +14,8 @@ import { shuffleFilter } from './shuffle/index.js';
 import { lz4Filter } from './lz4/index.js';
 import { zstdFilter } from './zstd/index.js';
 import { bitshuffleFilter } from './bitshuffle/index.js';
+import { ALL_FILTERS } from './builtin.js';
+import { installWorkerPool } from './workers/pool.js';
 
 export { deflateFilter, deflateBackend, decodeLimit, DEFAULT_DEFLATE_LEVEL } from './deflate/index.js';
 export { shuffleFilter, shuffle, unshuffle } from './shuffle/index.js';
@@ -25,12 +27,17 @@ export { zstdFilter, createZstdFilter, configureZstdWasm, type ZstdWasmOptions, 
 export { zstdFrameContentSize, ZSTD_MAGIC, type ZstdContentSize } from './zstd/frame.js';
 export { bitshuffleFilter, createBitshuffleFilter, bitshuffleEncode, bitshuffleDecode, bitshuffleParams, bitshuffleSetLocal, DEFAULT_BITSHUFFLE_CODECS, BSHUF_VERSION, BSHUF_COMPRESS_NONE, BSHUF_COMPRESS_LZ4, BSHUF_COMPRESS_ZSTD, type BitshuffleCodecs, type BitshuffleParams } from './bitshuffle/index.js';
 
-/** Every filter of this package. */
-export const ALL_FILTERS: readonly Filter[] = [deflateFilter, shuffleFilter, fletcher32Filter, nbitFilter, scaleOffsetFilter, lz4Filter, zstdFilter, bitshuffleFilter];
+export { ALL_FILTERS } from './builtin.js';
+export { configureWorkers, workerPoolSize, workerStats, startWorkers, stopWorkers, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './workers/pool.js';
 
-/** Registers every filter of this package (default container: chunkform's own). Calling it again does nothing. */
+/**
+ * Registers every filter of this package (default container: chunkform's own; calling it again does
+ * nothing), and lets large chunks run their pipelines on the worker pool (see {@link configureWorkers})
+ * unless that was configured already. The one-filter functions below do not start the pool.
+ */
 export function registerFilters(opts?: Container | RegisterOptions): void {
   for (const f of ALL_FILTERS) registerFilter(f, opts);
+  installWorkerPool();
 }
 
 // One registration function per filter, so an app bundles only the codecs it registers.

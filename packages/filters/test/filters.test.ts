@@ -415,16 +415,22 @@ describe('package', () => {
     expect(resolveFilter(4, child)).toBeUndefined();
   });
 
-  it('only the node zlib backend imports node: modules (browser bundles stay clean)', () => {
+  it('only the node backends (#zlib, #workers) and the worker entry import node: modules (browser bundles stay clean)', () => {
     const src = join(dirname(fileURLToPath(import.meta.url)), '../src');
     const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
     for (const f of walk(src)) {
       const text = readFileSync(f, 'utf8');
       if (f.endsWith('zlib-node.ts')) expect(text).toMatch(/from 'node:zlib'/);
+      else if (f.endsWith('workers/threads-node.ts')) expect(text).toMatch(/from 'node:worker_threads'/);
+      // the worker entry is started by threads-node.ts by URL, never imported
+      else if (f.endsWith('workers/worker.ts')) expect(text).toMatch(/from 'node:worker_threads'/);
       else expect(text, f).not.toMatch(/from 'node:|require\(/);
+      if (!f.endsWith('workers/threads-node.ts')) expect(text, f).not.toMatch(/from '\.\/worker\.js'|from '\.\/threads-node\.js'/);
     }
     const pkg = JSON.parse(readFileSync(join(src, '../package.json'), 'utf8'));
     expect(pkg.sideEffects).toBe(false);
     expect(pkg.imports['#zlib'].default).toMatch(/fflate/);
+    expect(pkg.imports['#workers'].default).toMatch(/threads-none/);
+    expect(pkg.imports['#workers'].node).toMatch(/threads-node/);
   });
 });

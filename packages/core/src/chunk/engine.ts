@@ -17,6 +17,8 @@ import { filledBytes, repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection } from '../selection/algebra.js';
 import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
+import { defaultBackgroundBytes, ownedCopy, WriteQueue, type Holder } from './write-queue.js';
+import { pipelineOffload } from '../filter/offload.js';
 
 export type { ChunkStore } from './chunk-format.js';
 
@@ -31,6 +33,12 @@ export interface ChunkEngineOptions<Mem> {
   elementSize: number;
   /** Current dataset dimensions. */
   dims: () => readonly number[];
+  /**
+   * Background encoding of whole chunks written by calls of at most this many bytes, with this
+   * bound on the bytes queued (./write-queue.ts); 0 or absent: every chunk is stored within its
+   * call; 'auto': {@link defaultBackgroundBytes} for the chunk size and the filter threads.
+   */
+  backgroundBytes?: number | 'auto';
 }
 
 /** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once)... */
@@ -39,6 +47,8 @@ const CONCURRENCY = 8;
 const IN_FLIGHT_BYTES = 16 << 20;
 /** Upper bound on chunks in flight. */
 const MAX_CONCURRENCY = 64;
+/** Dirty chunks a flush encodes ahead of the one it places. */
+const FLUSH_AHEAD = 8;
 
 /** Runs `fn` over `items` with at most `limit` promises in flight; rejects with the first failure. */
 async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -58,6 +68,8 @@ export class ChunkEngine<Mem> {
   private indexChanges = 0;
   /** Chunks processed at once (more for small chunks). */
   private readonly concurrency: number;
+  /** Chunks encoding behind the caller (null: background writes off). */
+  private readonly queue: WriteQueue | null;
 
   /** The engine's own steps, for the batched writes of gather.ts. */
   private readonly steps: WriteSteps = {
@@ -70,6 +82,22 @@ export class ChunkEngine<Mem> {
   constructor(private readonly o: ChunkEngineOptions<Mem>) {
     const chunkBytes = o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
     this.concurrency = Math.min(MAX_CONCURRENCY, Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
+    const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(chunkBytes, pipelineOffload()?.threads ?? 1) : (o.backgroundBytes ?? 0);
+    this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.guard(coords, async () => this.put(coords, await image))) : null;
+  }
+
+  /** True while chunks written earlier are still being encoded or wait to be stored (or a failure is unreported). */
+  get hasPending(): boolean {
+    return this.queue?.busy === true;
+  }
+
+  /**
+   * Stores every chunk queued for background encoding (every call but a write starts with it, so
+   * it sees the file as if the writes had finished in their calls).
+   * @throws the failure of a queued chunk, naming the dataset and chunk (reported once).
+   */
+  async settle(): Promise<void> {
+    if (this.queue?.busy) await this.queue.settle();
   }
 
   /** The chunk index (for direct chunk I/O and tools). */
@@ -82,6 +110,7 @@ export class ChunkEngine<Mem> {
    * (`count × elementSize` bytes; every byte is overwritten) when given.
    */
   async read(sel: Selection, count: number, into?: Uint8Array): Promise<Uint8Array> {
+    await this.settle();
     const out = into ?? allocBytes(count * this.o.elementSize, this.o.path);
     const pieces = (await this.storedPieces(sel, out)) ?? mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
@@ -124,8 +153,25 @@ export class ChunkEngine<Mem> {
   async write(sel: Selection, src: Uint8Array): Promise<void> {
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     const { format } = this.o;
-    if (format.fullImages && format.imageSize && !format.variableSize) await this.writeBatched(pieces, src, format.imageSize);
-    else await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.writePiece(req, src)));
+    const q = this.queue;
+    // A chunk still queued is stored before this call changes it (or rewrites its space).
+    if (q?.busy && pieces.some((p) => q.has(p.coords.join(',')))) await q.settle();
+    if (format.fullImages && format.imageSize && !format.variableSize) {
+      await this.settle();
+      await this.writeBatched(pieces, src, format.imageSize);
+      return;
+    }
+    // Background encoding for calls up to the queue's bound: the chunks built from `src` must not
+    // borrow the caller's buffer, which is the caller's again when this call returns.
+    const later = q !== null && src.length <= q.maxBytes;
+    const copy = later && pieces.some((p) => p.full) ? ownedCopy(src) : null;
+    const own = copy ? copy.bytes : src;
+    const holder: Holder | undefined = later ? (copy?.holder ?? { hold() {}, drop() {} }) : undefined;
+    try {
+      await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.writePiece(req, own, holder)));
+    } finally {
+      copy?.holder.drop(); // this call's hold: the buffer is reused once the queued chunks are stored too
+    }
   }
 
   /**
@@ -190,16 +236,32 @@ export class ChunkEngine<Mem> {
    */
   async flush(): Promise<void> {
     const { format } = this.o;
+    await this.settle();
     let batch: Placed[] = [];
     let batchBytes = 0;
-    for (const e of this.o.cache.dirty()) {
+    // Chunks are encoded a few ahead of the one being placed (on the filter threads at once), and
+    // placed and written in cache order as before.
+    const dirty = [...this.o.cache.dirty()];
+    const encodes: (Promise<ChunkImage> | undefined)[] = [];
+    const ahead = (i: number): void => {
+      const e = dirty[i];
+      if (!e || encodes[i] || format.isEmpty?.(e.mem)) return;
+      const p = format.memToFile(e.mem, e.coords);
+      p.catch(() => undefined); // awaited (and its error thrown) in its turn
+      encodes[i] = p;
+    };
+    for (let i = 0; i < FLUSH_AHEAD; i++) ahead(i);
+    for (let i = 0; i < dirty.length; i++) {
+      const e = dirty[i]!;
+      ahead(i + FLUSH_AHEAD);
       await this.guard(e.coords, async () => {
         if (format.isEmpty?.(e.mem)) {
           await this.storeMem(e.coords, e.mem);
           e.dirty = false;
           return;
         }
-        const image = await format.memToFile(e.mem, e.coords);
+        const image = await (encodes[i] ?? format.memToFile(e.mem, e.coords));
+        encodes[i] = undefined;
         if (image.bytes.length > GATHER_IMAGE_MAX) {
           await this.put(e.coords, image);
           e.dirty = false;
@@ -224,6 +286,7 @@ export class ChunkEngine<Mem> {
    * are rewritten in place: chunks of the last flushed state go to new space (copy-on-write).
    */
   async rewritesInPlace(sel: Selection): Promise<boolean> {
+    await this.settle();
     if (this.o.format.variableSize) return false;
     for (const req of mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims])) {
       const rec = await this.o.index.lookup(req.coords);
@@ -242,6 +305,7 @@ export class ChunkEngine<Mem> {
    * cached chunks that `sel` touches, of what the format reports. Dense formats: `sel` itself.
    */
   async defined(sel: Selection): Promise<Selection> {
+    await this.settle();
     const { format } = this.o;
     if (!format.defined) return sel;
     const dims = [...this.o.dims()];
@@ -264,6 +328,7 @@ export class ChunkEngine<Mem> {
    * pass (the caller then reads {@link defined} and the values).
    */
   async readDefined(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined> {
+    await this.settle();
     const { format, chunkDims } = this.o;
     const dims = [...this.o.dims()];
     if (!format.definedValues || !chunksAreSlabs(dims, chunkDims)) return undefined;
@@ -277,6 +342,7 @@ export class ChunkEngine<Mem> {
    * elements is removed from the index and its space released.
    */
   async erase(sel: Selection): Promise<void> {
+    await this.settle();
     const { format, cache } = this.o;
     if (!format.erase) throw new ValueError(`chunks of format "${format.name}" have no undefined elements: only formats that track defined elements (e.g. sparse) can erase`);
     const dims = [...this.o.dims()];
@@ -298,6 +364,7 @@ export class ChunkEngine<Mem> {
    * fill already. Work is proportional to the chunks that exist, not to the chunks `sel` spans.
    */
   async fillExisting(sel: Selection, fill: Uint8Array | null): Promise<void> {
+    await this.settle();
     const dims = [...this.o.dims()];
     for (const part of chunkParts(sel, dims, this.o.chunkDims, (await this.candidates(sel)).list)) {
       for (const p of mapToChunks(offsetSelection(part.chunkSel, part.start), dims, [...this.o.chunkDims])) {
@@ -332,12 +399,14 @@ export class ChunkEngine<Mem> {
 
   /** Stores a chunk image as given (direct chunk write) and records it in the index. */
   async storeImage(coords: readonly number[], image: ChunkImage): Promise<void> {
+    await this.settle();
     this.forget(coords);
     await this.put(coords, image);
   }
 
   /** Removes a chunk entirely (resize pruning), releasing its space. */
   async removeChunk(coords: readonly number[]): Promise<void> {
+    await this.settle();
     this.forget(coords);
     this.indexChanges++;
     const old = await this.o.index.remove(coords);
@@ -346,6 +415,7 @@ export class ChunkEngine<Mem> {
 
   /** The memory form of a chunk: cached, stored, or fill. */
   async loadMem(coords: readonly number[], rec?: ChunkRecord | null): Promise<Mem> {
+    await this.settle();
     const hit = this.o.cache.get(coords.join(','));
     if (hit) return hit.mem;
     const r = rec === undefined ? await this.o.index.lookup(coords) : rec;
@@ -385,7 +455,11 @@ export class ChunkEngine<Mem> {
     if (!req.full) await this.admit({ key: req.coords.join(','), coords: req.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });
   }
 
-  private async writePiece(req: ChunkRequest, src: Uint8Array): Promise<void> {
+  /**
+   * `later`: whole chunks (and chunks the cache gives up) may be encoded in the background, holding
+   * `later` (what `src` is a copy in) until they are stored.
+   */
+  private async writePiece(req: ChunkRequest, src: Uint8Array, later?: Holder): Promise<void> {
     const { format, cache, index, store } = this.o;
     const key = req.coords.join(',');
     const hit = cache.get(key);
@@ -398,7 +472,7 @@ export class ChunkEngine<Mem> {
     if (req.full) {
       // Whole chunk: build it from the request and store it now, skipping the cache.
       const mem = format.fromRequest ? format.fromRequest(req, src) : this.filledWith(req, src);
-      await this.storeMem(req.coords, mem);
+      await this.storeMem(req.coords, mem, later);
       return;
     }
     // Straight into the stored chunk only when its space is fresh; a chunk of the last flushed
@@ -411,8 +485,8 @@ export class ChunkEngine<Mem> {
     const mem = await this.loadMem(req.coords, rec);
     format.memWrite(mem, req, src);
     const bytes = format.memSize(mem);
-    if (cache.fits(bytes)) await this.admit({ key, coords: req.coords, mem, bytes, dirty: true, fullyAccessed: false });
-    else await this.storeMem(req.coords, mem);
+    if (cache.fits(bytes)) await this.admit({ key, coords: req.coords, mem, bytes, dirty: true, fullyAccessed: false }, later);
+    else await this.storeMem(req.coords, mem, later);
   }
 
   private filledWith(req: ChunkRequest, src: Uint8Array): Mem {
@@ -421,18 +495,23 @@ export class ChunkEngine<Mem> {
     return mem;
   }
 
-  /** Puts an entry in the cache and writes out the dirty chunks it displaced. */
-  private async admit(e: CacheEntry<Mem>): Promise<void> {
+  /** Puts an entry in the cache and writes out the dirty chunks it displaced (`later`: in the background). */
+  private async admit(e: CacheEntry<Mem>, later?: Holder): Promise<void> {
     for (const out of this.o.cache.put(e)) {
-      if (out.dirty) await this.storeMem(out.coords, out.mem);
+      if (out.dirty) await this.storeMem(out.coords, out.mem, later);
     }
   }
 
   /**
    * Encodes a chunk and stores it, reusing its old space when the size is unchanged. A chunk with
-   * no defined element (sparse formats) is removed instead: it takes no space.
+   * no defined element (sparse formats) is removed instead: it takes no space. `later`: encoded in
+   * the background and stored by a later call (./write-queue.ts); `mem` is then the engine's own.
    */
-  private async storeMem(coords: readonly number[], mem: Mem): Promise<void> {
+  private async storeMem(coords: readonly number[], mem: Mem, later?: Holder): Promise<void> {
+    if (later && this.queue && !this.o.format.isEmpty?.(mem)) {
+      await this.queue.add(coords, this.o.format.memSize(mem), () => this.o.format.memToFile(mem, coords), later);
+      return;
+    }
     if (this.o.format.isEmpty?.(mem)) {
       this.indexChanges++;
       const old = await this.o.index.remove(coords);

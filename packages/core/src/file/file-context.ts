@@ -39,6 +39,12 @@ export class FileContext {
   readonly lock = new FileLock();
   /** Largest result (bytes) one dataset read may allocate (`openFile`'s `maxReadBytes`). */
   maxReadBytes = DEFAULT_MAX_READ_BYTES;
+  /**
+   * Bound on the bytes of chunks a dataset encodes behind the caller (`backgroundWrites` of
+   * `openFile` / `createFile`; chunk/write-queue.ts); 0: chunks are stored within their call;
+   * undefined: the default for the dataset's chunk size (`defaultBackgroundBytes`).
+   */
+  backgroundBytes: number | undefined = undefined;
 
   constructor(
     readonly source: ByteSource,

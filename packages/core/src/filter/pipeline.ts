@@ -7,6 +7,7 @@
 import { ChecksumError, FilterError, H5Error, UnknownFilterError } from '../errors.js';
 import { FILTER_FLAG_OPTIONAL, type FilterDescription, type FilterPipeline } from '../format/messages/filter-pipeline.js';
 import { KNOWN_FILTER_PACKAGES, type Filter, type FilterContext } from './filter.js';
+import { pipelineOffload } from './offload.js';
 
 /** Finds the implementation of a filter id (e.g. `(id) => resolveFilter(id, container)`). */
 export type FilterResolver = (id: number) => Filter | undefined;
@@ -97,6 +98,12 @@ export async function decodeChunk(
 ): Promise<Uint8Array> {
   checkPipeline(pipeline, where);
   const { filters } = pipeline;
+  const offload = pipelineOffload();
+  if (offload && filters.length > 0) {
+    // another thread when it takes the chunk; on failure it declines, and the run below names the error
+    const done = await offload.decode(bytes, pipeline, filterMask, filters.map((f) => resolve(f.id)), ctx);
+    if (done) return done;
+  }
   let data = bytes;
   for (let i = filters.length - 1; i >= 0; i--) {
     if ((filterMask >>> i) & 1) continue;
@@ -131,6 +138,11 @@ export async function encodeChunk(
   checkPipeline(pipeline, where);
   if (opts.skipFilters) return { bytes, filterMask: 0 };
   const { filters } = pipeline;
+  const offload = pipelineOffload();
+  if (offload && filters.length > 0) {
+    const done = await offload.encode(bytes, pipeline, filters.map((f) => resolve(f.id)), ctx);
+    if (done) return done;
+  }
   let data = bytes;
   let mask = 0;
   for (let i = 0; i < filters.length; i++) {

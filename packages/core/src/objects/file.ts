@@ -54,6 +54,17 @@ export interface OpenOptions {
   maxReadBytes?: number;
   /** URLs: request headers, `fetch`, block size, cache budget and retries of the {@link HttpRangeSource}. */
   http?: HttpRangeOptions;
+  /**
+   * Streaming writes (default: on; the bound per dataset is two chunks per filter worker thread plus
+   * two, within 8–256 MiB): a write of whole chunks of a
+   * filtered dataset returns once its data is copied, the chunks are compressed behind the caller (on
+   * the filter worker pool / zlib's threads, several frames at once) and stored by the dataset's next
+   * call, or by `flush()` / `close()`, which wait for them. A call waits while a dataset has more than
+   * `maxBytes` queued (back-pressure). A chunk that fails to encode is not stored, and its error (naming
+   * the chunk) is thrown by the next call on that dataset or by the flush; nothing flushed is touched.
+   * `false`: every chunk is encoded and stored within its call (errors thrown by the write itself).
+   */
+  backgroundWrites?: boolean | { maxBytes: number };
 }
 
 /** Options of {@link createFile}. */
@@ -65,6 +76,16 @@ export interface CreateOptions {
   superblockVersion?: 2 | 3;
   /** Where filters, chunk indexes and chunk formats are looked up (default: chunkform's own container, `defaultContainer`). */
   container?: Container;
+  /** Streaming writes behind the caller: see {@link OpenOptions.backgroundWrites}. */
+  backgroundWrites?: boolean | { maxBytes: number };
+}
+
+/** The bound on background-encoded bytes that `backgroundWrites` asks for (0: off). */
+function backgroundBytes(opt: boolean | { maxBytes: number } | undefined): number | undefined {
+  if (opt === undefined || opt === true) return undefined;
+  if (opt === false) return 0;
+  if (!(Number.isInteger(opt?.maxBytes) && opt.maxBytes > 0)) throw new ValueError(`backgroundWrites.maxBytes must be a positive integer, got ${String(opt?.maxBytes)}`);
+  return opt.maxBytes;
 }
 
 /** An open HDF5 file: the root group, plus {@link flush} and {@link close}. */
@@ -173,6 +194,7 @@ export async function openFile(src: string | FileSourceInput, opts: OpenOptions 
     throw new ValueError(`unknown mode ${JSON.stringify(mode)}; use one of ${FILE_MODES.map((m) => `'${m}'`).join(', ')}`);
   }
   if (opts.superblockVersion !== undefined) checkSuperblockVersion(opts.superblockVersion);
+  backgroundBytes(opts.backgroundWrites);
   const bytes = src instanceof Uint8Array || src instanceof ArrayBuffer;
   const remote = typeof src === 'string' ? isHttpUrl(src) : isUrlOrBlob(src);
   if (mode !== 'r' && (bytes || remote || (typeof src !== 'string' && !isByteStore(src as ByteSource)))) {
@@ -186,6 +208,7 @@ export async function openFile(src: string | FileSourceInput, opts: OpenOptions 
   const create: CreateOptions = {
     ...(opts.superblockVersion !== undefined ? { superblockVersion: opts.superblockVersion } : {}),
     ...(opts.container ? { container: opts.container } : {}),
+    ...(opts.backgroundWrites !== undefined ? { backgroundWrites: opts.backgroundWrites } : {}),
   };
   if (mode === 'w') return createFile(src as string | ByteStore, create);
   if (mode === 'w-' || mode === 'x') {
@@ -222,6 +245,8 @@ async function openSource(source: ByteSource, name: string, mode: 'r' | 'r+', ow
     const ctx = await FileContext.open(source, name);
     if (opts.container) ctx.container = opts.container;
     if (opts.maxReadBytes !== undefined) ctx.maxReadBytes = opts.maxReadBytes;
+    const bg = backgroundBytes(opts.backgroundWrites);
+    if (bg !== undefined) ctx.backgroundBytes = bg;
     if (mode === 'r+') {
       if (!isByteStore(source)) throw new ValueError('mode "r+" needs a writable ByteStore');
       if (ctx.superblock.version < 2) {
@@ -273,6 +298,7 @@ function checkSuperblockVersion(version: unknown): void {
  */
 export async function createFile(dst: string | ByteStore, opts: CreateOptions = {}): Promise<H5File> {
   checkSuperblockVersion(opts.superblockVersion ?? 2);
+  backgroundBytes(opts.backgroundWrites);
   if (typeof dst === 'string') return createIn(await nodeStore(dst, 'w'), dst, opts, true);
   return createIn(dst, '(memory)', opts, false);
 }
@@ -299,6 +325,8 @@ async function createIn(store: ByteStore, name: string, opts: CreateOptions, own
       name,
     );
     if (opts.container) ctx.container = opts.container;
+    const bg = backgroundBytes(opts.backgroundWrites);
+    if (bg !== undefined) ctx.backgroundBytes = bg;
     const writer = new FileWriter(store, ctx, superblockSize, version);
     writer.graph = new LinkGraph(ctx, true);
     ctx.writer = writer;

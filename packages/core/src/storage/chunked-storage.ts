@@ -190,6 +190,7 @@ export class ChunkedStorage implements DatasetStorage {
       chunkDims: layout.chunkDims,
       elementSize: info.elementSize,
       dims: () => dims,
+      ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : {}),
     });
     const storage = new ChunkedStorage(ctx, model, info, index, engine, cache, format.objectValues);
     writer?.flushHooks.add(storage.flushHook);
@@ -242,6 +243,7 @@ export class ChunkedStorage implements DatasetStorage {
 
   /** True when the chunk cache holds chunks changed since they were last written to the file. */
   hasCachedChanges(): boolean {
+    if (this.engine.hasPending) return true; // chunks encoding in the background are stored by the next call
     if (!this.maybeDirty) return false;
     for (const e of this.cache.all()) if (e.dirty) return true;
     this.maybeDirty = false;

@@ -5,6 +5,7 @@
  * @module
  */
 import { constants, deflate, deflateSync, inflate, inflateSync, type ZlibOptions } from 'node:zlib';
+import { isMainThread } from 'node:worker_threads';
 import { FilterError } from '@chunkform/core/plugin';
 
 /** Which implementation this module is. */
@@ -24,9 +25,12 @@ const MAX_CHUNK = 64 * 1024 * 1024;
  * From this many bytes on, (de)compression runs on libuv's thread pool (the promise-returning
  * zlib calls): several chunks then inflate in parallel when the caller awaits them together, and
  * even one at a time it measured no slower than the synchronous calls. Smaller chunks stay
- * synchronous (the thread hop would cost more than the work).
+ * synchronous (the thread hop would cost more than the work). On a worker thread (the filter pool of
+ * ../workers) everything is synchronous: that thread is already off the main one.
  */
 export const ASYNC_MIN_BYTES = 64 * 1024;
+/** Large inputs go to libuv's pool only from the main thread. */
+const ASYNC_LIMIT = isMainThread ? ASYNC_MIN_BYTES : Infinity;
 
 /** Private input copies of thread-pool calls are made in reused buffers: new ones cost page faults and garbage collections. */
 const inputPool: Uint8Array[] = [];
@@ -84,7 +88,7 @@ function decompressError(e: unknown, limit: number): FilterError {
 export function zlibCompress(data: Uint8Array, level: number): Uint8Array | Promise<Uint8Array> {
   // deflate's worst-case output (zlib's deflateBound plus slack) fits one slice
   const opts: ZlibOptions = { level, chunkSize: Math.min(MAX_CHUNK, Math.max(SMALL_CHUNK, data.length + (data.length >>> 8) + 64)) };
-  if (data.length >= ASYNC_MIN_BYTES) {
+  if (data.length >= ASYNC_LIMIT) {
     const input = privateCopy(data);
     return new Promise((resolve, reject) =>
       deflate(input, opts, (e, out) => {
@@ -108,7 +112,7 @@ export function zlibCompress(data: Uint8Array, level: number): Uint8Array | Prom
 export function zlibDecompress(data: Uint8Array, expected: number, limit: number): Uint8Array | Promise<Uint8Array> {
   const chunkSize = Math.min(MAX_CHUNK, expected > 0 ? Math.max(SMALL_CHUNK, expected + 1) : MIN_CHUNK);
   const opts: ZlibOptions = { chunkSize, finishFlush: constants.Z_FINISH, ...(limit > 0 ? { maxOutputLength: limit } : {}) };
-  if (Math.max(expected, data.length) >= ASYNC_MIN_BYTES) {
+  if (Math.max(expected, data.length) >= ASYNC_LIMIT) {
     const input = privateCopy(data);
     return new Promise((resolve, reject) =>
       inflate(input, opts, (e, out) => {

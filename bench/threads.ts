@@ -1,0 +1,312 @@
+/**
+ * Issue #11, "every filter on every core" and "streaming writes": thread scaling of filtered reads and
+ * writes with the filter worker pool (`configureWorkers({ threads })` of `@chunkform/filters`) at 1 and
+ * 2 worker threads (this machine has 2 cores; by default the pool takes `os.availableParallelism()`),
+ * LZ4 against h5py with Debian's native LZ4 plugin (hdf5-filter-plugin) in the same run, and the peak
+ * RSS of a 400-frame streaming write and of reading it back (each in a child process, with its
+ * baseline). Alone: `BENCH_ONLY=threads pnpm bench` or `node --import tsx bench/threads.ts`.
+ *
+ * Rows: whole-dataset write (create + write + close) and read (open + read + close) of F frames of
+ * 1024² uint16 (chunks 1×1024×1024) with gzip 1, shuffle + gzip 1, LZ4, bitshuffle + LZ4 and zstd 3;
+ * frame-by-frame streaming writes, each `write()` awaited as a detector loop does (dense gzip 1, and a
+ * sparse ROI of 25 % of each frame with shuffle + deflate 1 on the values section). Repetitions are
+ * interleaved (1 and 2 threads alternate which goes first); medians of times and of paired ratios.
+ * The ceiling of the machine is measured in the same run: two independent zlib level-1 streams on two
+ * threads vs one thread doing both.
+ * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
+ * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's).
+ * @module
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { createFile, openFile, selectBlocks, type CreateDatasetOptions, type Dataset } from '../packages/core/src/index.js';
+import { registerIndexes } from '../packages/indexes/src/index.js';
+import { registerDenseFormats } from '../packages/format-dense/src/index.js';
+import { registerSparseFormat } from '../packages/format-sparse/src/index.js';
+import { configureWorkers, registerFilters, startWorkers } from '../packages/filters/src/index.js';
+import { xorshift32 } from './xorshift.js';
+
+const PYTHON = '/usr/bin/python3';
+const PLUGINS = '/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins';
+const H = 1024;
+const W = 1024;
+const FRAME = H * W;
+const REPEAT = Number(process.env.BENCH_THREADS_REPEAT ?? 5);
+const FRAMES = Number(process.env.BENCH_THREADS_FRAMES ?? 16);
+const RSS_FRAMES = Number(process.env.BENCH_RSS_FRAMES ?? 400);
+/** `backgroundWrites.maxBytes` of the streaming rows (default: the library's). */
+const BG_BYTES = Number(process.env.BENCH_BG_BYTES ?? 0);
+
+let registered = false;
+function register(): void {
+  if (registered) return;
+  registered = true;
+  registerIndexes();
+  registerDenseFormats();
+  registerSparseFormat();
+  registerFilters();
+}
+
+/** Detector-like frames: mostly small counts (pedestal noise), a few bright pixels, a slow gradient. */
+function makeFrames(n: number, seed = 7): Uint16Array {
+  const rnd = xorshift32(seed);
+  const v = new Uint16Array(n * FRAME);
+  for (let i = 0; i < v.length; i++) {
+    const r = rnd();
+    v[i] = 90 + ((i >> 14) & 15) + (r & 7) + (r % 997 === 0 ? r & 0xfff : 0);
+  }
+  return v;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+type Filters = Pick<CreateDatasetOptions, 'compression' | 'compressionOpts' | 'shuffle' | 'filters'>;
+const FILTERS: { name: string; opts: Filters }[] = [
+  { name: 'gzip 1', opts: { compression: 'gzip', compressionOpts: 1 } },
+  { name: 'shuffle + gzip 1', opts: { shuffle: true, compression: 'gzip', compressionOpts: 1 } },
+  { name: 'LZ4', opts: { filters: [{ id: 32004 }] } },
+  { name: 'bitshuffle + LZ4', opts: { filters: [{ id: 32008, clientData: [0, 2] }] } },
+  { name: 'zstd 3', opts: { filters: [{ id: 32015, clientData: [3] }] } },
+];
+
+/** Create + write every frame at once + close. */
+async function writeWhole(path: string, data: Uint16Array, frames: number, opts: Filters): Promise<number> {
+  const t = performance.now();
+  const f = await createFile(path);
+  const ds = (await f.createDataset('d', { dtype: 'uint16', shape: [frames, H, W], chunks: [1, H, W], ...opts })) as Dataset;
+  await ds.write(data.subarray(0, frames * FRAME));
+  await f.close();
+  return (performance.now() - t) / 1000;
+}
+
+/** Open + read whole + close; checks the last frame's sum. */
+async function readWhole(path: string, expect: number): Promise<number> {
+  const t = performance.now();
+  const f = await openFile(path);
+  const v = (await ((await f.get('d')) as Dataset).read()) as Uint16Array;
+  await f.close();
+  const s = (performance.now() - t) / 1000;
+  let sum = 0;
+  for (let i = v.length - FRAME; i < v.length; i++) sum += v[i]!;
+  if (sum !== expect) throw new Error(`read back a wrong last frame (sum ${sum}, expected ${expect})`);
+  return s;
+}
+
+const frameSel = (i: number) => selectBlocks([{ start: [i, 0, 0], end: [i + 1, H, W] }]);
+const roiSel = (i: number) => selectBlocks([{ start: [i, H / 4, W / 4], end: [i + 1, (3 * H) / 4, (3 * W) / 4] }]);
+
+/** Frame-by-frame streaming write, each write awaited: dense (whole frames) or sparse (a ROI of each). */
+async function stream(path: string, data: Uint16Array, frames: number, kind: 'dense' | 'sparse'): Promise<number> {
+  const t = performance.now();
+  const f = await createFile(path, { superblockVersion: 3, ...(BG_BYTES ? { backgroundWrites: { maxBytes: BG_BYTES } } : {}) });
+  const ds = (await f.createDataset(
+    'd',
+    kind === 'dense'
+      ? { dtype: 'uint16', shape: [0, H, W], maxShape: [null, H, W], chunks: [1, H, W], compression: 'gzip', compressionOpts: 1 }
+      : {
+          layout: 'sparse',
+          dtype: 'uint16',
+          shape: [0, H, W],
+          maxShape: [null, H, W],
+          chunks: [1, H, W],
+          filters: { selection: [{ id: 1, clientData: [1] }], values: [{ id: 2 }, { id: 1, clientData: [1] }] },
+        },
+  )) as Dataset;
+  const roi = new Uint16Array(FRAME / 4);
+  for (let i = 0; i < frames; i++) {
+    await ds.resize([i + 1, H, W]);
+    const src = data.subarray((i % FRAMES) * FRAME, ((i % FRAMES) + 1) * FRAME);
+    if (kind === 'dense') await ds.write(src, frameSel(i));
+    else {
+      for (let y = 0; y < H / 2; y++) roi.set(src.subarray((y + H / 4) * W + W / 4, (y + H / 4) * W + (3 * W) / 4), y * (W / 2));
+      await ds.write(roi, roiSel(i));
+    }
+  }
+  await f.close();
+  return (performance.now() - t) / 1000;
+}
+
+/** Seconds for `threads` worker threads to deflate (level 1) `parts` independent 8 MiB buffers, split between them. */
+async function zlibStreams(threads: number, parts: number): Promise<number> {
+  const src = `
+    const { parentPort } = require('node:worker_threads');
+    const { deflateSync } = require('node:zlib');
+    parentPort.on('message', ({ n, buf }) => { for (let i = 0; i < n; i++) deflateSync(buf, { level: 1 }); parentPort.postMessage(0); });`;
+  const buf = new Uint8Array(makeFrames(4, 3).buffer);
+  const ws = Array.from({ length: threads }, () => new Worker(src, { eval: true }));
+  // warm up each worker once
+  await Promise.all(ws.map((w) => new Promise((r) => (w.once('message', r), w.postMessage({ n: 1, buf })))));
+  const t = performance.now();
+  await Promise.all(ws.map((w) => new Promise((r) => (w.once('message', r), w.postMessage({ n: parts / threads, buf })))));
+  const s = (performance.now() - t) / 1000;
+  await Promise.all(ws.map((w) => w.terminate()));
+  return s;
+}
+
+/** Peak RSS child: `write` streams RSS_FRAMES frames (dense gzip 1), `read` reads them back frame by frame. */
+async function rssChild(mode: string, path: string): Promise<void> {
+  register();
+  if (process.env.BENCH_RSS_THREADS) configureWorkers({ threads: Number(process.env.BENCH_RSS_THREADS) });
+  await startWorkers();
+  const data = makeFrames(FRAMES);
+  if (mode === 'read') {
+    const f = await openFile(path);
+    const ds = (await f.get('d')) as Dataset;
+    await ds.read(frameSel(0));
+    const base = process.memoryUsage().rss;
+    const into = new Uint16Array(FRAME);
+    const n = ds.shape[0]!;
+    for (let i = 0; i < n; i++) await ds.readInto(into, frameSel(i));
+    await f.close();
+    console.log(JSON.stringify({ base, peak: process.resourceUsage().maxRSS * 1024, frames: n }));
+    return;
+  }
+  await stream(join(path + '.warm'), data, 2, 'dense');
+  rmSync(path + '.warm', { force: true });
+  const base = process.memoryUsage().rss;
+  const t = performance.now();
+  await stream(path, data, RSS_FRAMES, 'dense');
+  const s = (performance.now() - t) / 1000;
+  console.log(JSON.stringify({ base, peak: process.resourceUsage().maxRSS * 1024, frames: RSS_FRAMES, seconds: s }));
+}
+
+function h5py(args: string[]): string {
+  return execFileSync(PYTHON, [fileURLToPath(new URL('./threads_h5py.py', import.meta.url)), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, HDF5_PLUGIN_PATH: PLUGINS },
+  }).trim();
+}
+
+/** The thread-scaling, LZ4-vs-h5py and RSS rows. */
+export async function runThreads(dir: string): Promise<void> {
+  register();
+  const data = makeFrames(FRAMES);
+  const mb = (FRAMES * FRAME * 2) / 1e6;
+  let lastSum = 0;
+  for (let i = data.length - FRAME; i < data.length; i++) lastSum += data[i]!;
+  const raw = join(dir, 'frames.u16');
+  writeFileSync(raw, new Uint8Array(data.buffer));
+  const lz4Ref = existsSync(join(PLUGINS, 'libh5lz4.so'));
+
+  const times = new Map<string, number[]>(); // `${row}|${threads}` -> seconds
+  const ratios = new Map<string, number[]>(); // row -> t(1 thread) / t(2 threads)
+  const add = (row: string, threads: number | string, s: number) => {
+    const k = `${row}|${threads}`;
+    times.set(k, [...(times.get(k) ?? []), s]);
+  };
+  const rows: string[] = [];
+  for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`);
+  rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1', 'ceiling: 2 zlib streams');
+
+  for (let rep = 0; rep < REPEAT; rep++) {
+    const order = rep % 2 === 0 ? [1, 2] : [2, 1];
+    for (const fl of FILTERS) {
+      const path = join(dir, `t-${fl.name.replace(/\W+/g, '_')}.h5`);
+      const rt: Record<number, [number, number]> = {};
+      for (const th of order) {
+        configureWorkers({ threads: th });
+        await startWorkers();
+        const w = await writeWhole(path, data, FRAMES, fl.opts);
+        const r = await readWhole(path, lastSum);
+        rt[th] = [w, r];
+        add(`write ${fl.name}`, th, w);
+        add(`read ${fl.name}`, th, r);
+      }
+      ratios.set(`write ${fl.name}`, [...(ratios.get(`write ${fl.name}`) ?? []), rt[1]![0] / rt[2]![0]]);
+      ratios.set(`read ${fl.name}`, [...(ratios.get(`read ${fl.name}`) ?? []), rt[1]![1] / rt[2]![1]]);
+      if (fl.name === 'LZ4' && lz4Ref) {
+        const ref = join(dir, 'h5py-lz4.h5');
+        const hw = Number(h5py(['write', raw, ref, String(FRAMES), String(H), String(W)]));
+        const [hr, hsum] = h5py(['read', ref]).split(' ').map(Number);
+        if (hsum !== lastSum) throw new Error('h5py read back a wrong last frame');
+        add('write LZ4', 'h5py', hw);
+        add('read LZ4', 'h5py', hr!);
+        // ours at the machine's default pool (2 threads here) against the native plugin
+        ratios.set('h5py write LZ4', [...(ratios.get('h5py write LZ4') ?? []), hw / rt[2]![0]]);
+        ratios.set('h5py read LZ4', [...(ratios.get('h5py read LZ4') ?? []), hr! / rt[2]![1]]);
+        ratios.set('h5py write LZ4 1t', [...(ratios.get('h5py write LZ4 1t') ?? []), hw / rt[1]![0]]);
+        ratios.set('h5py read LZ4 1t', [...(ratios.get('h5py read LZ4 1t') ?? []), hr! / rt[1]![1]]);
+        rmSync(ref, { force: true });
+      }
+      rmSync(path, { force: true });
+    }
+    for (const kind of ['dense', 'sparse'] as const) {
+      const row = kind === 'dense' ? 'stream dense gzip 1' : 'stream sparse ROI shuffle + deflate 1';
+      const path = join(dir, `s-${kind}.h5`);
+      const st: Record<number, number> = {};
+      for (const th of order) {
+        configureWorkers({ threads: th });
+        await startWorkers();
+        st[th] = await stream(path, data, FRAMES * 2, kind);
+        add(row, th, st[th]);
+        rmSync(path, { force: true });
+      }
+      ratios.set(row, [...(ratios.get(row) ?? []), st[1]! / st[2]!]);
+    }
+    const z: Record<number, number> = {};
+    for (const th of order) {
+      z[th] = await zlibStreams(th, 8);
+      add('ceiling: 2 zlib streams', th, z[th]);
+    }
+    ratios.set('ceiling: 2 zlib streams', [...(ratios.get('ceiling: 2 zlib streams') ?? []), z[1]! / z[2]!]);
+    process.stderr.write(`threads bench: repetition ${rep + 1}/${REPEAT} done\n`);
+  }
+  configureWorkers();
+
+  const mbOf = (row: string) => (row.startsWith('stream') ? 2 * mb : row.startsWith('ceiling') ? 8 * 8 : mb);
+  console.log(`\n## Thread scaling (bench/threads.ts): ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB), ${REPEAT} interleaved repetitions, medians\n`);
+  console.log('| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) |');
+  console.log('|---|---:|---:|---:|');
+  for (const row of rows) {
+    const a = median(times.get(`${row}|1`)!);
+    const b = median(times.get(`${row}|2`)!);
+    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× |`);
+  }
+  if (lz4Ref) {
+    console.log('\n| LZ4 vs h5py (native plugin) | h5py MB/s | ours 1 thread | ours 2 threads | ours ÷ h5py at 1 / 2 threads |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const dirn of ['write', 'read']) {
+      const h = median(times.get(`${dirn} LZ4|h5py`)!);
+      const r1 = median(ratios.get(`h5py ${dirn} LZ4 1t`)!);
+      const r2 = median(ratios.get(`h5py ${dirn} LZ4`)!);
+      console.log(`| ${dirn} | ${(mb / h).toFixed(0)} | ${(mb / median(times.get(`${dirn} LZ4|1`)!)).toFixed(0)} | ${(mb / median(times.get(`${dirn} LZ4|2`)!)).toFixed(0)} | ${r1.toFixed(2)}× / ${r2.toFixed(2)}× |`);
+    }
+  } else console.log(`\n(h5py LZ4 rows skipped: no ${join(PLUGINS, 'libh5lz4.so')}; apt-get install hdf5-filter-plugin)`);
+
+  // peak RSS, each in a fresh process
+  const self = fileURLToPath(import.meta.url);
+  const rssPath = join(dir, 'rss.h5');
+  const child = (mode: string) => {
+    const r = spawnSync(process.execPath, [...process.execArgv, self, '--rss-child', mode, rssPath], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    if (r.status !== 0) throw new Error(`rss child ${mode} failed: ${r.stderr}`);
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { base: number; peak: number; frames: number; seconds?: number };
+  };
+  const w = child('write');
+  const r = child('read');
+  rmSync(rssPath, { force: true });
+  const MiB = (b: number) => (b / (1 << 20)).toFixed(0);
+  console.log(`\n| ${RSS_FRAMES}-frame stream (${H}×${W} uint16, gzip 1) | baseline RSS MiB | peak RSS MiB | peak − baseline |`);
+  console.log('|---|---:|---:|---:|');
+  console.log(`| write, frame by frame (${w.seconds!.toFixed(1)} s) | ${MiB(w.base)} | ${MiB(w.peak)} | ${MiB(w.peak - w.base)} |`);
+  console.log(`| read, frame by frame (readInto) | ${MiB(r.base)} | ${MiB(r.peak)} | ${MiB(r.peak - r.base)} |`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === '--rss-child') await rssChild(process.argv[3]!, process.argv[4]!);
+  else {
+    const dir = mkdtempSync(join(tmpdir(), 'chunkform-threads-'));
+    try {
+      await runThreads(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Running a chunk's whole filter pipeline off the calling thread (e.g. on the worker pool of
+ * `@chunkform/filters`): a process-wide hook that {@link encodeChunk} and {@link decodeChunk} of
+ * ./pipeline.ts ask first. The hook may decline a chunk (too small, a filter it does not know); it
+ * must produce the same bytes as running the filters here, and it reports a failure by returning
+ * null — the pipeline then runs on the calling thread, which throws the error with the chunk named.
+ * Pure module: no Node-only import (the browser read path reaches it).
+ * @module
+ */
+import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
+import type { Filter, FilterContext } from './filter.js';
+
+/** What every filter of a pipeline shares (as in ./pipeline.ts). */
+export type OffloadContext = Omit<FilterContext, 'clientData' | 'flags'>;
+
+/** Runs filter pipelines somewhere else (another thread). */
+export interface PipelineOffload {
+  /** Chunks it works on at once (its threads): how many chunks a streaming write keeps in flight. */
+  readonly threads?: number;
+  /**
+   * Forward pipeline of `bytes` (the caller keeps `bytes`: the offload copies what it sends).
+   * `impls[i]` is the implementation resolved for filter i (undefined: not registered). Returns
+   * null to decline (or when the work failed there), else the encoded bytes and the filter mask.
+   */
+  encode(bytes: Uint8Array, pipeline: FilterPipeline, impls: readonly (Filter | undefined)[], ctx: OffloadContext): Promise<{ bytes: Uint8Array; filterMask: number } | null> | null;
+  /** Reverse pipeline (filters with bit i of `filterMask` set are skipped), or null as for {@link encode}. */
+  decode(bytes: Uint8Array, pipeline: FilterPipeline, filterMask: number, impls: readonly (Filter | undefined)[], ctx: OffloadContext): Promise<Uint8Array | null> | null;
+}
+
+let current: PipelineOffload | null = null;
+
+/** Installs (or, with null, removes) the process-wide pipeline offload. */
+export function setPipelineOffload(offload: PipelineOffload | null): void {
+  current = offload;
+}
+
+/** The installed pipeline offload, if any. */
+export function pipelineOffload(): PipelineOffload | null {
+  return current;
+}

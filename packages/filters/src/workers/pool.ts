@@ -1,0 +1,191 @@
+/**
+ * The filter worker pool: chunks of at least {@link DEFAULT_WORKER_MIN_BYTES} run their whole
+ * filter pipeline (deflate, shuffle, fletcher32, n-bit, scale-offset, LZ4, zstd, bitshuffle — this
+ * package's filters) on worker threads, so filtered reads and writes of many chunks use every core.
+ * Installed into core's pipeline offload hook by `registerFilters()`; sized from the machine
+ * (`os.availableParallelism()`) and adjustable with {@link configureWorkers}. In runtimes without
+ * `node:worker_threads` (browsers) the `#workers` import resolves to a backend without threads and
+ * every filter runs on the calling thread. The bytes are the same either way: a worker runs core's
+ * own pipeline code; a chunk that fails there is run again on the calling thread, whose error names
+ * the dataset and the chunk.
+ * @module
+ */
+import { setPipelineOffload, type OffloadContext, type PipelineOffload } from '@chunkform/core/plugin';
+import type { Filter } from '@chunkform/core/plugin';
+import { machineThreads, startFilterWorker } from '#workers';
+import { ALL_FILTERS } from '../builtin.js';
+import type { FilterJob, FilterWorker } from './protocol.js';
+
+/** Chunks from this many bytes (raw or stored) go to the pool by default. */
+export const DEFAULT_WORKER_MIN_BYTES = 128 * 1024;
+
+/** Options of {@link configureWorkers}. */
+export interface WorkerOptions {
+  /**
+   * Worker threads (default: `os.availableParallelism()` in Node, 0 elsewhere). 0 runs every filter on
+   * the calling thread (deflate then still uses Node's zlib thread pool for large chunks).
+   */
+  threads?: number;
+  /** Smallest chunk handed to a worker, in bytes (default {@link DEFAULT_WORKER_MIN_BYTES}). */
+  minBytes?: number;
+}
+
+const builtin = new Set<Filter>(ALL_FILTERS);
+let threads = -1; // not configured yet
+let minBytes = DEFAULT_WORKER_MIN_BYTES;
+const workers: FilterWorker[] = [];
+/** Set when a worker failed to start: the pool then stays off (filters run here) until reconfigured. */
+let broken = false;
+
+function size(): number {
+  if (threads < 0) threads = machineThreads();
+  return threads;
+}
+
+/** The least busy worker, starting one more while the pool is below its size and all are busy. */
+function pick(): FilterWorker | null {
+  let best: FilterWorker | null = null;
+  for (let i = workers.length - 1; i >= 0; i--) {
+    const w = workers[i]!;
+    if (w.pending === Infinity) workers.splice(i, 1); // died: dropped, a new one starts on demand
+    else if (!best || w.pending < best.pending) best = w;
+  }
+  if ((!best || best.pending > 0) && workers.length < size()) {
+    const w = start();
+    if (w) return w;
+  }
+  return best;
+}
+
+/** Starts a worker and adds it to the pool (null when this runtime has none). */
+function start(): FilterWorker | null {
+  const w = startFilterWorker();
+  if (!w) return null;
+  workers.push(w);
+  w.ready.catch(() => void (broken = true));
+  return w;
+}
+
+/**
+ * Whether the chunk goes to a worker: large enough (`bytes` or the chunk's raw size, for reads of
+ * well-compressed chunks), and every filter to run is one of ours.
+ */
+function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMask: number, ctx: OffloadContext): boolean {
+  if (size() === 0 || broken) return false;
+  if (bytes.length < minBytes && ctx.chunkDims.reduce((a, b) => a * b, ctx.elementSize) < minBytes) return false;
+  let any = false;
+  for (let i = 0; i < impls.length; i++) {
+    if ((skipMask >>> i) & 1) continue;
+    const f = impls[i];
+    if (!f || !builtin.has(f)) return false; // a filter of someone else's (or none): stays here
+    any = true;
+  }
+  return any;
+}
+
+/** Chunks the workers finished, and chunks that failed there (then run on the calling thread). */
+const stats = { done: 0, failed: 0 };
+
+/** Input buffers the workers sent back, reused for the next copies (no garbage per chunk). */
+const inputs: ArrayBuffer[] = [];
+const INPUTS_KEPT = 4;
+const INPUT_MAX_BYTES = 64 << 20;
+
+/** A copy of `bytes` to send to a worker (its buffer is transferred), in a returned buffer when one fits. */
+function copyIn(bytes: Uint8Array): Uint8Array {
+  const n = bytes.length;
+  for (let i = inputs.length - 1; i >= 0; i--) {
+    const b = inputs[i]!;
+    if (b.byteLength >= n && b.byteLength <= 2 * n) {
+      inputs.splice(i, 1);
+      const c = new Uint8Array(b, 0, n);
+      c.set(bytes);
+      return c;
+    }
+  }
+  return bytes.slice();
+}
+
+/** Runs `job` on a worker; null when no worker is available or the work failed there. */
+async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
+  const w = pick();
+  if (!w) return null;
+  try {
+    const r = await w.run(job);
+    stats.done++;
+    const back = r.input?.buffer as ArrayBuffer | undefined;
+    if (back && back.byteLength <= INPUT_MAX_BYTES) {
+      if (inputs.length >= INPUTS_KEPT) inputs.shift();
+      inputs.push(back);
+    }
+    return { bytes: r.bytes, filterMask: r.filterMask };
+  } catch {
+    stats.failed++;
+    return null; // the calling thread runs the chunk again and throws its error with the chunk named
+  }
+}
+
+/** Counts since the process started: chunks run on workers, and chunks that failed there (run again on the calling thread). */
+export function workerStats(): { done: number; failed: number } {
+  return { ...stats };
+}
+
+const offload: PipelineOffload = {
+  get threads() {
+    return broken ? 0 : size();
+  },
+  encode(bytes, pipeline, impls, ctx) {
+    if (!takes(bytes, impls, 0, ctx)) return null;
+    return send({ direction: 'encode', bytes: copyIn(bytes), pipeline, filterMask: 0, ctx });
+  },
+  decode(bytes, pipeline, filterMask, impls, ctx) {
+    if (!takes(bytes, impls, filterMask, ctx)) return null;
+    return send({ direction: 'decode', bytes: copyIn(bytes), pipeline, filterMask, ctx }).then((r) => r && r.bytes);
+  },
+};
+
+/**
+ * Sizes the filter worker pool (and enables it if `registerFilters()` has not). Workers start on
+ * first use and do not keep the process alive while idle; shrinking stops the surplus ones.
+ * @throws RangeError for a negative or fractional thread count or byte threshold.
+ */
+export function configureWorkers(opts: WorkerOptions = {}): void {
+  if (opts.threads !== undefined && !(Number.isInteger(opts.threads) && opts.threads >= 0)) {
+    throw new RangeError(`configureWorkers: threads must be a whole number ≥ 0, got ${opts.threads}`);
+  }
+  if (opts.minBytes !== undefined && !(Number.isInteger(opts.minBytes) && opts.minBytes >= 0)) {
+    throw new RangeError(`configureWorkers: minBytes must be a whole number ≥ 0, got ${opts.minBytes}`);
+  }
+  threads = opts.threads ?? machineThreads();
+  broken = false;
+  if (opts.minBytes !== undefined) minBytes = opts.minBytes;
+  while (workers.length > threads) workers.pop()!.terminate();
+  setPipelineOffload(offload);
+}
+
+/** Worker threads the pool uses (0: filters run on the calling thread). */
+export function workerPoolSize(): number {
+  return size();
+}
+
+/**
+ * Starts every worker of the pool now and resolves, with the number of workers ready, once they
+ * are (a worker loads the filters first, which takes a moment): call it at start-up so the first
+ * chunks do not wait for that. 0 when this runtime has no worker threads or they failed to start
+ * (filters then run on the calling thread).
+ */
+export async function startWorkers(): Promise<number> {
+  while (workers.length < size() && !broken) if (!start()) break;
+  const ok = await Promise.all(workers.map((w) => w.ready.then(() => true, () => false)));
+  return ok.filter(Boolean).length;
+}
+
+/** Stops every worker now (pending chunks run on the calling thread); they start again on demand. */
+export function stopWorkers(): void {
+  while (workers.length > 0) workers.pop()!.terminate();
+}
+
+/** Enables the pool in core's pipeline (what `registerFilters()` does). */
+export function installWorkerPool(): void {
+  setPipelineOffload(offload);
+}

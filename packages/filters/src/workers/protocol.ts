@@ -1,0 +1,46 @@
+/**
+ * The messages between the filter worker pool (./pool.ts) and its workers (./worker.ts), and the
+ * backend interface that `#workers` resolves to (./threads-node.ts in Node, ./threads-none.ts
+ * elsewhere). Types only.
+ * @module
+ */
+import type { FilterPipeline } from '@chunkform/core/plugin';
+import type { OffloadContext } from '@chunkform/core/plugin';
+
+/** One chunk to run through a pipeline on a worker. */
+export interface FilterJob {
+  /** Forward (write) or reverse (read). */
+  direction: 'encode' | 'decode';
+  /** The chunk's bytes (the buffer is transferred: a private copy). */
+  bytes: Uint8Array;
+  pipeline: FilterPipeline;
+  /** Decode: the chunk's filter mask (bit i set: filter i was not applied). */
+  filterMask: number;
+  ctx: OffloadContext;
+}
+
+/** What a worker sends back (id {@link READY_ID} once, when it is ready). */
+export interface FilterReply {
+  id: number;
+  bytes?: Uint8Array;
+  filterMask?: number;
+  /** The job's input buffer, sent back for reuse (absent when the result lives in it). */
+  input?: Uint8Array;
+  /** The failure's message (the pool then runs the chunk on the calling thread, which names it). */
+  error?: string;
+}
+
+/** The id of the message a worker sends once it has loaded the filters. */
+export const READY_ID = -1;
+
+/** One worker thread running filter pipelines. */
+export interface FilterWorker {
+  /** Resolves once the worker has loaded the filters and takes requests (rejects if it fails to start). */
+  readonly ready: Promise<void>;
+  /** Requests sent and not answered yet. */
+  readonly pending: number;
+  /** Runs `job` there (its bytes' buffer is transferred). Rejects when the worker fails or exits. */
+  run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number; input?: Uint8Array }>;
+  /** Stops the worker (pending requests are rejected). */
+  terminate(): void;
+}

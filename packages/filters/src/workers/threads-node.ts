@@ -1,0 +1,87 @@
+/**
+ * Worker-thread backend of the filter pool (the `#workers` import condition `node`; browsers get
+ * ./threads-none.ts): a `node:worker_threads` Worker running ./worker.ts (./worker.js once built).
+ * Idle workers do not keep the process alive.
+ * @module
+ */
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorker } from './protocol.js';
+
+/** The machine's parallelism (`os.availableParallelism()`). */
+export function machineThreads(): number {
+  return availableParallelism();
+}
+
+/**
+ * The worker's entry: the built ./worker.js, or — when this package runs from its TypeScript sources
+ * (the monorepo's tests and benchmarks) — a small module that registers tsx's loader in the worker
+ * and then imports ./worker.ts.
+ */
+function entry(): URL {
+  if (!import.meta.url.endsWith('.ts')) return new URL('./worker.js', import.meta.url);
+  const tsx = join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
+  const boot = `import { register } from ${JSON.stringify(pathToFileURL(tsx).href)}; register(); await import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(boot)}`);
+}
+
+/** Starts one filter worker (null when workers cannot be created here). */
+export function startFilterWorker(): FilterWorker | null {
+  let worker: Worker;
+  try {
+    worker = new Worker(entry());
+  } catch {
+    return null;
+  }
+  let onReady!: () => void;
+  let onFail!: (e: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => ((onReady = resolve), (onFail = reject)));
+  ready.catch(() => undefined);
+  let next = 0;
+  let dead: Error | null = null;
+  const pending = new Map<number, { resolve(v: { bytes: Uint8Array; filterMask: number; input?: Uint8Array }): void; reject(e: Error): void }>();
+  const settleAll = (e: Error): void => {
+    dead ??= e;
+    onFail(e);
+    for (const p of pending.values()) p.reject(e);
+    pending.clear();
+  };
+  worker.on('error', (e) => settleAll(e instanceof Error ? e : new Error(String(e))));
+  worker.on('exit', () => settleAll(new Error('filters: a filter worker exited')));
+  worker.on('message', (m: FilterReply) => {
+    if (m.id === READY_ID) return onReady();
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (pending.size === 0) worker.unref();
+    if (m.bytes) p.resolve({ bytes: m.bytes, filterMask: m.filterMask ?? 0, ...(m.input ? { input: m.input } : {}) });
+    else p.reject(new Error(m.error ?? 'filters: the worker failed'));
+  });
+  // The worker keeps the process alive until it is ready (someone may be waiting for that), then
+  // only while requests are pending (unref after the listeners: attaching one refs the port again).
+  void ready.then(() => {
+    if (pending.size === 0) worker.unref();
+  }, () => worker.unref());
+  return {
+    ready,
+    get pending() {
+      return dead ? Infinity : pending.size;
+    },
+    run(job: FilterJob) {
+      if (dead) return Promise.reject(dead);
+      const id = next++;
+      if (pending.size === 0) worker.ref(); // keep the process alive until the reply arrives
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, ...job }, [job.bytes.buffer as ArrayBuffer]);
+      });
+    },
+    terminate() {
+      settleAll(new Error('filters: the filter worker was stopped'));
+      void worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * The filter worker pool (src/workers): pipelines run on worker threads give the bytes the calling
+ * thread gives, answers come back to the chunk that asked, failures name the chunk, and the pool's
+ * size and threshold are honoured.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChecksumError, FilterError } from '@chunkform/core/plugin';
+import type { Datatype } from '@chunkform/core/plugin';
+import type { FilterPipeline } from '@chunkform/core/plugin';
+import { pipelineOffload, setPipelineOffload } from '@chunkform/core/plugin';
+import { decodeChunk, encodeChunk, type FilterResolver } from '@chunkform/core/plugin';
+import type { Filter } from '@chunkform/core/plugin';
+import { ALL_FILTERS, bitshuffleSetLocal, configureWorkers, DEFAULT_WORKER_MIN_BYTES, startWorkers, stopWorkers, workerPoolSize, workerStats } from '../src/index.js';
+
+const U16: Datatype = { class: 'integer', size: 2, order: 'LE', signed: false };
+const ctx = { datatype: U16, elementSize: 2, chunkDims: [512, 512] };
+const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
+const resolve: FilterResolver = (id) => byId.get(id);
+const where = (...chunk: number[]) => ({ path: '/frames', chunk });
+const f = (id: number, clientData: number[] = [], flags = 0) => ({ id, name: '', flags, clientData });
+
+const PIPELINES: Record<string, FilterPipeline> = {
+  gzip: { filters: [f(1, [1])] },
+  'shuffle+gzip': { filters: [f(2, [2]), f(1, [1])] },
+  lz4: { filters: [f(32004, [0])] },
+  'bitshuffle+lz4': { filters: [f(32008, bitshuffleSetLocal([0, 2], 2))] },
+  zstd: { filters: [f(32015, [3])] },
+  'shuffle+fletcher32': { filters: [f(2, [2]), f(3)] },
+};
+
+/** A detector-like frame: small counts, mostly low bits; `seed` makes frames differ. */
+function frame(seed: number, n = 512 * 512): Uint8Array {
+  const v = new Uint16Array(n);
+  let x = seed * 2654435761 + 1;
+  for (let i = 0; i < n; i++) {
+    x = (x ^ (x << 13)) >>> 0;
+    x = (x ^ (x >>> 17)) >>> 0;
+    x = (x ^ (x << 5)) >>> 0;
+    v[i] = x % 37 === 0 ? x & 0xfff : x & 3;
+  }
+  return new Uint8Array(v.buffer);
+}
+
+/** The pipeline run on the calling thread only. */
+async function inline<T>(fn: () => Promise<T>): Promise<T> {
+  const saved = pipelineOffload();
+  setPipelineOffload(null);
+  try {
+    return await fn();
+  } finally {
+    setPipelineOffload(saved);
+  }
+}
+
+beforeAll(async () => {
+  configureWorkers({ threads: 2 });
+  expect(await startWorkers()).toBe(2); // both workers loaded the filters
+});
+afterAll(() => {
+  stopWorkers();
+  setPipelineOffload(null);
+});
+
+describe('filter worker pool', () => {
+  it('takes large chunks of built-in pipelines and declines small ones, other filters and a pool of 0 threads', async () => {
+    const off = pipelineOffload()!;
+    const big = frame(1);
+    const p = PIPELINES['shuffle+gzip']!;
+    const impls = p.filters.map((x) => resolve(x.id));
+    const taken = off.encode(big, p, impls, ctx);
+    expect(taken).not.toBeNull();
+    expect((await taken)!.bytes.length).toBeGreaterThan(0);
+    const small = big.subarray(0, DEFAULT_WORKER_MIN_BYTES - 2);
+    expect(off.encode(small, p, impls, { ...ctx, chunkDims: [small.length / 2] })).toBeNull();
+    // a small stored chunk of a large raw chunk (a well-compressed read) is taken
+    const packed = await encodeChunk(big, p, resolve, ctx, where(0, 0));
+    expect(packed.bytes.length).toBeLessThan(DEFAULT_WORKER_MIN_BYTES);
+    const unpacked = off.decode(packed.bytes, p, 0, impls, ctx);
+    expect(unpacked).not.toBeNull();
+    expect(Buffer.compare((await unpacked)!, big)).toBe(0);
+    const mine: Filter = { id: 2, name: 'my-shuffle', encode: (d) => d, decode: (d) => d };
+    expect(off.encode(big, p, [mine, impls[1]], ctx)).toBeNull();
+    expect(off.decode(big, p, 0, [undefined, impls[1]], ctx)).toBeNull();
+    // every filter skipped by the mask: nothing to do there
+    expect(off.decode(big, p, 0b11, impls, ctx)).toBeNull();
+    configureWorkers({ threads: 0 });
+    try {
+      expect(workerPoolSize()).toBe(0);
+      expect(off.encode(big, p, impls, ctx)).toBeNull();
+    } finally {
+      configureWorkers({ threads: 2 });
+    }
+    expect(workerPoolSize()).toBe(2);
+  });
+
+  it('rejects a bad pool size or threshold', () => {
+    expect(() => configureWorkers({ threads: -1 })).toThrow(RangeError);
+    expect(() => configureWorkers({ threads: 1.5 })).toThrow(RangeError);
+    expect(() => configureWorkers({ minBytes: -5 })).toThrow(RangeError);
+    expect(workerPoolSize()).toBe(2);
+  });
+
+  for (const [name, pipeline] of Object.entries(PIPELINES)) {
+    it(`${name}: many chunks at once give the calling thread's bytes, each to the chunk that asked`, async () => {
+      const before = workerStats();
+      const frames = Array.from({ length: 6 }, (_, i) => frame(i + 10));
+      const ours = await Promise.all(frames.map((d, i) => encodeChunk(d, pipeline, resolve, ctx, where(i, 0))));
+      const theirs = await inline(() => Promise.all(frames.map((d, i) => encodeChunk(d, pipeline, resolve, ctx, where(i, 0)))));
+      for (let i = 0; i < frames.length; i++) {
+        expect(ours[i]!.filterMask).toBe(theirs[i]!.filterMask);
+        expect(Buffer.compare(ours[i]!.bytes, theirs[i]!.bytes)).toBe(0);
+      }
+      const back = await Promise.all(ours.map((e, i) => decodeChunk(e.bytes, pipeline, e.filterMask, resolve, ctx, where(i, 0))));
+      for (let i = 0; i < frames.length; i++) expect(Buffer.compare(back[i]!, frames[i]!)).toBe(0);
+      // all 12 ran on the workers (none failed there and ran here instead)
+      const after = workerStats();
+      expect(after.done - before.done).toBe(12);
+      expect(after.failed).toBe(before.failed);
+      // the caller's input is left alone (the pool sends a copy)
+      expect(Buffer.compare(frames[0]!, frame(10))).toBe(0);
+    });
+  }
+
+  it('a corrupt chunk fails with the error of the calling thread, naming dataset and chunk', async () => {
+    const p = PIPELINES['shuffle+gzip']!;
+    const enc = await encodeChunk(frame(3), p, resolve, ctx, where(0, 0));
+    const bad = enc.bytes.slice();
+    bad.fill(0x55, 100, 4000);
+    const failed = workerStats().failed;
+    const err = await decodeChunk(bad, p, 0, resolve, ctx, where(7, 2)).catch((e: unknown) => e);
+    expect(workerStats().failed).toBe(failed + 1); // failed on a worker, then here with the chunk named
+    expect(err).toBeInstanceOf(FilterError);
+    expect(String((err as Error).message)).toContain('chunk [7, 2]');
+    const fl = PIPELINES['shuffle+fletcher32']!;
+    const sum = await encodeChunk(frame(4), fl, resolve, ctx, where(0, 0));
+    const flipped = sum.bytes.slice();
+    flipped[1000]! ^= 1;
+    const err2 = await decodeChunk(flipped, fl, 0, resolve, ctx, where(3, 1)).catch((e: unknown) => e);
+    expect(err2).toBeInstanceOf(ChecksumError);
+    expect(String((err2 as Error).message)).toContain('chunk [3, 1]');
+  });
+
+  it('idle workers do not keep the process alive', () => {
+    const pool = new URL('../src/workers/pool.ts', import.meta.url).href;
+    const script = `import { configureWorkers, startWorkers } from ${JSON.stringify(pool)}; configureWorkers({ threads: 2 }); console.log(await startWorkers());`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('2');
+    expect(r.status).toBe(0); // exits on its own (a hang would be killed by the time-out: status null)
+  });
+
+  it('a stopped pool starts again on demand, and chunks in flight when it stops still finish', async () => {
+    const p = PIPELINES.lz4!;
+    const pending = encodeChunk(frame(5), p, resolve, ctx, where(0, 0));
+    stopWorkers();
+    const a = await pending;
+    const b = await encodeChunk(frame(5), p, resolve, ctx, where(0, 0));
+    expect(Buffer.compare(a.bytes, b.bytes)).toBe(0);
+  });
+});

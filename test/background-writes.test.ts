@@ -1,0 +1,216 @@
+/**
+ * Background streaming writes (packages/core/src/chunk/write-queue.ts): whole-chunk writes return
+ * once their data is owned while the chunks encode behind the caller; the queue is bounded by bytes
+ * (back-pressure); reads, flush and close see every queued chunk; an encoding failure surfaces at
+ * the next call on the dataset or at flush, naming the chunk, without touching what was flushed;
+ * `backgroundWrites: false` keeps errors in the write itself. Filter 301 ("gate") below is a test
+ * filter whose encodings finish when the test says so.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import './setup-registrations.js';
+import { createContainer, createFile, FilterError, MemoryStore, openFile, registerFilter, selectBlocks, type Dataset, type Filter } from '../packages/core/src/index.js';
+import { PYTHON } from './oracle/fixtures.js';
+
+const H = 32;
+const W = 32;
+const FRAME = H * W; // uint8 frames: one chunk each
+const dir = mkdtempSync(join(tmpdir(), 'chunkform-bg-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A test filter: encodings wait for {@link Gate.open}; a frame starting with 0xEE fails. */
+class Gate {
+  started = 0;
+  finished = 0;
+  private waiting: (() => void)[] = [];
+  held = true;
+  readonly filter: Filter = {
+    id: 301,
+    name: 'gate',
+    encode: async (data) => {
+      this.started++;
+      const copy = data.slice(); // what the filter saw when it started
+      if (this.held) await new Promise<void>((r) => this.waiting.push(r));
+      this.finished++;
+      if (copy[0] === 0xee) throw new Error('poisoned frame');
+      return copy;
+    },
+    decode: (data) => data,
+  };
+  /** Lets every waiting (and, with `hold = false`, every later) encoding finish. */
+  open(hold = false): void {
+    this.held = hold;
+    const w = this.waiting;
+    this.waiting = [];
+    for (const r of w) r();
+  }
+}
+
+const frameSel = (i: number) => selectBlocks([{ start: [i, 0, 0], end: [i + 1, H, W] }]);
+const frame = (v: number) => new Uint8Array(FRAME).fill(v);
+/** Settles `p` into 'pending' / 'done' / the error after the microtasks and timers in flight. */
+async function state(p: Promise<unknown>): Promise<unknown> {
+  let s: unknown = 'pending';
+  p.then(
+    () => (s = 'done'),
+    (e: unknown) => (s = e),
+  );
+  await new Promise((r) => setTimeout(r, 20));
+  return s;
+}
+
+async function setup(opts: { backgroundWrites?: boolean | { maxBytes: number } } = {}) {
+  const gate = new Gate();
+  const container = createContainer();
+  registerFilter(gate.filter, container);
+  const store = new MemoryStore();
+  const f = await createFile(store, { container, ...opts });
+  const ds = (await f.createDataset('frames', { dtype: 'uint8', shape: [8, H, W], chunks: [1, H, W], filters: [{ id: 301 }] })) as Dataset;
+  return { gate, container, store, f, ds };
+}
+
+describe('background writes', () => {
+  it('a whole-chunk write returns before its chunk is encoded; the caller may reuse its buffer at once', async () => {
+    const { gate, f, ds } = await setup();
+    const buf = frame(7);
+    const w = ds.write(buf, frameSel(0));
+    expect(await state(w)).toBe('done');
+    expect(gate.finished).toBe(0);
+    buf.fill(99); // the write owns a copy
+    const r = ds.read(frameSel(0)); // a read after the write sees it: it waits for the chunk
+    expect(await state(r)).toBe('pending');
+    gate.open(false);
+    expect(Array.from((await r) as Uint8Array)).toEqual(Array.from(frame(7)));
+    await f.close();
+  });
+
+  it('back-pressure: a write waits while the queue holds more than its bound of bytes', async () => {
+    const { gate, f, ds } = await setup({ backgroundWrites: { maxBytes: 2 * FRAME } });
+    expect(await state(ds.write(frame(1), frameSel(0)))).toBe('done');
+    expect(await state(ds.write(frame(2), frameSel(1)))).toBe('done');
+    const third = ds.write(frame(3), frameSel(2));
+    expect(await state(third)).toBe('pending'); // 3 frames > the bound of 2
+    expect(gate.started).toBe(2); // its encoding has not even started
+    gate.open(true); // the two queued encodings finish
+    await third;
+    expect(gate.started).toBe(3);
+    gate.open(false);
+    await f.close();
+  });
+
+  it('flush and close wait for queued chunks; the file holds every frame', async () => {
+    const { gate, f, ds, store, container } = await setup();
+    for (let i = 0; i < 5; i++) await ds.write(frame(10 + i), frameSel(i));
+    const fl = f.flush();
+    expect(await state(fl)).toBe('pending');
+    gate.open(false);
+    await fl;
+    await f.close();
+    const g = await openFile(store.toBytes(), { container });
+    const d = (await g.get('frames')) as Dataset;
+    const all = (await d.read()) as Uint8Array;
+    for (let i = 0; i < 5; i++) expect(all[i * FRAME]).toBe(10 + i);
+    expect(all[5 * FRAME]).toBe(0);
+    await g.close();
+  });
+
+  it('a failed encoding surfaces at the next call on the dataset, naming the chunk; other frames and the flushed state are kept', async () => {
+    const { gate, f, ds, store, container } = await setup();
+    await ds.write(frame(1), frameSel(0));
+    gate.open(false);
+    await f.flush(); // frame 0 flushed
+    gate.held = true;
+    await ds.write(frame(0xee), frameSel(0)); // rewrites the flushed chunk 0: fails behind the caller
+    await ds.write(frame(5), frameSel(3));
+    gate.open(false);
+    const err = await ds.read(frameSel(3)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FilterError);
+    expect(String((err as Error).message)).toMatch(/chunk \[0, 0, 0\]/);
+    expect(String((err as Error).message)).toMatch(/frames/);
+    // reported once; the failed chunk keeps what it had, later frames are there
+    const back = (await ds.read()) as Uint8Array;
+    expect(back[0]).toBe(1);
+    expect(back[3 * FRAME]).toBe(5);
+    await f.close();
+    const g = await openFile(store.toBytes(), { container });
+    const all = (await ((await g.get('frames')) as Dataset).read()) as Uint8Array;
+    expect(all[0]).toBe(1);
+    expect(all[3 * FRAME]).toBe(5);
+    await g.close();
+  });
+
+  it('a failed encoding surfaces at flush when no other call comes first', async () => {
+    const { gate, f, ds } = await setup();
+    await ds.write(frame(0xee), frameSel(2));
+    gate.open(false);
+    const err = await f.flush().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FilterError);
+    expect(String((err as Error).message)).toMatch(/chunk \[2, 0, 0\]/);
+    await f.flush(); // reported once: the next flush succeeds
+    expect(((await ds.read()) as Uint8Array)[2 * FRAME]).toBe(0);
+    await f.close();
+  });
+
+  it('un-awaited calls give the result of their call order (write, read, rewrite, read)', async () => {
+    const { gate, f, ds } = await setup();
+    gate.open(false);
+    const calls = [ds.write(frame(1), frameSel(4)), ds.read(frameSel(4)), ds.write(frame(2), frameSel(4)), ds.read(frameSel(4))];
+    const [, r1, , r2] = await Promise.all(calls);
+    expect((r1 as Uint8Array)[0]).toBe(1);
+    expect((r2 as Uint8Array)[0]).toBe(2);
+    await f.close();
+  });
+
+  it('backgroundWrites: false encodes within the call, which throws the failure itself', async () => {
+    const { gate, f, ds } = await setup({ backgroundWrites: false });
+    const w = ds.write(frame(3), frameSel(0));
+    expect(await state(w)).toBe('pending');
+    gate.open(false);
+    await w;
+    const err = await ds.write(frame(0xee), frameSel(1)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FilterError);
+    expect(String((err as Error).message)).toMatch(/chunk \[1, 0, 0\]/);
+    await f.close();
+  });
+
+  it('rejects a bad bound', async () => {
+    await expect(createFile(new MemoryStore(), { backgroundWrites: { maxBytes: 0 } })).rejects.toThrow(/maxBytes/);
+  });
+
+  it('frames streamed with shuffle+gzip on the worker pool, dense and sparse ROI, read back in h5py', async () => {
+    const path = join(dir, 'stream.h5');
+    const f = await createFile(path, { superblockVersion: 3 });
+    const N = 12;
+    const S = 256;
+    const dense = await f.createDataset('dense', { dtype: 'uint16', shape: [0, S, S], maxShape: [null, S, S], chunks: [1, S, S], shuffle: true, compression: 'gzip', compressionOpts: 1 });
+    const sparse = await f.createDataset('sparse', { layout: 'sparse', dtype: 'uint16', shape: [0, S, S], maxShape: [null, S, S], chunks: [1, S, S], shuffle: true, compression: 'gzip', compressionOpts: 1 });
+    const v = new Uint16Array(S * S);
+    const roi = new Uint16Array((S / 2) * (S / 2));
+    for (let i = 0; i < N; i++) {
+      for (let k = 0; k < v.length; k++) v[k] = (k * 7 + i) % 251;
+      for (let k = 0; k < roi.length; k++) roi[k] = 1 + ((k + i) % 1000);
+      await dense.resize([i + 1, S, S]);
+      await dense.write(v, selectBlocks([{ start: [i, 0, 0], end: [i + 1, S, S] }]));
+      await sparse.resize([i + 1, S, S]);
+      await sparse.write(roi, selectBlocks([{ start: [i, S / 4, S / 4], end: [i + 1, (3 * S) / 4, (3 * S) / 4] }]));
+    }
+    await f.close();
+    const out = execFileSync(
+      PYTHON,
+      ['-c', `import h5py, numpy as np, sys\nf = h5py.File(sys.argv[1], 'r')\nd = f['dense'][()]\nprint(d.shape[0], int(d[5, 3, 10]), int(d[11].sum()))`, path],
+      { encoding: 'utf8' },
+    ).trim();
+    let sum = 0;
+    for (let k = 0; k < v.length; k++) sum += (k * 7 + 11) % 251;
+    expect(out).toBe(`${N} ${(3 * S + 10) * 7 + 5 - 251 * Math.floor(((3 * S + 10) * 7 + 5) / 251)} ${sum}`);
+    const g = await openFile(path);
+    const sp = (await g.get('sparse')) as Dataset;
+    const got = (await sp.read(selectBlocks([{ start: [7, S / 4, S / 4], end: [8, (3 * S) / 4, (3 * S) / 4] }]))) as Uint16Array;
+    expect(got[0]).toBe(1 + (7 % 1000));
+    expect(got[roi.length - 1]).toBe(1 + ((roi.length - 1 + 7) % 1000));
+    await g.close();
+  });
+});
