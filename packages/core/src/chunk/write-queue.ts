@@ -9,7 +9,8 @@
  *
  * A chunk whose encoding failed is not stored (the file keeps what it had for that chunk; nothing
  * flushed is touched); the failure, naming the chunk, is thrown by the next call that stores
- * queued chunks — the next call on the dataset, or the flush.
+ * queued chunks — the next call on the dataset, or the flush. A chunk whose *storing* failed (an I/O
+ * error) stays queued: the failure is thrown the same way, and the next call or flush stores it again.
  * @module
  */
 import type { ChunkImage } from './chunk-format.js';
@@ -114,18 +115,30 @@ export class WriteQueue {
     const run = this.storing.then(async () => {
       while (more()) {
         const e = this.entries[this.head]!;
-        this.entries[this.head++] = undefined as never;
+        let encoded = true;
         try {
-          await this.store(e.coords, e.image);
+          await e.image;
         } catch (err) {
+          // an encoding failure is final: the chunk is dropped, the failure reported
+          encoded = false;
           this.failure ??= err;
-        } finally {
-          e.holder?.drop();
-          this.queuedBytes -= e.bytes;
-          const n = this.keys.get(e.key)!;
-          if (n > 1) this.keys.set(e.key, n - 1);
-          else this.keys.delete(e.key);
         }
+        if (encoded) {
+          try {
+            await this.store(e.coords, e.image);
+          } catch (err) {
+            // Storing failed (I/O): the chunk stays at the head of the queue, to be stored by the
+            // next call or flush — as a dirty cached chunk would be after a failed write.
+            this.failure ??= err;
+            break;
+          }
+        }
+        this.entries[this.head++] = undefined as never;
+        e.holder?.drop();
+        this.queuedBytes -= e.bytes;
+        const n = this.keys.get(e.key)!;
+        if (n > 1) this.keys.set(e.key, n - 1);
+        else this.keys.delete(e.key);
       }
       if (this.head === this.entries.length) {
         this.entries = [];
