@@ -6,7 +6,8 @@
 import { defaultContainer, type Container } from '@chunkform/core';
 import { registerDenseFormats } from '@chunkform/format-dense';
 import { registerSparseFormat } from '@chunkform/format-sparse';
-import { registerFilters } from '@chunkform/filters';
+import { registerVlFormat } from '@chunkform/format-vl';
+import { configureWorkers, registerFilters } from '@chunkform/filters';
 import { registerIndexes } from '@chunkform/indexes';
 
 const done = new WeakSet<Container>();
@@ -18,5 +19,9 @@ export function registerEverything(container: Container = defaultContainer): voi
   registerDenseFormats(container);
   registerSparseFormat(container);
   registerFilters(container);
+  // Tools keep their memory bounded chunk by chunk: filters run on this thread (deflate on zlib's own
+  // threads), not on the worker pool, whose memory grew with the data a run wrote (repack).
+  configureWorkers({ threads: 0 });
+  registerVlFormat(container);
   done.add(container);
 }

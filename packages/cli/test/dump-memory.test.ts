@@ -62,8 +62,11 @@ describe('dump memory is bounded', () => {
       const small = peakKiB(args(file));
       const large = peakKiB(args(file4));
       expect([small.status, large.status], what).toEqual([0, 0]);
-      // 4× the data: at most 16 MiB more (garbage-collector noise), where unbounded memory would add ≥ 144 MB
-      expect(large.kib - small.kib, `${what}: ${large.kib} KiB (192 MB) vs ${small.kib} KiB (48 MB)`).toBeLessThan(16 * 1024);
+      // 4× the data: at most 16 MiB more for dump (garbage-collector noise) and 40 MiB for repack, which
+      // reads blocks of up to 32 MiB one ahead (uncollected blocks under a loaded machine); unbounded
+      // memory would add ≥ 144 MB
+      const slack = what === 'repack' ? 40 : 16;
+      expect(large.kib - small.kib, `${what}: ${large.kib} KiB (192 MB) vs ${small.kib} KiB (48 MB)`).toBeLessThan(slack * 1024);
     }
   });
 

@@ -13,7 +13,8 @@ export async function withOutputFile<T>(path: string, opts: CreateOptions, body:
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`);
   let f: H5File | undefined;
   try {
-    f = await createFile(tmp, opts);
+    // Tools bound their memory chunk by chunk: encoding behind the caller is kept to a small queue.
+    f = await createFile(tmp, { backgroundWrites: { maxBytes: 8 << 20 }, ...opts });
     const result = await body(f);
     const closing = f;
     f = undefined;

@@ -11,7 +11,7 @@ import { errorMessage } from '../../error-message.js';
 import { toJson } from '../../format-value.js';
 import { SLAB_BYTES } from './ddl.js';
 import { dumpObjects, type DumpEntry } from './objects.js';
-import { sectionSizes, SECTION_NAMES } from './properties.js';
+import { sectionSizes, structuredNames } from './properties.js';
 import { definedBoxes } from './sparse.js';
 import { isSafeIntegerArray } from './data-printer.js';
 import { fullSubset, maxSlabElements, slabReader, slabs } from './slabs.js';
@@ -113,7 +113,8 @@ class JsonWriter {
     let boxes: { start: number[]; end: number[] }[] | null = null;
     if (sparse) {
       const { stored, logical, chunks } = await sectionSizes(ds);
-      const sections = SECTION_NAMES.map((name, i) => ({
+      const layout = ds.layout as { chunkType: number; sectionCount: number };
+      const sections = structuredNames(layout).sections.map((name, i) => ({
         name,
         storedBytes: stored[i] ?? 0,
         logicalBytes: logical[i] ?? 0,

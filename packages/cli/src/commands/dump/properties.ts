@@ -13,6 +13,19 @@ type FilterEntry = FilterPipeline['filters'][number];
 /** Names of the sections of a sparse chunk (section 0: the encoded selection, 1: the values). */
 export const SECTION_NAMES = ['SELECTION', 'VALUES'];
 
+/**
+ * How the tools name a structured-chunk layout and its sections: sparse (type 0) as the sparse RFC's
+ * tools do; variable-length chunks (type 1, docs/format-vl.md) by their sections; other types by number.
+ */
+export function structuredNames(layout: { chunkType: number; sectionCount: number }): { kind: string; label: string; sections: string[] } {
+  if (layout.chunkType === 0) return { kind: 'SPARSE CHUNK', label: 'Sparse Chunks', sections: SECTION_NAMES };
+  const n = layout.sectionCount;
+  if (layout.chunkType === 1) {
+    return { kind: 'VL CHUNK', label: 'VL Chunks', sections: n === 3 ? ['SELECTION', 'ENTRIES', 'HEAP'] : ['ENTRIES', 'HEAP'] };
+  }
+  return { kind: `STRUCTURED CHUNK TYPE ${layout.chunkType}`, label: 'Structured Chunks', sections: Array.from({ length: n }, (_, i) => `SECTION${i}`) };
+}
+
 /** DDL lines of one filter (h5dump `h5tools_dump_dcpl` naming), at `pad`. */
 export function filterLines(f: FilterEntry, pad: string): string[] {
   const cd = Array.from(f.clientData);
@@ -73,13 +86,14 @@ export async function propertyLines(ds: Dataset, pad: string, float: FloatFormat
   const logicalBytes = ds.size * ds.elementSize;
   let filters: string[];
   if (layout.class === 'structured') {
-    out.push(`${inner}SPARSE CHUNK ( ${layout.chunkDims.join(', ')} )`);
+    const names = structuredNames(layout);
+    out.push(`${inner}${names.kind} ( ${layout.chunkDims.join(', ')} )`);
     const { stored, logical } = await sectionSizes(ds);
     const n = layout.sectionCount;
     for (let i = 0; i < n; i++) {
       const s = stored[i] ?? 0;
       const pipeline = ds.sectionFilters?.[i]?.filters ?? [];
-      out.push(`${inner}SECTION ${i} ${SECTION_NAMES[i] ?? `SECTION${i}`} SIZE ${s}${pipeline.length > 0 ? ratio(logical[i] ?? 0, s) : ''}`);
+      out.push(`${inner}SECTION ${i} ${names.sections[i] ?? `SECTION${i}`} SIZE ${s}${pipeline.length > 0 ? ratio(logical[i] ?? 0, s) : ''}`);
     }
     filters = [];
     for (let i = 0; i < n; i++) filters.push(...filtersBlock(`FILTERS SECTION ${i}`, ds.sectionFilters?.[i]?.filters ?? [], pad));

@@ -9,7 +9,7 @@ import type { LineWriter } from '../../cli/sink.js';
 import { DataPrinter } from '../dump/data-printer.js';
 import { elementFormatter } from '../dump/ddl-values.js';
 import { parseFloatFormat } from '../dump/printf.js';
-import { sectionSizes, SECTION_NAMES } from '../dump/properties.js';
+import { sectionSizes, structuredNames } from '../dump/properties.js';
 import { fullSubset, maxSlabElements, slabReader, slabs } from '../dump/slabs.js';
 import { h5lsType } from './h5ls-types.js';
 
@@ -127,10 +127,11 @@ export async function storageLines(w: LineWriter, ds: Dataset, simple = false): 
   const logical = ds.size * memoryElementSize(ds);
   const chunkBytes = (dims: readonly number[]): number => dims.reduce((a, b) => a * b, 1) * ds.elementSize;
   if (layout.class === 'structured') {
-    w.line(detail('Sparse Chunks', `{${layout.chunkDims.join(', ')}} ${chunkBytes(layout.chunkDims)} bytes`));
+    const names = structuredNames(layout);
+    w.line(detail(names.label, `{${layout.chunkDims.join(', ')}} ${chunkBytes(layout.chunkDims)} bytes`));
     const s = await sectionSizes(ds);
     for (let i = 0; i < layout.sectionCount; i++) {
-      w.line(`    Section ${i}: ${SECTION_NAMES[i] ?? ''}`);
+      w.line(`    Section ${i}: ${names.sections[i] ?? ''}`);
       w.line(`               ${utilization(s.logical[i] ?? 0, s.stored[i] ?? 0)}`);
       for (const l of filterLines(ds.sectionFilters?.[i]?.filters ?? [], '               ')) w.line(l);
     }
