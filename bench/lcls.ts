@@ -2,7 +2,7 @@
  * LCLS-II sparse-frame benchmark (issue #4), part of `pnpm bench` (`BENCH_ONLY=lcls` runs it alone;
  * `node --import tsx bench/lcls.ts` runs it standalone, e.g. under `--cpu-prof`).
  *
- * Workload (perf-anchors.md §3/§6, RFC "Sparse Chunks" 2018): BENCH_LCLS_FRAMES (default 100) frames of
+ * Workload (BENCHMARKS.md, RFC "Sparse Chunks" 2018): BENCH_LCLS_FRAMES (default 100) frames of
  * BENCH_LCLS_SIZE² (default 2048²) uint16 pixels kept in a 3-D dataset `[frame, y, x]` with an unlimited
  * first dimension, written frame by frame (resize, then write(values, selection)):
  * - `rect`: a moving 10 % rectangle per frame (648×647 at 2048²), detector-like values (≈ 10 counts of

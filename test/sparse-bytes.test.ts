@@ -1,5 +1,5 @@
 /**
- * Byte-level end-to-end tests of sparse datasets against ../shared/notes/sparse-format.md: datasets are
+ * Byte-level end-to-end tests of sparse datasets against docs/structured-chunk-format.md: datasets are
  * created and written through the public API, the file is closed and reopened, and the bytes are read
  * back from the object header (`dataset.headerModel`), the index structures in the file, the index
  * records (`structChunkInfo`) and the stored sections (`readStructChunk`).
@@ -53,7 +53,7 @@ function le2big(b: Uint8Array): bigint {
   return v;
 }
 
-// ---- the encoded-selection bytes of notes §7, built from the text (not with chunkform) ----------
+// ---- the encoded-selection bytes of docs/structured-chunk-format.md §7, built from the text (not with chunkform) ----------
 
 /** H5S_encode header (§7.1) + dataspace message v1 (§7.2). */
 function extentV1(dims: number[], max: (number | null)[] | null): number[] {
@@ -120,7 +120,7 @@ print(json.dumps(out))
   return JSON.parse(execFileSync(PYTHON, ['-c', code], { input: JSON.stringify(ops), encoding: 'utf8' })) as unknown[];
 }
 
-// ---- the h5stat test dataset (notes §3.7, §4.4, §6.5) ------------------------------------------
+// ---- the h5stat test dataset (docs/structured-chunk-format.md §3.7, §4.4, §6.5) ------------------------------------------
 
 const DEFLATE9 = { id: 1, clientData: [9], optional: true };
 const SHUFFLE = { id: 2, optional: true };
@@ -157,7 +157,7 @@ async function build(opts: CreateDatasetOptions, write: (d: Dataset) => Promise<
 
 const structure = (bytes: Uint8Array, sig: string) => findStructures(bytes).find((s) => s.sig === sig);
 
-describe('notes §3.7 / §4.4 / §6.5: the h5stat test dataset, written with the prototype encoding', () => {
+describe('docs/structured-chunk-format.md §3.7 / §4.4 / §6.5: the h5stat test dataset, written with the prototype encoding', () => {
   for (const dialect of ['stc', 'v3'] as const) {
     describe(`filter message dialect ${dialect === 'stc' ? 'B (STC message 0x0019 v1)' : 'A (pipeline message 0x000B v3)'}`, () => {
       const built = build({ ...H5STAT, pipelineMessage: dialect }, (d) => d.write(DEFINED, H5STAT_SEL));

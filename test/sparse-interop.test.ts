@@ -194,7 +194,7 @@ describe('a file with sparse and dense datasets in other HDF5 readers', () => {
     for (const s of SPARSE) {
       const e = by.get(s.path)!;
       expect(e.kind, s.path).toBeUndefined();
-      // HDF5 decodes the messages in header order: a filter pipeline message version 3 (seed 001 table 17)
+      // HDF5 decodes the messages in header order: a filter pipeline message version 3 (docs/structured-chunk-format.md (RFC table 17))
       // comes before the layout message version 5; the STC dialect's message 0x0019 is unknown to 1.10 and skipped
       const v3Pipeline = s.opts.filters !== undefined && s.opts.pipelineMessage !== 'stc';
       expect(e.error, s.path).toMatch(

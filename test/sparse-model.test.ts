@@ -4,7 +4,7 @@
  * sparse datasets with random chunking, compared after every step with a dense reference model
  * (test/oracle/sparse-model.ts: values + defined mask; undefined elements read as the fill value).
  *
- * Every index type the sparse layout uses is covered (notes/sparse-format.md §3.3): fixed array (fixed
+ * Every index type the sparse layout uses is covered (docs/structured-chunk-format.md §3.3): fixed array (fixed
  * maximum shape), extensible array (one unlimited dimension), v2 B-tree (≥ 2 unlimited), single chunk
  * (shape == chunks == maximum shape) — each with and without filters on each section (deflate on the
  * selection, shuffle+deflate on the values, Fletcher-32, all of them on both sections), both selection
@@ -258,7 +258,7 @@ class ReopenCmd implements fc.AsyncCommand<SparseModel, Real> {
 
 /**
  * The stored chunks are exactly the chunks with defined elements (a chunk whose last element is erased
- * is removed, notes §5.6), and each record's values section holds one value per defined element.
+ * is removed, docs/structured-chunk-format.md §5.6), and each record's values section holds one value per defined element.
  */
 async function checkStoredChunks(m: SparseModel, r: Real, what: string): Promise<void> {
   const expected = m.chunksWithDefined();
@@ -342,7 +342,7 @@ describe('sparse datasets against a dense model, with resize (a shrink erases wh
   });
 });
 
-describe('resize of sparse datasets (notes §8.6: a shrink erases the elements outside the new extent)', () => {
+describe('resize of sparse datasets (docs/structured-chunk-format.md §8.6: a shrink erases the elements outside the new extent)', () => {
   for (const flushFirst of [true, false]) {
     it(`shrink then grow: the elements beyond the smaller extent stay undefined (${flushFirst ? 'chunks flushed' : 'chunks cached'})`, async () => {
       const f = await createFile(new MemoryStore(), { superblockVersion: 3 });

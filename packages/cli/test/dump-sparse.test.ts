@@ -1,5 +1,5 @@
 /**
- * Sparse datasets in `chunkform dump` (seed 003 §4.1 as described in docs/cli.md): the figure-3
+ * Sparse datasets in `chunkform dump` (docs/cli.md, sparse RFC §4.1): the figure-3
  * matrix of the sparse-chunk RFC stored with 5×4 sparse chunks, shown with `--sparse-locations`,
  * `--sparse`, `-p` (SPARSE CHUNK, SECTION sizes, FILTERS SECTION i), the dense DATA (undefined
  * elements print as the fill value) and `--json` (undefined elements are null).

@@ -110,7 +110,7 @@ print(np.array_equal(h5py.File('npy-back.h5')['data'][()], np.load('frames.npy')
     });
   });
 
-  it('re-imports the dump --sparse text of seed 003 figure 3 to the same content', async () => {
+  it('re-imports the dump --sparse text of the sparse RFC figure 3 (docs/cli.md) to the same content', async () => {
     const out = join(dir, 'fig3.h5');
     const r = await cli('import', '-q', '-l', 'SPARSECHUNK=5x4', join(dir, 'fig3.ddl'), out);
     expect(r.stderr).toBe('');

@@ -116,7 +116,7 @@ print('ok')`).trim(),
     const orig = join(dir, 'orig-sparse.h5');
     const f = await createFile(orig, { superblockVersion: 3 });
     const d = await f.createDataset('m', { dtype: 'int16', shape: [13, 10], chunks: [5, 4], layout: 'sparse' });
-    // seed 003 figure 3: BLOCK (2,2)-(4,7), (6,0)-(6,2) and POINT (5,9), (11,1), (12,8)
+    // the sparse RFC figure 3 (docs/cli.md): BLOCK (2,2)-(4,7), (6,0)-(6,2) and POINT (5,9), (11,1), (12,8)
     const vals = [66, 69, 72, 75, 78, 81, 96, 99, 102, 105, 108, 111, 126, 129, 132, 135, 138, 141];
     await d.set(vals, [2, 5], [2, 8]);
     await d.set([100, 0, -100], 6, [0, 3]);
@@ -263,7 +263,7 @@ with h5py.File('${input}', 'w') as f:
 });
 
 describe('--defined-elements DDL', () => {
-  it('parses dump --sparse-locations output and the seed 003 h5repack example', () => {
+  it('parses dump --sparse-locations output and the sparse RFC h5repack example (docs/cli.md)', () => {
     const a = parseDefinedElements('REGION_TYPE BLOCK (5,9) - (5,9)\nREGION_TYPE BLOCK (11,1) - (11,1)');
     expect(a).toEqual({ rank: 2, boxes: [5, 6, 9, 10, 11, 12, 1, 2], items: 2 });
     const b = parseDefinedElements('BLOCK (2,2)-(4,7), (6,0)-(6,2) POINT (5,9), (11, 1), (12,8)');

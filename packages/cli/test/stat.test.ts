@@ -69,7 +69,7 @@ describe('chunkform stat of sparse datasets', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('\tDataset layout counts[STRUCTURED CHUNK SPARSE]: 1\n');
     expect(r.stdout).toContain('\tDataset layout counts[CHUNKED]: 1\n');
-    // gzip and shuffle sit on both sections of /hits: counted once for it (seed 003 §4.3), once for /dense
+    // gzip and shuffle sit on both sections of /hits: counted once for it (docs/cli.md, sparse RFC §4.3), once for /dense
     expect(r.stdout).toContain('\t\tGZIP filter: 2\n');
     expect(r.stdout).toContain('\t\tSHUFFLE filter: 1\n');
     expect(r.stdout).toContain('\t\tDefined elements: 41\n');

@@ -1,7 +1,7 @@
 /**
  * Per-section filter pipelines of structured chunks: filter pipeline message version 3 (dialect A,
- * seed 001 table 17, notes §4.1) and the STC filter pipeline message 0x0019 version 1 (dialect B,
- * notes §4.2), with the worked example of notes §4.4 and HDF5's own filter descriptions.
+ * docs/structured-chunk-format.md §4.1 (RFC table 17)) and the STC filter pipeline message 0x0019 version 1 (dialect B,
+ * docs/structured-chunk-format.md §4.2), with the worked example of docs/structured-chunk-format.md §4.4 and HDF5's own filter descriptions.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ import { h5pyMessages } from './support/h5py-headers.js';
 const deflate9 = { id: 1, flags: 1, clientData: [9] };
 const shuffle4 = { id: 2, flags: 1, clientData: [4] };
 
-/** The h5stat test dataset's filters (notes §4.4): FIXED deflate, then SELECTION deflate + shuffle. */
+/** The h5stat test dataset's filters (docs/structured-chunk-format.md §4.4): FIXED deflate, then SELECTION deflate + shuffle. */
 const H5STAT: SectionPipelines = {
   sections: [{ filters: [deflate9, shuffle4] }, { filters: [deflate9] }],
   order: [1, 0],
@@ -36,7 +36,7 @@ const H5STAT_BODY = [
   0x02, 0x00, 0x01, 0x00, 0x01, 0x00, 0x04, 0x00, 0x00, 0x00, //   shuffle, optional, element size 4
 ];
 
-describe('per-section pipelines: the worked example of notes §4.4', () => {
+describe('per-section pipelines: the worked example of docs/structured-chunk-format.md §4.4', () => {
   it('dialect B (STC filter pipeline, 0x0019 v1) reproduces the 40-byte body', () => {
     const enc = encodeStcFilterPipeline(H5STAT);
     expect(Array.from(enc)).toEqual([0x01, ...H5STAT_BODY]);
@@ -80,7 +80,7 @@ describe('per-section pipelines: the worked example of notes §4.4', () => {
     expect(() => decodeStcFilterPipeline(one, { sectionCount: 1, address: 77 })).toThrow(/address 77/);
   });
 
-  it('third-party filters keep their NUL-terminated, unpadded names (pipeline-v2 descriptions, notes §4.3)', () => {
+  it('third-party filters keep their NUL-terminated, unpadded names (pipeline-v2 descriptions, docs/structured-chunk-format.md §4.3)', () => {
     const p: SectionPipelines = { sections: [{ filters: [{ id: 32004, name: 'lz4', flags: 0, clientData: [] }] }, { filters: [{ id: 307, name: 'bzip2', flags: 1, clientData: [9] }] }] };
     const enc = encodeFilterPipelineV3(p);
     expect(Array.from(enc.subarray(0, 16))).toEqual([3, 2, 0, 1, 12, 0, 0x04, 0x7d, 4, 0, 0, 0, 0, 0, 0x6c, 0x7a]);

@@ -1,6 +1,6 @@
 /**
  * Data layout message version 5, class 4 (structured chunks): the bytes of
- * ../shared/notes/sparse-format.md §3.1–3.8, the worked example §3.7, the index choice §3.3, the
+ * docs/structured-chunk-format.md §3.1–3.8, the worked example §3.7, the index choice §3.3, the
  * shared encodings checked against the version 4 layouts HDF5 1.10 writes, and corrupt input.
  */
 import { execFileSync } from 'node:child_process';
@@ -28,7 +28,7 @@ import { h5pyMessages } from './support/h5py-headers.js';
 const EA_INFO = { type: 'extensible-array', maxBits: 32, indexElements: 4, minPointers: 4, minElements: 16, pageBits: 10 } as const;
 const ADDR = [0x00, 0x10, 0, 0, 0, 0, 0, 0];
 
-/** The sparse dataset of the h5stat test file (notes §3.7): 1-D, chunk 5, int32, EA index. */
+/** The sparse dataset of the h5stat test file (docs/structured-chunk-format.md §3.7): 1-D, chunk 5, int32, EA index. */
 function sparse(index: StructuredChunkIndexInfo, address = 0x1000, extra: Partial<StructuredChunkLayout> = {}): StructuredChunkLayout {
   return {
     class: 'structured',
@@ -47,7 +47,7 @@ function sparse(index: StructuredChunkIndexInfo, address = 0x1000, extra: Partia
   };
 }
 
-describe('layout message v5 class 4: the bytes of notes §3', () => {
+describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.md §3', () => {
   it('reproduces the worked example §3.7 byte for byte (30-byte body incl. 2 padding bytes)', () => {
     const expected = [
       0x05, // version 5
@@ -69,14 +69,14 @@ describe('layout message v5 class 4: the bytes of notes §3', () => {
     expect(Array.from(enc)).toEqual(expected);
     expect(enc.length).toBe(30); // H5STAT: layout message 34 bytes incl. its 4-byte header
     expect(decodeLayout(enc)).toEqual(l);
-    // Composition block right after the dimension sizes (notes §3.2).
+    // Composition block right after the dimension sizes (docs/structured-chunk-format.md §3.2).
     expect(Array.from(enc.subarray(10, 14))).toEqual([8, 2, 1, 0]);
     // Without padding the encoder writes only the 28 real bytes, which decode the same.
     expect(encodeStructuredLayout(l, DEFAULT_SIZES, false).length).toBe(28);
     expect(decodeLayout(encodeStructuredLayout(l, DEFAULT_SIZES, false))).toEqual(l);
   });
 
-  it('dimension encoding length covers the element size (notes §3.1 field 7)', () => {
+  it('dimension encoding length covers the element size (docs/structured-chunk-format.md §3.1 field 7)', () => {
     const l = sparse({ type: 'fixed-array', pageBits: 10 }, 0x800, { chunkDims: [300, 2], elementSize: 8 });
     const enc = encodeLayout(l);
     expect(Array.from(enc.subarray(5, 14))).toEqual([0x00, 0x03, 0x02, 0x2c, 0x01, 0x02, 0x00, 0x08, 0x00]);
@@ -85,7 +85,7 @@ describe('layout message v5 class 4: the bytes of notes §3', () => {
     expect(decodeLayout(enc)).toEqual(l);
   });
 
-  it('chunk-size field width L (notes §3.5)', () => {
+  it('chunk-size field width L (docs/structured-chunk-format.md §3.5)', () => {
     expect(structuredChunkSizeLength([5], 4, 8, 2)).toBe(2); // S = 20
     // The notes list S = 400 → L = 2, but their formula gives 1 + (8 + 8) / 8 = 3, as does HDF5's
     // ordinary rule (checked against HDF5 below); we follow the formula.
@@ -122,14 +122,14 @@ describe('layout message v5 class 4: the bytes of notes §3', () => {
     expect(elementSizes.map((e) => e - 12)).toEqual(sizes.map((s) => structuredChunkSizeLength([s], 1, 8, 2)));
   });
 
-  it('single chunk index: record inside the layout, padding 2 + (8 − L) (notes §3.4, §3.6)', () => {
+  it('single chunk index: record inside the layout, padding 2 + (8 − L) (docs/structured-chunk-format.md §3.4, §3.6)', () => {
     // Unfiltered: chunk size (L = 2) + offset of section 1 (8), always present.
     const u = sparse({ type: 'single', chunkSize: 58, sectionOffsets: [44] }, 0x800);
     const ue = encodeLayout(u);
     const head = [5, 4, 0, 0, 0, 0x00, 2, 1, 5, 4, 8, 2, 1, 0, 1];
     expect(Array.from(ue)).toEqual([...head, 0x3a, 0, 44, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x08, 0, 0, 0, 0, 0, 0, ...new Array(2 + 6).fill(0)]);
     expect(decodeLayout(ue)).toEqual(u);
-    // Filtered (flag bit 1): + unfiltered sizes of sections 0, 1 (8 each) + masks (4 each). The record of notes §6.5.
+    // Filtered (flag bit 1): + unfiltered sizes of sections 0, 1 (8 each) + masks (4 each). The record of docs/structured-chunk-format.md §6.5.
     const f = sparse({ type: 'single', chunkSize: 58, sectionOffsets: [44], unfilteredSizes: [75, 8], filterMasks: [0, 0] }, 0x800, { flags: 2 });
     const fe = encodeLayout(f);
     expect(fe[5]).toBe(0x02);
@@ -146,7 +146,7 @@ describe('layout message v5 class 4: the bytes of notes §3', () => {
     // The encoder sets bit 1 itself when the record has per-section sizes, and refuses bit 1 without them.
     expect(encodeLayout({ ...f, flags: 0 })[5]).toBe(2);
     expect(() => encodeLayout({ ...u, flags: 2 })).toThrow(ValueError);
-    // "No chunk": undefined address, zeros elsewhere; HADDR_MAX (FE FF…) reads as no chunk too (notes §3.4).
+    // "No chunk": undefined address, zeros elsewhere; HADDR_MAX (FE FF…) reads as no chunk too (docs/structured-chunk-format.md §3.4).
     const none = sparse({ type: 'single', chunkSize: 0, sectionOffsets: [0] }, UNDEFINED_ADDRESS);
     const ne = encodeLayout(none);
     expect(decodeLayout(ne)).toEqual(none);
@@ -155,7 +155,7 @@ describe('layout message v5 class 4: the bytes of notes §3', () => {
     expect(decodeLayout(haddrMax)).toEqual(none);
   });
 
-  it('fixed array and v2 B-tree index information (notes §3.4)', () => {
+  it('fixed array and v2 B-tree index information (docs/structured-chunk-format.md §3.4)', () => {
     const fa = sparse({ type: 'fixed-array', pageBits: 10 });
     expect(Array.from(encodeLayout(fa).subarray(14))).toEqual([3, 10, ...ADDR, 0, 0]);
     const bt = sparse({ type: 'btree2', nodeSize: 2048, splitPercent: 100, mergePercent: 40 }, 0x1000, { chunkDims: [2, 2] });
@@ -288,7 +288,7 @@ describe('layout v5 shares layout v4 encodings: compared with what HDF5 1.10.8 w
   });
 });
 
-describe('chooseStructuredChunkIndex (notes §3.3)', () => {
+describe('chooseStructuredChunkIndex (docs/structured-chunk-format.md §3.3)', () => {
   const choose = (dims: number[], maxDims: (number | null)[] | null, chunkDims: number[], filtered = false) =>
     chooseStructuredChunkIndex({ dims, maxDims, chunkDims, filtered });
   it('picks EA / BT2 / single / FA as the prototype does, never implicit', () => {

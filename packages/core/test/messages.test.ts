@@ -380,7 +380,7 @@ describe('data layout codec (synthetic)', () => {
     expect(() => decodeLayout(compact.subarray(0, compact.length - 1))).toThrow(TruncatedError);
   });
 
-  it('encodes version 4 chunked layouts byte-identically to the spec examples (notes §10.8)', () => {
+  it('encodes version 4 chunked layouts byte-identically to the spec examples (HDF5 specification, data layout message version 4)', () => {
     const base = { class: 'chunked' as const, version: 4, flags: 0, elementSize: 4, address: 0x800 };
     const a8 = [0, 8, 0, 0, 0, 0, 0, 0];
     const cases: [DataLayout, number[]][] = [
@@ -425,7 +425,7 @@ describe('data layout codec (synthetic)', () => {
     expect(() => decodeLayout(Uint8Array.of(3, 0, 10, 0, 1, 2))).toThrow(TruncatedError);
   });
 
-  it('decodes and encodes version 5 structured chunk layouts (notes §3.7)', () => {
+  it('decodes and encodes version 5 structured chunk layouts (docs/structured-chunk-format.md §3.7)', () => {
     const a8 = [0x00, 0x10, 0, 0, 0, 0, 0, 0];
     const ea = [5, 4, 0, 0, 0, 0, 2, 1, 5, 4, 8, 2, 1, 0, 4, 0x20, 4, 4, 0x10, 0x0a, ...a8, 0, 0];
     const l = decodeLayout(Uint8Array.from(ea)) as StructuredChunkLayout;

@@ -1,5 +1,5 @@
 /**
- * Batched reads of unfiltered dense chunks (seed 004 `file_read` over many chunks): the parts of
+ * Batched reads of unfiltered dense chunks (docs/architecture.md §3 `file_read` over many chunks): the parts of
  * the chunks that a request needs are sorted by file address, parts adjacent in the file are read
  * with one I/O, straight into the caller's buffer when the file bytes and the buffer agree
  * (e.g. whole chunks of frames that follow each other in both). Otherwise the parts are read into a

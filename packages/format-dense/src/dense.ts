@@ -1,5 +1,5 @@
 /**
- * Dense chunk formats (seed 004 §6.4 "dense chunks"): the memory form of a chunk is its bytes,
+ * Dense chunk formats (docs/architecture.md §3 "dense chunks"): the memory form of a chunk is its bytes,
  * `chunkDims` elements in C order. Unfiltered chunks are stored as they are and support partial I/O
  * straight to the file; filtered chunks go through the dataset's filter pipeline as a whole.
  * @module

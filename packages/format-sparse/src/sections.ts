@@ -1,5 +1,5 @@
 /**
- * The file form of a sparse structured chunk (notes/sparse-format.md §6.1–6.4, seed 001 tables 3–5):
+ * The file form of a sparse structured chunk (docs/structured-chunk-format.md §6.1–6.4, docs/structured-chunk-format.md (RFC tables 3–5)):
  * section 0 = the encoded selection of the defined elements (the whole `H5Sencode` buffer, §7)
  * followed by the lookup3 checksum of exactly those bytes; section 1 = the defined values in
  * selection order (§6.2). Each section goes through its own filter pipeline (§4.5) and the stored
@@ -32,7 +32,7 @@ import { type ChunkWhere, type PipelineContext, pointOffsets, encodeSelectionWit
 import { headroomOf, pairsToDefined } from './runs.js';
 import { lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 
-/** Section numbers of a fixed-size sparse chunk (notes §1). */
+/** Section numbers of a fixed-size sparse chunk (docs/structured-chunk-format.md §1). */
 export const SECTION_SELECTION = 0;
 /** Section 1: the values. */
 export const SECTION_VALUES = 1;
@@ -58,7 +58,7 @@ function sectionPipeline(ctx: ChunkFormatContext, i: number): FilterPipeline {
   return ctx.sectionPipelines?.[i] ?? { filters: [] };
 }
 
-/** True when any section has a filter: records then carry unfiltered sizes and masks (notes §5.1). */
+/** True when any section has a filter: records then carry unfiltered sizes and masks (docs/structured-chunk-format.md §5.1). */
 export function anySectionFiltered(ctx: ChunkFormatContext): boolean {
   return (ctx.sectionPipelines ?? []).some((p) => p !== undefined && p.filters.length > 0);
 }
@@ -70,7 +70,7 @@ function isEdge(ctx: ChunkFormatContext, coords: readonly number[]): boolean {
 }
 
 /**
- * The maximum dimensions of the extent stored in section 0 (notes §7.6): the prototype keeps the
+ * The maximum dimensions of the extent stored in section 0 (docs/structured-chunk-format.md §7.6): the prototype keeps the
  * dataset's maximum dimensions (e.g. unlimited) next to the chunk dimensions; without them, or where
  * a maximum is below the chunk size, the chunk dimensions.
  */
@@ -105,7 +105,7 @@ function adler32(data: Uint8Array): number {
 
 /**
  * Runs one section through its pipeline backwards, filter by filter. A deflate stream must fill its
- * input exactly: extra bytes after it mean wrong section offsets (notes §13.3), so the stream's
+ * input exactly: extra bytes after it mean wrong section offsets (docs/structured-chunk-format.md §6.6), so the stream's
  * Adler-32 trailer must be the input's last four bytes.
  */
 async function decodeSection(
@@ -156,8 +156,8 @@ export function selectionEncodingOf(ctx: ChunkFormatContext): 'smallest' | 'prot
   return checkSelectionEncoding(ctx.access?.['selectionEncoding'], ctx.datasetPath);
 }
 
-/** Encodes a chunk's selection for section 0 and appends the lookup3 checksum (notes §6.1). */
-// Structured chunk section 0 (seed 001 table 4; notes §6.1, §7.6).
+/** Encodes a chunk's selection for section 0 and appends the lookup3 checksum (docs/structured-chunk-format.md §6.1). */
+// Structured chunk section 0 (docs/structured-chunk-format.md §6.1 (RFC table 4), §7.6).
 export function encodeSelectionSection(mem: SparseChunk, ctx: ChunkFormatContext): Uint8Array {
   const out = encodeSelectionWithTrailer(
     mem.selection,
@@ -192,8 +192,8 @@ function joinSections(s0: Uint8Array, s1: Uint8Array, room: number): Uint8Array 
   return bytes;
 }
 
-/** Memory form → stored chunk (seed 004 `mem_to_file`; notes §6.1, §4.5, §5.1). */
-// Structured chunk, 2-section sparse (seed 001 tables 3–5; notes §6.1–6.4).
+/** Memory form → stored chunk (docs/architecture.md §3 `mem_to_file`; docs/structured-chunk-format.md §6.1, §4.5, §5.1). */
+// Structured chunk, 2-section sparse (docs/structured-chunk-format.md §6.1–6.4 (RFC tables 3–5)).
 export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContext, coords: readonly number[]): Promise<ChunkImage> {
   const raw = [encodeSelectionSection(mem, ctx), mem.values];
   const sizes = [raw[0]!.length, raw[1]!.length];
@@ -272,8 +272,8 @@ function fromPoints(coords: Float64Array, values: Uint8Array, es: number, dims: 
   return { selection: runsSelection(runs, dims), values: sorted ? out : out.slice(0, m * es), runs };
 }
 
-/** Stored chunk → memory form (seed 004 `file_to_mem`; notes §6, §13.3), validating everything. */
-// Structured chunk, 2-section sparse (seed 001 tables 3–5; notes §6.1–6.4, §7.5, §13.3).
+/** Stored chunk → memory form (docs/architecture.md §3 `file_to_mem`; docs/structured-chunk-format.md §6, §13.3), validating everything. */
+// Structured chunk, 2-section sparse (docs/structured-chunk-format.md §6.1–6.4 (RFC tables 3–5), §7.5, §13.3).
 export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx: ChunkFormatContext): Promise<SparseChunk> {
   const es = ctx.elementSize;
   const dims = ctx.chunkDims;

@@ -1,7 +1,7 @@
 /**
- * The memory form of a sparse (structured) chunk and its operations (notes/sparse-format.md §6, §8;
- * seed 004 §6): the defined elements as a selection in chunk-relative coordinates plus their values
- * in selection order — C order of the defined elements (notes §6.2) — as one byte array. Reads,
+ * The memory form of a sparse (structured) chunk and its operations (docs/structured-chunk-format.md §6, §8;
+ * docs/architecture.md §3): the defined elements as a selection in chunk-relative coordinates plus their values
+ * in selection order — C order of the defined elements (docs/structured-chunk-format.md §6.2) — as one byte array. Reads,
  * writes and erasures merge run lists; no per-element objects.
  * @module
  */
@@ -127,7 +127,7 @@ export class FillWriter {
 
 /**
  * Copies the requested elements into `out`: values of defined elements, the fill value elsewhere
- * (seed 004 `mem_read`). Sorted requests walk both run lists once; unsorted ones (points) search.
+ * (docs/architecture.md §3 `mem_read`). Sorted requests walk both run lists once; unsorted ones (points) search.
  */
 export function readChunk(mem: SparseChunk, req: ChunkRequest, out: Uint8Array, es: number, filler: FillWriter): void {
   const D = mem.runs;
@@ -166,7 +166,7 @@ export function readChunk(mem: SparseChunk, req: ChunkRequest, out: Uint8Array, 
 }
 
 /**
- * Writes the requested elements from `src` (seed 004 `mem_write`): they become defined (union with
+ * Writes the requested elements from `src` (docs/architecture.md §3 `mem_write`): they become defined (union with
  * the defined set) with the new values; the value array is rebuilt by merging runs, O(defined +
  * written). Later runs of a request win over earlier ones for the same element (point duplicates).
  */
@@ -241,7 +241,7 @@ export function chunkFromRequest(req: ChunkRequest, src: Uint8Array, es: number,
   return mem;
 }
 
-/** The defined elements within `sel` (chunk-relative; seed 004 `defined`). */
+/** The defined elements within `sel` (chunk-relative; docs/architecture.md §3 `defined`). */
 export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly number[]): Selection {
   if (mem.selection.kind === 'none') return selectNone();
   return intersect(mem.selection, sel, dims);
@@ -263,8 +263,8 @@ export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number
 }
 
 /**
- * Makes the elements of `sel` (chunk-relative) undefined and drops their values (seed 004 `erase`,
- * notes §8.4: the surviving values are compacted in their new selection order).
+ * Makes the elements of `sel` (chunk-relative) undefined and drops their values (docs/architecture.md §3 `erase`,
+ * docs/structured-chunk-format.md §8.4: the surviving values are compacted in their new selection order).
  */
 export function eraseChunk(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[]): void {
   if (mem.runs.length === 0) return;

@@ -1,5 +1,5 @@
 /**
- * The sparse chunk format (seed 004 §6 "structured chunks", notes/sparse-format.md §6 and §8):
+ * The sparse chunk format (docs/architecture.md §3 "structured chunks", docs/structured-chunk-format.md §6 and §8):
  * `ChunkFormat<SparseChunk>` for structured chunks of fixed-size datatypes. Memory form: the defined
  * elements as a chunk-relative selection plus their values in C order; file form: section 0 (encoded
  * selection + lookup3) and section 1 (values), each through its own filter pipeline.

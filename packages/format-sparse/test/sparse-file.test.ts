@@ -1,5 +1,5 @@
 /**
- * File form of sparse chunks: the worked example of notes §6.5 byte for byte, round trips with and
+ * File form of sparse chunks: the worked example of docs/structured-chunk-format.md §6.5 byte for byte, round trips with and
  * without section filters, HDF5-encoded selections, and corrupt images → typed errors.
  */
 import { execFileSync } from 'node:child_process';
@@ -59,7 +59,7 @@ function sameChunk(a: SparseChunk, b: SparseChunk): void {
   expect(Array.from(b.runs)).toEqual(Array.from(a.runs));
 }
 
-describe('notes §6.5 worked example (h5stat test dataset, chunk dim 5, max unlimited, int32)', () => {
+describe('docs/structured-chunk-format.md §6.5 worked example (h5stat test dataset, chunk dim 5, max unlimited, int32)', () => {
   // defined elements 1,4,5,7,10,11,13,16,17 with value = element index
   const defined = [1, 4, 5, 7, 10, 11, 13, 16, 17];
   const chunkOfIndex = (c: number) => {

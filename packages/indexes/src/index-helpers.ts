@@ -99,7 +99,7 @@ export class OpQueue {
 }
 
 /**
- * A validated copy of a structured chunk record's section fields (notes/sparse-format.md §5.1):
+ * A validated copy of a structured chunk record's section fields (docs/structured-chunk-format.md §5.1):
  * `sections − 1` offsets inside the chunk, and for filtered indexes `sections` unfiltered sizes and
  * filter masks. {@link ValueError} when they are missing or do not fit `offsetSize`-byte fields.
  */

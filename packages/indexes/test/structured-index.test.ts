@@ -1,5 +1,5 @@
 /**
- * Structured-chunk (sparse) index records (../shared/notes/sparse-format.md §5): fixed and
+ * Structured-chunk (sparse) index records (docs/structured-chunk-format.md §5): fixed and
  * extensible array clients 2/3 with header version 1, v2 B-tree record types 12/13, the
  * single-chunk record in the layout message; byte layouts from the notes, model tests with reopen,
  * and corrupt input.
@@ -42,10 +42,10 @@ function structuredContext(base: Base, filtered: boolean, sections = 2): { ctx: 
   return { ctx: { ...memoryContext(storage, base), structured: { sections, filtered } }, storage };
 }
 
-/** The h5stat sparse dataset's shape (notes §3.7): 1-D, chunk 5, int32 → L = 2. */
+/** The h5stat sparse dataset's shape (docs/structured-chunk-format.md §3.7): 1-D, chunk 5, int32 → L = 2. */
 const ONE_D = (maxDims: number[], info: ChunkIndexInfo): Base => ({ dims: [30], maxDims, chunkDims: [5], elementSize: 4, filtered: false, info });
 
-/** The filtered index record of chunk 0 of notes §6.5 (address 0x800 for illustration). */
+/** The filtered index record of chunk 0 of docs/structured-chunk-format.md §6.5 (address 0x800 for illustration). */
 const REC_6_5: ChunkRecord = {
   coords: [0],
   address: 0x800,
@@ -74,8 +74,8 @@ function blocks(bytes: Uint8Array, sig: string): [number, number, number][] {
   return out;
 }
 
-describe('structured array elements: clients 2 and 3 (notes §5.1)', () => {
-  it('element sizes 18 and 42 for L = 2; the filtered element of notes §6.5 byte for byte', () => {
+describe('structured array elements: clients 2 and 3 (docs/structured-chunk-format.md §5.1)', () => {
+  it('element sizes 18 and 42 for L = 2; the filtered element of docs/structured-chunk-format.md §6.5 byte for byte', () => {
     const { ctx: u } = structuredContext(ONE_D([50], { ...DEFAULT_FIXED_ARRAY_INFO }), false);
     const { ctx: f } = structuredContext(ONE_D([50], { ...DEFAULT_FIXED_ARRAY_INFO }), true);
     expect(defaultElementCodecFactory(u, 2).elementSize).toBe(18);
@@ -155,7 +155,7 @@ describe('structured array elements: clients 2 and 3 (notes §5.1)', () => {
   });
 });
 
-describe('structured fixed array (notes §5.3)', () => {
+describe('structured fixed array (docs/structured-chunk-format.md §5.3)', () => {
   for (const filtered of [false, true]) {
     it(`${filtered ? 'filtered' : 'unfiltered'}: header v1 / client ${filtered ? 3 : 2}, data block v1, index size ${filtered ? 466 : 226} as the prototype's test expects`, async () => {
       const { ctx, storage } = structuredContext(ONE_D([50], { ...DEFAULT_FIXED_ARRAY_INFO }), filtered);
@@ -210,7 +210,7 @@ describe('structured fixed array (notes §5.3)', () => {
   });
 });
 
-describe('structured extensible array (notes §5.4)', () => {
+describe('structured extensible array (docs/structured-chunk-format.md §5.4)', () => {
   it('header, index block, super blocks and data blocks are version 1 with client 2/3; reopen', async () => {
     for (const filtered of [false, true]) {
       const { ctx, storage } = structuredContext(ONE_D([-1], { ...DEFAULT_EXTENSIBLE_ARRAY_INFO }), filtered);
@@ -269,7 +269,7 @@ describe('structured extensible array (notes §5.4)', () => {
   });
 });
 
-describe('structured v2 B-tree: record types 12 and 13 (notes §5.5)', () => {
+describe('structured v2 B-tree: record types 12 and 13 (docs/structured-chunk-format.md §5.5)', () => {
   it('record layout: address, size (L), scaled offsets, section offsets [, unfiltered sizes, masks]', () => {
     const shape = { rank: 2, sections: 2, filtered: true, sizeLength: 2, offsetSize: 8 };
     const cls = structuredChunkRecordClass(DEFAULT_SIZES, shape);
@@ -342,7 +342,7 @@ describe('structured v2 B-tree: record types 12 and 13 (notes §5.5)', () => {
   });
 });
 
-describe('structured single chunk index (notes §3.4, §5.2)', () => {
+describe('structured single chunk index (docs/structured-chunk-format.md §3.4, §5.2)', () => {
   const base = (filtered: boolean, info: ChunkIndexInfo): Base => ({ dims: [5], maxDims: [5], chunkDims: [5], elementSize: 4, filtered: false, info });
 
   for (const filtered of [false, true]) {
@@ -356,7 +356,7 @@ describe('structured single chunk index (notes §3.4, §5.2)', () => {
       await idx.insert(rec);
       expect(await idx.lookup([0])).toEqual(rec);
       const { address, info } = await idx.flush();
-      // The layout message the storage layer would write (notes §3.7 shape, single-chunk record).
+      // The layout message the storage layer would write (docs/structured-chunk-format.md §3.7 shape, single-chunk record).
       const layout: StructuredChunkLayout = {
         class: 'structured',
         version: 5,

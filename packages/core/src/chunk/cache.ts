@@ -1,8 +1,8 @@
 /**
- * The chunk cache (seed 002 "chunk cache", seed 004 §6.3): decoded chunks kept in their memory form
+ * The chunk cache (docs/architecture.md §5 "chunk cache", docs/architecture.md §4): decoded chunks kept in their memory form
  * under a byte budget, write-back for dirty chunks. Keys are exact chunk coordinates in a Map, so
- * there are no hash-slot collisions (seed 002's `nslots` pitfall). Eviction prefers chunks that were
- * read or written *in full* (seed 002's `w0`: they are unlikely to be touched again), then the least
+ * there are no hash-slot collisions (docs/architecture.md §5: `nslots` pitfall). Eviction prefers chunks that were
+ * read or written *in full* (docs/architecture.md §5: `w0`: they are unlikely to be touched again), then the least
  * recently used. A chunk larger than the whole budget is never cached.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The chunks that may hold data within a selection (seed 004 §6.3, the walks of `defined`, `erase`
+ * The chunks that may hold data within a selection (docs/architecture.md §4, the walks of `defined`, `erase`
  * and sparse reads): stored ones, found in the chunk index, and cached ones. Each comes with the
  * index record the search found, so that the walk loads the chunk without a second lookup.
  * @module

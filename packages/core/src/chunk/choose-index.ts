@@ -89,10 +89,10 @@ export interface StructuredChunkIndexChoice {
 
 /**
  * The chunk index the sparse prototype uses for a new structured-chunk dataset
- * (../shared/notes/sparse-format.md §3.3, H5Dlayout.c `H5D__layout_set_latest_indexing`): extensible
+ * (docs/structured-chunk-format.md §3.3, H5Dlayout.c `H5D__layout_set_latest_indexing`): extensible
  * array for exactly one unlimited dimension, v2 B-tree for more, single chunk when dims = max dims
  * = chunk dims, fixed array otherwise — never implicit, whatever the allocation time. A single-chunk
- * choice comes with an empty record (no chunk; sizes, offsets and masks 0, notes §3.4). Returns a
+ * choice comes with an empty record (no chunk; sizes, offsets and masks 0, docs/structured-chunk-format.md §3.4). Returns a
  * fresh object with HDF5's default parameters.
  */
 export function chooseStructuredChunkIndex(choice: StructuredChunkIndexChoice): StructuredChunkIndexInfo {

@@ -1,5 +1,5 @@
 /**
- * The chunk format layer (seed 004 §6): everything that knows what is *inside* a chunk. The chunk
+ * The chunk format layer (docs/architecture.md §3): everything that knows what is *inside* a chunk. The chunk
  * engine above it maps selections onto chunks, looks chunks up in the index, caches them and does
  * the I/O, but never interprets chunk bytes itself: it calls these functions. Dense formats live in
  * `@chunkform/format-dense`, the sparse (structured chunk) format in `@chunkform/format-sparse`.
@@ -89,7 +89,7 @@ export interface ChunkFormatContext {
    * checks and uses its own.
    */
   access?: Readonly<Record<string, unknown>>;
-  /** Maximum dataset dimensions (-1 = unlimited); sparse chunks store them in their selection's extent (notes §7.6). */
+  /** Maximum dataset dimensions (-1 = unlimited); sparse chunks store them in their selection's extent (docs/structured-chunk-format.md §7.6). */
   maxDims?: readonly number[];
 }
 
@@ -110,39 +110,39 @@ export interface ChunkFormat<Mem = unknown> {
   readonly variableSize: boolean;
   /** The in-memory form of a chunk that was never written (all fill value), or undefined if the format allocates nothing. */
   fill(coords: readonly number[]): Mem;
-  /** Stored bytes → memory form (seed 004 `file_to_mem`). */
+  /** Stored bytes → memory form (docs/architecture.md §3 `file_to_mem`). */
   fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Mem>;
-  /** Memory form → stored bytes (seed 004 `mem_to_file`). */
+  /** Memory form → stored bytes (docs/architecture.md §3 `mem_to_file`). */
   memToFile(mem: Mem, coords: readonly number[]): Promise<ChunkImage>;
-  /** Copies the requested elements into `out` (bytes of the request buffer) (seed 004 `mem_read`). */
+  /** Copies the requested elements into `out` (bytes of the request buffer) (docs/architecture.md §3 `mem_read`). */
   memRead(mem: Mem, req: ChunkRequest, out: Uint8Array): void;
-  /** Copies the requested elements from `src` into the chunk (seed 004 `mem_write`). */
+  /** Copies the requested elements from `src` into the chunk (docs/architecture.md §3 `mem_write`). */
   memWrite(mem: Mem, req: ChunkRequest, src: Uint8Array): void;
   /** A chunk built entirely from `src` (a full-chunk write; faster than fill + memWrite). */
   fromRequest?(req: ChunkRequest, src: Uint8Array): Mem;
   /** Bytes the memory form occupies (what the chunk cache counts). */
   memSize(mem: Mem): number;
   /**
-   * The defined elements of the chunk within `chunkSel` (chunk-relative coordinates), seed 004
+   * The defined elements of the chunk within `chunkSel` (chunk-relative coordinates), docs/architecture.md §3
    * `defined`. Formats without it have every element defined.
    */
   defined?(mem: Mem, chunkSel: Selection): Selection;
   /**
-   * {@link defined} and the values of those elements in one pass (seed 004 `defined` + `mem_read`):
+   * {@link defined} and the values of those elements in one pass (docs/architecture.md §3 `defined` + `mem_read`):
    * the values in C order of the returned selection, as bytes. `values` may be a view of the chunk's
    * own storage: the caller copies it before anything else can change the chunk.
    */
   definedValues?(mem: Mem, chunkSel: Selection): { selection: Selection; values: Uint8Array };
-  /** Makes the elements of `chunkSel` (chunk-relative) undefined, seed 004 `erase`. */
+  /** Makes the elements of `chunkSel` (chunk-relative) undefined, docs/architecture.md §3 `erase`. */
   erase?(mem: Mem, chunkSel: Selection): void;
   /** True when no element of the chunk is defined (the engine then removes the chunk). */
   isEmpty?(mem: Mem): boolean;
-  /** Partial read straight from the stored chunk, bypassing the cache (seed 004 `file_read`). */
+  /** Partial read straight from the stored chunk, bypassing the cache (docs/architecture.md §3 `file_read`). */
   fileRead?(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array, io: RawIO): Promise<void>;
-  /** Partial write straight into the stored chunk, bypassing the cache (seed 004 `file_write`). */
+  /** Partial write straight into the stored chunk, bypassing the cache (docs/architecture.md §3 `file_write`). */
   fileWrite?(rec: ChunkRecord, req: ChunkRequest, src: Uint8Array, io: RawIO): Promise<void>;
   /**
-   * Batched {@link fileRead} (seed 004 `file_read` over many chunks): reads the requested parts of
+   * Batched {@link fileRead} (docs/architecture.md §3 `file_read` over many chunks): reads the requested parts of
    * many stored chunks into `out` at once, so the format may coalesce chunks adjacent in the file
    * into one I/O and read straight into `out` where the layouts agree. The chunks fill disjoint
    * parts of `out`. When it throws, the engine retries the chunks one by one (to name the bad one).

@@ -1,5 +1,5 @@
 /**
- * The chunk index interface (seed 004 §6, HDF5 spec IV.A.2.i "Chunk Indexing"): how a chunked
+ * The chunk index interface (docs/architecture.md §3, HDF5 spec IV.A.2.i "Chunk Indexing"): how a chunked
  * dataset finds the file address of each chunk. One implementation per index type lives in
  * `@chunkform/indexes` and is selected from the layout message when a dataset is opened.
  * @module
@@ -19,14 +19,14 @@ export interface ChunkRecord {
   /** Filter mask: bit i set = filter i of the pipeline was skipped for this chunk. */
   filterMask: number;
   /**
-   * Structured chunks (sparse, layout class 4; seed 001 "index records"): where each section
+   * Structured chunks (sparse, layout class 4; docs/structured-chunk-format.md §5): where each section
    * starts, and for filtered structured chunks each section's unfiltered size and filter mask.
    * Absent for ordinary chunks.
    */
   sections?: StructuredChunkSections;
 }
 
-/** Per-section fields of a structured chunk's index record (notes/sparse-format.md §5.1). */
+/** Per-section fields of a structured chunk's index record (docs/structured-chunk-format.md §5.1). */
 export interface StructuredChunkSections {
   /** Byte offset of sections 1…n−1 within the stored chunk (section 0 starts at 0). */
   offsets: number[];
@@ -55,7 +55,7 @@ export interface IndexStorage {
 
 /**
  * What an index needs to know about a structured-chunk (layout class 4, sparse) dataset: its
- * records then carry per-section fields (notes/sparse-format.md §5) — FA/EA client ids 2/3 with
+ * records then carry per-section fields (docs/structured-chunk-format.md §5) — FA/EA client ids 2/3 with
  * header version 1, v2 B-tree record types 12/13, single-chunk info with section offsets.
  */
 export interface StructuredIndexContext {

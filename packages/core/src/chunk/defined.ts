@@ -1,5 +1,5 @@
 /**
- * The `defined` and `erase` walks of the chunk engine (seed 004 §6.3, seed 003 §2 `H5Dget_defined`
+ * The `defined` and `erase` walks of the chunk engine (docs/architecture.md §4, docs/architecture.md §6 `H5Dget_defined`
  * / `H5Derase`): visit every chunk that can hold defined elements within a selection and ask the
  * chunk format. Formats without `defined` (dense) have every element defined.
  * @module

@@ -1,5 +1,5 @@
 /**
- * The chunk engine: the code flows of seed 004 §6.3 for every chunk format alike. It maps a
+ * The chunk engine: the code flows of docs/architecture.md §4 for every chunk format alike. It maps a
  * selection onto the chunks it touches, finds them in the {@link ChunkIndex}, keeps decoded chunks
  * in the {@link ChunkCache}, reads and writes stored chunks, and calls the {@link ChunkFormat} for
  * everything that concerns a chunk's contents. Nothing here asks what kind of chunk it handles.
@@ -230,7 +230,7 @@ export class ChunkEngine<Mem> {
   }
 
   /**
-   * Writes every dirty cached chunk (seed 004 §6.3 "flush without evict"). Small images (e.g. the
+   * Writes every dirty cached chunk (docs/architecture.md §4 "flush without evict"). Small images (e.g. the
    * sparse chunks of point hits, a few KB each) get their space first and are then written in
    * runs of adjacent addresses, one I/O per run, before they are recorded in the index.
    */
@@ -301,7 +301,7 @@ export class ChunkEngine<Mem> {
   }
 
   /**
-   * The defined elements within `sel` (seed 003 `H5Dget_defined`): the union, over the stored and
+   * The defined elements within `sel` (docs/architecture.md §6.1 `H5Dget_defined`): the union, over the stored and
    * cached chunks that `sel` touches, of what the format reports. Dense formats: `sel` itself.
    */
   async defined(sel: Selection): Promise<Selection> {
@@ -338,7 +338,7 @@ export class ChunkEngine<Mem> {
   }
 
   /**
-   * Makes the elements of `sel` undefined (seed 003 `H5Derase`). A chunk left without defined
+   * Makes the elements of `sel` undefined (docs/architecture.md §6.1 `H5Derase`). A chunk left without defined
    * elements is removed from the index and its space released.
    */
   async erase(sel: Selection): Promise<void> {
@@ -445,7 +445,7 @@ export class ChunkEngine<Mem> {
   private async readStored(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array): Promise<void> {
     const { format, store } = this.o;
     if (format.fileRead) {
-      // Straight from the file: no decode, no cache (seed 004 §6.3, "read skipping the cache").
+      // Straight from the file: no decode, no cache (docs/architecture.md §4, "read skipping the cache").
       await format.fileRead(rec, req, out, store);
       return;
     }

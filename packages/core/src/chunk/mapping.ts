@@ -1,5 +1,5 @@
 /**
- * Chunk mapping (seed 004 §6.3, HDF5's `H5D__chunk_io_init`): splits a file selection into the
+ * Chunk mapping (docs/architecture.md §4, HDF5's `H5D__chunk_io_init`): splits a file selection into the
  * chunks it touches. For each chunk it gives runs of elements that are contiguous both inside
  * the chunk and in the flat read/write buffer, so a chunk format copies data with a few
  * `TypedArray.set`/`copyWithin` calls per chunk.

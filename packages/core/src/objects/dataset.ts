@@ -310,7 +310,7 @@ export class Dataset {
   }
 
   /**
-   * The elements within `selection` (default: all) that hold values (seed 003 `H5Dget_defined`).
+   * The elements within `selection` (default: all) that hold values (docs/architecture.md §6.1 `H5Dget_defined`).
    * Every element of a dense dataset is defined, so it returns the selection unchanged.
    */
   async getDefined(selection?: Selection): Promise<Selection> {
@@ -331,7 +331,7 @@ export class Dataset {
     });
   }
 
-  /** Makes the elements of `selection` undefined (formats that track defined elements, e.g. sparse; seed 003 `H5Derase`). */
+  /** Makes the elements of `selection` undefined (formats that track defined elements, e.g. sparse; docs/architecture.md §6.1 `H5Derase`). */
   async erase(selection: Selection): Promise<void> {
     return this.locked('write', async () => {
       this.ctx.requireWriter(`erase elements of "${this.path}"`);
@@ -425,7 +425,7 @@ export class Dataset {
     }
   }
 
-  // ---- direct structured-chunk I/O (structured-chunk datasets: sparse, VL …; seed 003 §2.2) ----
+  // ---- direct structured-chunk I/O (structured-chunk datasets: sparse, VL …; docs/architecture.md §6.2) ----
 
   /** The stored (filtered) sections of the structured chunk at `offset` and its info record. */
   async readStructChunk(offset: number[]): Promise<{ sections: Uint8Array[]; info: StructChunkInfo }> {

@@ -2,7 +2,7 @@
  * Section filter options of structured-chunk datasets: h5py-style shorthands and `filters` lists
  * apply to every section; `filters: { <section>: [...] | '<preset>' }` gives sections their own
  * filters. The result is one pipeline per section and the order in which sections were given
- * filters, which the filter pipeline message v3 / STC message records (seed 001 §3.1.2, tables 17/18).
+ * filters, which the filter pipeline message v3 / STC message records (docs/structured-chunk-format.md §4.1 (RFC tables 17/18)).
  * @module
  */
 import { ValueError } from '../errors.js';

@@ -1,7 +1,7 @@
 /**
  * The sections of a stored structured chunk (layout class 4, any structured chunk type: sparse, VL,
  * third-party) and their index-record fields — one stored size, unfiltered size and filter mask
- * per section — for direct structured-chunk I/O (seed 003 §2.2 `H5Dwrite_struct_chunk` /
+ * per section — for direct structured-chunk I/O (docs/architecture.md §6.2 `H5Dwrite_struct_chunk` /
  * `H5Dread_struct_chunk` / `H5Dget_struct_chunk_info`) and for formats that split and join sections.
  * @module
  */
@@ -9,7 +9,7 @@ import { ValueError } from '../errors.js';
 import type { ChunkImage } from '../chunk/chunk-format.js';
 import type { StructuredChunkSections } from '../chunk/chunk-index.js';
 
-/** The info record of a structured chunk (seed 003 §2.2). */
+/** The info record of a structured chunk (docs/architecture.md §6.2). */
 export interface StructChunkInfo {
   /** Element offset of the chunk's first element. */
   offset: number[];

@@ -262,7 +262,7 @@ export interface ArrayIndexOptions {
 
 /**
  * Client id of a new array index: 0 unfiltered / 1 filtered chunks; for structured chunks
- * (`ctx.structured`) 2 unfiltered / 3 when any section is filtered (notes/sparse-format.md §5.1).
+ * (`ctx.structured`) 2 unfiltered / 3 when any section is filtered (docs/structured-chunk-format.md §5.1).
  */
 export function defaultCreateClientId(ctx: ChunkIndexContext): number {
   if (ctx.structured) return ctx.structured.filtered ? CLIENT_FILTERED_STRUCTURED_CHUNKS : CLIENT_STRUCTURED_CHUNKS;
@@ -271,8 +271,8 @@ export function defaultCreateClientId(ctx: ChunkIndexContext): number {
 
 /**
  * Version of a new array index's header and blocks: 0 as HDF5 1.10 writes for ordinary chunks; 1
- * for structured chunks, which the prototype writes for the header (notes §5.3/§5.4) and the spec
- * edits (seed 001 tables 21/22, notes §11 question 2) give for the blocks too.
+ * for structured chunks, which the prototype writes for the header (docs/structured-chunk-format.md §5.3/§5.4) and the spec
+ * edits (docs/structured-chunk-format.md §9 (RFC tables 21/22) item 2) give for the blocks too.
  */
 export function defaultCreateVersion(ctx: ChunkIndexContext): number {
   return ctx.structured ? STRUCTURED_ARRAY_VERSION : 0;

@@ -1,10 +1,10 @@
 /**
  * Fixed array / extensible array elements of structured-chunk (sparse) datasets: array client ids
- * 2 and 3 (seed 001 tables 21–25; ../shared/notes/sparse-format.md §5.1, §5.3, §5.4).
+ * 2 and 3 (docs/structured-chunk-format.md §5.1 (RFC tables 21–25), §5.3, §5.4).
  *
  * | client | element |
  * |---|---|
- * | 2 (structured chunks) | address (size of offsets), chunk size (L bytes, notes §3.5), offsets of sections 1…n−1 (O bytes each) |
+ * | 2 (structured chunks) | address (size of offsets), chunk size (L bytes, docs/structured-chunk-format.md §3.5), offsets of sections 1…n−1 (O bytes each) |
  * | 3 (filtered structured chunks) | the same, then unfiltered sizes of sections 0…n−1 (O each), filter masks of sections 0…n−1 (4 each) |
  *
  * O is the layout composition's offset size (8). With n = 2 and L = 2 the elements are 18 and 42
@@ -27,9 +27,9 @@ import { readAddress, readU32, readUnsigned, writeAddress, writeU32, writeUnsign
 export const CLIENT_STRUCTURED_CHUNKS = 2;
 /** Client id of arrays indexing structured chunks with at least one filtered section. */
 export const CLIENT_FILTERED_STRUCTURED_CHUNKS = 3;
-/** Header (and block) version of structured-chunk arrays (notes §5.3/§5.4). */
+/** Header (and block) version of structured-chunk arrays (docs/structured-chunk-format.md §5.3/§5.4). */
 export const STRUCTURED_ARRAY_VERSION = 1;
-/** Default composition offset size (notes §3.2). */
+/** Default composition offset size (docs/structured-chunk-format.md §3.2). */
 export const DEFAULT_SECTION_OFFSET_SIZE = 8;
 
 /** Largest value of a `width`-byte field that is also a safe integer. */
@@ -137,7 +137,7 @@ export class StructuredElementTable implements ElementTable {
   }
 }
 
-/** The codec of structured-chunk elements (clients 2 and 3; seed 001 tables 24/25, notes §5.1). */
+/** The codec of structured-chunk elements (clients 2 and 3; docs/structured-chunk-format.md §5.1 (RFC tables 24/25)). */
 export class StructuredElementCodec implements ElementCodec {
   readonly elementSize: number;
   private readonly addrWidth: number;
@@ -148,7 +148,7 @@ export class StructuredElementCodec implements ElementCodec {
     sizes: SizeContext,
     /** Sections per chunk (n ≥ 1). */
     readonly sections: number,
-    /** Width L of the chunk size field (notes §3.5). */
+    /** Width L of the chunk size field (docs/structured-chunk-format.md §3.5). */
     readonly sizeLength: number,
     /** Width O of section offsets and unfiltered sizes (the composition's offset size). */
     readonly offsetSize: number = DEFAULT_SECTION_OFFSET_SIZE,
@@ -210,7 +210,7 @@ export class StructuredElementCodec implements ElementCodec {
 }
 
 /**
- * Codec factory of structured-chunk datasets: clients 2/3 with the chunk-size width of notes §3.5
+ * Codec factory of structured-chunk datasets: clients 2/3 with the chunk-size width of docs/structured-chunk-format.md §3.5
  * computed from `ctx.structured` (sections, offset size) and the chunk shape. Throws
  * {@link FormatError} when the dataset is not structured, the client id is not 2/3, or the client
  * contradicts the dataset's section filters.

@@ -168,7 +168,7 @@ function copy(r: ChunkRecord | undefined): ChunkRecord | null {
   return out;
 }
 
-/** The record shape of a structured-chunk dataset (notes §3.5 for the size width), or null. */
+/** The record shape of a structured-chunk dataset (docs/structured-chunk-format.md §3.5 for the size width), or null. */
 function structuredShape(ctx: ChunkIndexContext): StructuredRecordShape | null {
   const st = ctx.structured;
   if (!st) return null;

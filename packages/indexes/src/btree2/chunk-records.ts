@@ -67,11 +67,11 @@ export function chunkRecordClass(sizes: SizeContext, rank: number, filtered: boo
   };
 }
 
-/** v2 B-tree record type of structured chunks without filters (seed 001 table 26). */
+/** v2 B-tree record type of structured chunks without filters (docs/structured-chunk-format.md (RFC table 26)). */
 export const STRUCTURED_CHUNK_RECORD_TYPE = 12;
-/** v2 B-tree record type of structured chunks with at least one filtered section (seed 001 table 27). */
+/** v2 B-tree record type of structured chunks with at least one filtered section (docs/structured-chunk-format.md (RFC table 27)). */
 export const FILTERED_STRUCTURED_CHUNK_RECORD_TYPE = 13;
-/** Header version of v2 B-trees with record types 12/13 (notes/sparse-format.md §5.5). */
+/** Header version of v2 B-trees with record types 12/13 (docs/structured-chunk-format.md §5.5). */
 export const STRUCTURED_BTREE2_HEADER_VERSION = 1;
 
 /** Shape of the records of a structured-chunk v2 B-tree. */
@@ -82,7 +82,7 @@ export interface StructuredRecordShape {
   sections: number;
   /** True for type 13 (unfiltered sizes and masks per section). */
   filtered: boolean;
-  /** Width L of the chunk size field (notes §3.5). */
+  /** Width L of the chunk size field (docs/structured-chunk-format.md §3.5). */
   sizeLength: number;
   /** Width O of section offsets and unfiltered sizes (composition offset size, 8). */
   offsetSize: number;
@@ -94,8 +94,8 @@ export function structuredChunkRecordSize(sizes: SizeContext, s: StructuredRecor
 }
 
 /**
- * The record class of a structured-chunk v2 B-tree, record types 12 and 13 (seed 001 tables 26/27,
- * notes §5.5): chunk address, chunk size (L bytes), scaled offsets (8 bytes each), offsets of
+ * The record class of a structured-chunk v2 B-tree, record types 12 and 13 (docs/structured-chunk-format.md (RFC tables 26/27),
+ * docs/structured-chunk-format.md §5.5): chunk address, chunk size (L bytes), scaled offsets (8 bytes each), offsets of
  * sections 1…n−1 (O each), and for type 13 the unfiltered sizes (O each) and filter masks (4 each)
  * of sections 0…n−1. Records are ordered by scaled offsets like types 10/11; the header is written
  * with version 1. A decoded section offset past the chunk's end is a {@link FormatError}.

@@ -7,7 +7,7 @@
  *
  * Structured-chunk datasets (`ctx.structured`, layout v5 class 4) keep a richer record there: the
  * chunk size and the offsets of sections 1…n−1, plus the unfiltered size and filter mask of every
- * section when a section is filtered (notes/sparse-format.md §3.4, §5.2); `ctx.info` and the
+ * section when a section is filtered (docs/structured-chunk-format.md §3.4, §5.2); `ctx.info` and the
  * `info` of `flush()` are then a `StructuredSingleChunkInfo`.
  * @module
  */
@@ -68,7 +68,7 @@ export class SingleChunkIndex implements ChunkIndex {
     }
   }
 
-  /** Takes the stored structured chunk's record from the layout's index information (notes §3.4). */
+  /** Takes the stored structured chunk's record from the layout's index information (docs/structured-chunk-format.md §3.4). */
   private openStructured(info: Partial<StructuredSingleChunkInfo>): void {
     const st = this.ctx.structured!;
     const where = { path: this.ctx.datasetPath, structure: STRUCTURE };
@@ -159,7 +159,7 @@ export class SingleChunkIndex implements ChunkIndex {
   /**
    * Returns the chunk address and, for filtered datasets, the filtered size and mask (layout flag
    * bit 1). Structured datasets get a `StructuredSingleChunkInfo`: chunk size and section offsets,
-   * plus unfiltered sizes and masks when a section is filtered — all zero without a chunk (notes §3.4).
+   * plus unfiltered sizes and masks when a section is filtered — all zero without a chunk (docs/structured-chunk-format.md §3.4).
    */
   async flush(): Promise<{ address: number; info: ChunkIndexInfo }> {
     const st = this.ctx.structured;

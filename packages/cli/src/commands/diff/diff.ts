@@ -2,7 +2,7 @@
  * `chunkform diff` (h5diff 1.10): compares two files, or two objects, and exits 0 (no
  * differences), 1 (differences, objects only on one side or not comparable) or 2 (error). Values
  * are read block by block (bounded memory); undefined elements of sparse datasets compare as the
- * fill value (seed 003 §4.5, docs/cli.md "diff"), and `--defined` also compares which elements
+ * fill value (docs/cli.md, sparse RFC §4.5 "diff"), and `--defined` also compares which elements
  * are defined. Output follows h5diff's default, `-r`, `-v`, `-q` and `-c` modes.
  * @module
  */

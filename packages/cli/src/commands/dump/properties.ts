@@ -1,7 +1,7 @@
 /**
  * h5dump's `-p` blocks of a dataset: STORAGE_LAYOUT, FILTERS, FILLVALUE and ALLOCATION_TIME, and
  * for sparse (structured-chunk) datasets the SPARSE CHUNK layout with one SECTION line per section
- * and `FILTERS SECTION i` blocks (seed 003 §4.1, docs/cli.md).
+ * and `FILTERS SECTION i` blocks (docs/cli.md, sparse RFC §4.1).
  * @module
  */
 import type { Dataset, FilterPipeline } from '@chunkform/core';

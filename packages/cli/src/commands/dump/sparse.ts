@@ -1,5 +1,5 @@
 /**
- * Where a sparse dataset's defined elements are (seed 003 §4.1, docs/cli.md): `--sparse-locations`
+ * Where a sparse dataset's defined elements are (docs/cli.md, sparse RFC §4.1): `--sparse-locations`
  * prints one `REGION_TYPE BLOCK (a,b)-(c,d)` line per block of defined elements (blocks are merged
  * where every element is defined), `--sparse` prints each block with its values and the single
  * defined elements as one `REGION_TYPE POINT` section, instead of the full DATA.

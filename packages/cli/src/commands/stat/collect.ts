@@ -1,7 +1,7 @@
 /**
  * What `chunkform stat` counts: one pass over the file's objects (in h5stat's visiting order:
  * depth first, members by name) gathering h5stat's object, link, dataset, layout, filter,
- * datatype and attribute statistics, plus each sparse dataset's storage (seed 003 §4.3).
+ * datatype and attribute statistics, plus each sparse dataset's storage (docs/cli.md, sparse RFC §4.3).
  * @module
  */
 import { CommittedDatatype, Dataset, Group, selectHyperslab, selectionCount, type Datatype, type H5File } from '@chunkform/core';

@@ -1,6 +1,6 @@
 /**
  * `chunkform stat` (h5stat): file statistics in h5stat 1.10's layout, with the sparse additions of
- * seed 003 §4.3 — a `Dataset layout counts[STRUCTURED CHUNK SPARSE]` line, filters counted once
+ * docs/cli.md, sparse RFC §4.3 — a `Dataset layout counts[STRUCTURED CHUNK SPARSE]` line, filters counted once
  * per dataset however many sections carry them — and a sparse storage breakdown per dataset. The
  * differences from h5stat are listed in docs/cli.md ("stat").
  * @module

@@ -1,9 +1,9 @@
 /**
  * Filter Pipeline message (type 0x000B) **version 3**: one filter pipeline per section of a
- * structured chunk (sparse-data prototype, "dialect A"; seed 001 §3.1.2 tables 17/18 and
- * ../shared/notes/sparse-format.md §4.1). The body after the version byte — the filtered sections,
+ * structured chunk (sparse-data prototype, "dialect A"; docs/structured-chunk-format.md §4.1 (RFC tables 17/18) and
+ * docs/structured-chunk-format.md §4.1). The body after the version byte — the filtered sections,
  * each with its list of pipeline-v2 filter descriptions — is shared with the later "STC filter
- * pipeline" message 0x0019 (`stc-filter-pipeline.ts`, notes §4.2), so its codec lives here.
+ * pipeline" message 0x0019 (`stc-filter-pipeline.ts`, docs/structured-chunk-format.md §4.2), so its codec lives here.
  * @module
  */
 import { ValueError } from '../../errors.js';
@@ -16,7 +16,7 @@ export interface SectionPipelines {
   sections: FilterPipeline[];
   /**
    * Order of the sections in the message: the order in which the application first set a filter on
-   * each section, not sorted (notes §4.1). Default: the filtered sections by ascending number.
+   * each section, not sorted (docs/structured-chunk-format.md §4.1). Default: the filtered sections by ascending number.
    */
   order?: number[];
 }
@@ -39,7 +39,7 @@ const STRUCTURE = 'filter pipeline message (version 3)';
 
 /**
  * Decodes one filter description of a filter pipeline message version 1 or 2 (spec IV.A.2.l; version 3
- * sections use the version 2 format, notes §4.3). Version 1 always stores a name length (a multiple of
+ * sections use the version 2 format, docs/structured-chunk-format.md §4.3). Version 1 always stores a name length (a multiple of
  * eight) and pads an odd number of client data values to a multiple of 8 bytes; version 2 stores a name
  * only for ids ≥ 256.
  */
@@ -94,19 +94,19 @@ export function encodeFilterDescription(w: ByteWriter, f: FilterDescription, str
   if (version === 1 && f.clientData.length % 2) w.u32(0);
 }
 
-/** Decodes one filter description in the pipeline-v2 format (spec IV.A.2.l version 2; notes §4.3). */
+/** Decodes one filter description in the pipeline-v2 format (spec IV.A.2.l version 2; docs/structured-chunk-format.md §4.3). */
 export function decodeFilterDescriptionV2(r: ByteReader): FilterDescription {
   return decodeFilterDescription(r, 2);
 }
 
-/** Encodes one filter description in the pipeline-v2 format (spec IV.A.2.l version 2; notes §4.3): name only for ids ≥ 256, NUL-terminated, unpadded. */
+/** Encodes one filter description in the pipeline-v2 format (spec IV.A.2.l version 2; docs/structured-chunk-format.md §4.3): name only for ids ≥ 256, NUL-terminated, unpadded. */
 export function encodeFilterDescriptionV2(w: ByteWriter, f: FilterDescription, structure: string): void {
   encodeFilterDescription(w, f, structure, 2);
 }
 
 /**
- * Decodes the part of a per-section pipeline message after its version byte (seed 001 table 17,
- * notes §4.1): number of filtered sections, then per section its number, filter count, the byte
+ * Decodes the part of a per-section pipeline message after its version byte (docs/structured-chunk-format.md (RFC table 17),
+ * docs/structured-chunk-format.md §4.1): number of filtered sections, then per section its number, filter count, the byte
  * size of its filter-description list and the list. The list size must match the descriptions.
  */
 export function decodeSectionPipelinesBody(r: ByteReader, opts: SectionPipelinesDecodeOptions = {}): SectionPipelines {
@@ -156,7 +156,7 @@ function encodeOrder(p: SectionPipelines, structure: string): number[] {
   return order;
 }
 
-/** Encodes the part of a per-section pipeline message after its version byte (seed 001 table 17, notes §4.1). */
+/** Encodes the part of a per-section pipeline message after its version byte (docs/structured-chunk-format.md §4.1 (RFC table 17)). */
 export function encodeSectionPipelinesBody(w: ByteWriter, p: SectionPipelines, structure: string): void {
   const order = encodeOrder(p, structure);
   w.u8(order.length);
@@ -175,7 +175,7 @@ export function encodeSectionPipelinesBody(w: ByteWriter, p: SectionPipelines, s
   }
 }
 
-/** Decodes a filter pipeline message version 3 (seed 001 table 17; notes §4.1, dialect A). */
+/** Decodes a filter pipeline message version 3 (docs/structured-chunk-format.md §4.1 (RFC table 17), dialect A). */
 export function decodeFilterPipelineV3(body: Uint8Array, opts: SectionPipelinesDecodeOptions = {}): SectionPipelines {
   const r = new ByteReader(body, { structure: STRUCTURE, base: opts.address ?? UNDEFINED_ADDRESS });
   const version = r.u8();
@@ -183,7 +183,7 @@ export function decodeFilterPipelineV3(body: Uint8Array, opts: SectionPipelinesD
   return decodeSectionPipelinesBody(r, opts);
 }
 
-/** Encodes a filter pipeline message version 3 (seed 001 table 17; notes §4.1, dialect A). */
+/** Encodes a filter pipeline message version 3 (docs/structured-chunk-format.md §4.1 (RFC table 17), dialect A). */
 export function encodeFilterPipelineV3(p: SectionPipelines): Uint8Array {
   const w = new ByteWriter(undefined, 64);
   w.u8(FILTER_PIPELINE_VERSION_3);

@@ -1,7 +1,7 @@
 /**
  * Filter Pipeline message (HDF5 spec IV.A.2.l, type 0x000B): the filters applied to each chunk of
  * a dataset. Versions 1 and 2 are decoded; version 2 (what HDF5 1.8+ writes) and version 1 encoded.
- * Version 3 (per-section pipelines of structured chunks, notes §4.1) is delegated to
+ * Version 3 (per-section pipelines of structured chunks, docs/structured-chunk-format.md §4.1) is delegated to
  * `filter-pipeline-v3.ts`.
  * @module
  */
@@ -41,7 +41,7 @@ const STRUCTURE = 'filter pipeline message';
 
 /**
  * Decodes a filter pipeline message body (spec IV.A.2.l, versions 1 and 2; version 3 — per-section
- * pipelines, notes §4.1 — comes back as `{ filters: [], sections, sectionOrder }`).
+ * pipelines, docs/structured-chunk-format.md §4.1 — comes back as `{ filters: [], sections, sectionOrder }`).
  * `sizesOrAddress`: the size context (unused here) or, as a shorthand, the body's file address.
  */
 export function decodeFilterPipeline(body: Uint8Array, sizesOrAddress: SizeContext | number = DEFAULT_SIZES, address = UNDEFINED_ADDRESS): FilterPipeline {
@@ -65,7 +65,7 @@ export function decodeFilterPipeline(body: Uint8Array, sizesOrAddress: SizeConte
  * Encodes a filter pipeline message body (spec IV.A.2.l). Version 2 (default) omits the name of
  * filters with ids < 256, as HDF5 does; version 1 pads names to 8 bytes and odd client-data counts.
  * Version 3 encodes `pipeline.sections` (in `pipeline.sectionOrder`) as per-section pipelines
- * (notes §4.1).
+ * (docs/structured-chunk-format.md §4.1).
  */
 export function encodeFilterPipeline(pipeline: FilterPipeline, version: 1 | 2 | 3 = 2): Uint8Array {
   if (version === 3) {

@@ -1,6 +1,6 @@
 /**
  * Data Layout message version 5, class 4 "structured chunk" (HDF5 2.0 sparse prototype; see
- * ../shared/notes/sparse-format.md §3): chunk dimensions, the section composition, the chunk index
+ * docs/structured-chunk-format.md §3): chunk dimensions, the section composition, the chunk index
  * and, for a single-chunk index, the chunk's size and section offsets.
  * @module
  */
@@ -65,7 +65,7 @@ export interface StructuredChunkLayout {
 const STRUCTURE = 'data layout message';
 
 /**
- * Width of the chunk-size field of structured chunk records (notes §3.5):
+ * Width of the chunk-size field of structured chunk records (docs/structured-chunk-format.md §3.5):
  * `min(O, 1 + (floor(log2(S)) + O) / O)` with S the nominal chunk bytes and O the offset size;
  * 8 for three-section chunks and for every variable-length chunk (type 1), whose heap section is not
  * bounded by S (docs/format-vl.md).
@@ -84,7 +84,7 @@ export function structuredChunkSizeLength(
   return Math.min(offsetSize, 1 + Math.floor((log2 + offsetSize) / offsetSize));
 }
 
-/** Decodes the class-4 part of a version 5 layout message (spec IV.A.2.i as extended by the prototype, notes §3.1); `r` is positioned after the class byte. */
+/** Decodes the class-4 part of a version 5 layout message (spec IV.A.2.i as extended by the prototype, docs/structured-chunk-format.md §3.1); `r` is positioned after the class byte. */
 export function decodeStructuredLayout(r: ByteReader): StructuredChunkLayout {
   const propertyVersion = r.u8();
   if (propertyVersion !== 0) throw r.error(`unsupported structured chunk property version ${propertyVersion}`);
@@ -154,7 +154,7 @@ export function decodeStructuredLayout(r: ByteReader): StructuredChunkLayout {
 /**
  * The address field of a single-chunk index. Besides the undefined address (all ones), the
  * prototype's index "create" stores HADDR_MAX = all ones but the lowest bit ("index exists, no
- * chunk yet"; notes §3.4), which also means no chunk.
+ * chunk yet"; docs/structured-chunk-format.md §3.4), which also means no chunk.
  */
 function singleChunkAddress(r: ByteReader): number {
   const n = r.sizes.sizeOfOffsets;
@@ -172,8 +172,8 @@ function checkUint(v: number, max: number, what: string): void {
 }
 
 /**
- * Encodes a version 5 class 4 layout message (notes §3.1). With `pad` (default true) the body ends
- * with the zero bytes the prototype reserves for worst-case sizes (notes §3.6).
+ * Encodes a version 5 class 4 layout message (docs/structured-chunk-format.md §3.1). With `pad` (default true) the body ends
+ * with the zero bytes the prototype reserves for worst-case sizes (docs/structured-chunk-format.md §3.6).
  */
 export function encodeStructuredLayout(layout: StructuredChunkLayout, sizes: SizeContext, pad = true): Uint8Array {
   const rank = layout.chunkDims.length;

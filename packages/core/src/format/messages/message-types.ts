@@ -54,7 +54,7 @@ export const REFERENCE_COUNT = 0x0016;
 export const FILE_SPACE_INFO = 0x0017;
 /**
  * STC filter pipeline: per-section filter pipelines of a structured-chunk (sparse) dataset, written
- * by the HDF5 sparse prototype after PR #6043 (../shared/notes/sparse-format.md §4.2).
+ * by the HDF5 sparse prototype after PR #6043 (docs/structured-chunk-format.md §4.2).
  */
 export const STC_FILTER_PIPELINE = 0x0019;
 

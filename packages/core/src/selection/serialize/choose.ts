@@ -2,7 +2,7 @@
  * Which serialisation a selection gets. Two policies:
  * - `prototype`: what the HDF Group prototype (HDF5 develop, API-context low bound EARLIEST)
  *   writes — points v1 / hyperslab v1 block lists, raised only when values exceed 32 bits
- *   (points → v2, regular hyperslab → v2, irregular → v3), with HDF5's width rule (notes §7.4).
+ *   (points → v2, regular hyperslab → v2, irregular → v3), with HDF5's width rule (docs/structured-chunk-format.md §7.4).
  * - `smallest`: the smallest encoding HDF5 (≥ 1.12) decodes to the same elements in the same
  *   order, chosen arithmetically among `all`, points v2, hyperslab v3 regular and hyperslab v3
  *   block list (over the smaller of two reduced block covers: vertical merging, or column runs
@@ -71,7 +71,7 @@ function regularBoxes(p: RegularParams): Float64Array {
   return productToBoxes(p.start.map((_, d) => hyperslabIntervals(h, d)));
 }
 
-/** The selection body the prototype writes (notes §7.4; HDF5 H5S__point/hyper_get_version_enc_size). */
+/** The selection body the prototype writes (docs/structured-chunk-format.md §7.4; HDF5 H5S__point/hyper_get_version_enc_size). */
 export function prototypeBody(sel: Selection): SelectionBody {
   switch (sel.kind) {
     case 'none':

@@ -49,7 +49,7 @@ export function extentSize(rank: number, style: ExtentStyle): number {
  * Reads the buffer header and the extent message. Leaves the reader on the first byte of the
  * selection.
  */
-// H5Sencode buffer header + dataspace message v1/v2 (notes §7.1, §7.2; HDF5 spec IV.A.2.b).
+// H5Sencode buffer header + dataspace message v1/v2 (docs/structured-chunk-format.md §7.1, §7.2; HDF5 spec IV.A.2.b).
 export function decodeExtent(r: ByteReader): { extent: SelectionExtent; style: ExtentStyle } {
   r.need(HEADER_SIZE, 'header');
   const id = r.u8();
@@ -165,7 +165,7 @@ export function extentStyle(mode: 'smallest' | 'prototype', dims: readonly numbe
 }
 
 /** Writes the buffer header and the extent message. */
-// H5Sencode buffer header + dataspace message v1/v2 (notes §7.1, §7.2; HDF5 spec IV.A.2.b).
+// H5Sencode buffer header + dataspace message v1/v2 (docs/structured-chunk-format.md §7.1, §7.2; HDF5 spec IV.A.2.b).
 export function encodeExtent(w: ByteWriter, dims: readonly number[], maxDims: readonly number[] | null, style: ExtentStyle): void {
   const rank = dims.length;
   const s = style.sizeOfSize;

@@ -52,7 +52,7 @@ const UNL = -1;
 /**
  * Decodes a hyperslab selection; the reader stands after the selection type field.
  */
-// Hyperslab selection v1/v2/v3 (notes §7.3; HDF5 H5Shyper.c H5S__hyper_deserialize; spec: selection encoding of region references).
+// Hyperslab selection v1/v2/v3 (docs/structured-chunk-format.md §7.3; HDF5 H5Shyper.c H5S__hyper_deserialize; spec: selection encoding of region references).
 export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selection {
   const version = r.u32();
   let flags = 0;
@@ -191,7 +191,7 @@ function decodeRegular(r: ByteReader, rank: number, width: UintWidth, extent: Se
 }
 
 /** Writes a block list (type field included): version 1, or version 3 with `width`. Boxes are `[s, e)` flat. */
-// Hyperslab selection v1 / v3 irregular (notes §7.3; HDF5 H5Shyper.c H5S__hyper_serialize).
+// Hyperslab selection v1 / v3 irregular (docs/structured-chunk-format.md §7.3; HDF5 H5Shyper.c H5S__hyper_serialize).
 export function encodeBlockList(w: ByteWriter, boxes: Float64Array, rank: number, version: 1 | 3, width: UintWidth): void {
   const w2 = 2 * rank;
   const n = boxes.length / w2;
@@ -230,7 +230,7 @@ export function encodeBlockList(w: ByteWriter, boxes: Float64Array, rank: number
 }
 
 /** Writes a regular hyperslab (type field included): version 2 (8-byte fields) or 3 with `width`. */
-// Hyperslab selection v2 / v3 regular (notes §7.3; HDF5 H5Shyper.c H5S__hyper_serialize).
+// Hyperslab selection v2 / v3 regular (docs/structured-chunk-format.md §7.3; HDF5 H5Shyper.c H5S__hyper_serialize).
 export function encodeRegular(w: ByteWriter, p: RegularParams, version: 2 | 3, width: UintWidth): void {
   const rank = p.start.length;
   w.u32(SEL_HYPERSLABS).u32(version).u8(FLAG_REGULAR);

@@ -1,6 +1,6 @@
 /**
  * Encoded selections: the byte stream of HDF5's `H5Sencode` (header + dataspace message +
- * serialised selection), which a sparse ("structured") chunk stores as its section 0 (notes §6.1,
+ * serialised selection), which a sparse ("structured") chunk stores as its section 0 (docs/structured-chunk-format.md §6.1,
  * §7). {@link decodeSelection} reads every serialisation HDF5 defines; {@link encodeSelection}
  * writes either the smallest valid one or exactly what the HDF Group prototype writes.
  * @module
@@ -93,7 +93,7 @@ function structureName(where: SelectionSource | undefined): string {
  * overflow, trailing bytes — and a problem is a {@link FormatError} (or {@link TruncatedError})
  * naming the structure, chunk, path and address.
  */
-// H5Sencode buffer: notes §7.1–7.3; HDF5 H5S.c H5S_decode, H5Spoint.c, H5Shyper.c (spec IV.A.2.b dataspace message + the selection encoding of region references).
+// H5Sencode buffer: docs/structured-chunk-format.md §7.1–7.3; HDF5 H5S.c H5S_decode, H5Spoint.c, H5Shyper.c (spec IV.A.2.b dataspace message + the selection encoding of region references).
 export function decodeSelection(bytes: Uint8Array, where?: SelectionSource): DecodedSelection {
   const r = new ByteReader(bytes, { sizes: DEFAULT_SIZES, structure: structureName(where), base: where?.address ?? UNDEFINED_ADDRESS });
   try {
@@ -171,14 +171,14 @@ function plan(sel: Selection, extent: ExtentSpec, opts: EncodeSelectionOptions):
  *   ≥ 1.12 decodes it to the same elements in the same order: a point list that is not in
  *   strictly increasing C order stays a point list (convert it with `toBlocks` first when its
  *   order does not matter).
- * - `prototype`: byte-for-byte what the HDF Group prototype writes (notes §7.4–7.6): extent v1
+ * - `prototype`: byte-for-byte what the HDF Group prototype writes (docs/structured-chunk-format.md §7.4–7.6): extent v1
  *   with 8-byte sizes and max sizes (`maxDims`, default `dims`), points v1 / hyperslab v1 (a
  *   regular hyperslab or canonical blocks as HDF5's block list), raised to points v2 /
  *   hyperslab v2 (regular) / v3 (irregular) only when a value exceeds 32 bits.
  *
  * @throws SelectionError when the selection does not fit the extent or the extent is invalid
  */
-// H5Sencode buffer: notes §7.1–7.6; HDF5 H5S.c H5S_encode, H5Spoint.c, H5Shyper.c (spec IV.A.2.b dataspace message + the selection encoding of region references).
+// H5Sencode buffer: docs/structured-chunk-format.md §7.1–7.6; HDF5 H5S.c H5S_encode, H5Spoint.c, H5Shyper.c (spec IV.A.2.b dataspace message + the selection encoding of region references).
 export function encodeSelection(sel: Selection, extent: ExtentSpec, opts: EncodeSelectionOptions = {}): Uint8Array {
   return encodePlanned(plan(sel, extent, opts), 0);
 }

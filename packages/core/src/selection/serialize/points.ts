@@ -26,7 +26,7 @@ export function checkRank(r: ByteReader, what: string, rank: number, extent: Sel
 /**
  * Decodes a point selection; the reader stands after the selection type field.
  */
-// Point selection v1/v2 (notes §7.3; HDF5 H5Spoint.c H5S__point_deserialize; spec: selection encoding of region references).
+// Point selection v1/v2 (docs/structured-chunk-format.md §7.3; HDF5 H5Spoint.c H5S__point_deserialize; spec: selection encoding of region references).
 export function decodePoints(r: ByteReader, extent: SelectionExtent): PointSelection {
   const version = r.u32();
   let width: UintWidth;
@@ -67,7 +67,7 @@ export function decodePoints(r: ByteReader, extent: SelectionExtent): PointSelec
 }
 
 /** Writes a point selection (type field included), version 1 or 2 with `width`. */
-// Point selection v1/v2 (notes §7.3; HDF5 H5Spoint.c H5S__point_serialize).
+// Point selection v1/v2 (docs/structured-chunk-format.md §7.3; HDF5 H5Spoint.c H5S__point_serialize).
 export function encodePoints(w: ByteWriter, coords: Float64Array, rank: number, version: 1 | 2, width: UintWidth): void {
   const n = coords.length / rank;
   w.u32(SEL_POINTS).u32(version);
