@@ -9,7 +9,10 @@
  * - read-only dense + deflate + one index (fixed array), registered one by one: target 60 KB, ≈ 90 KB (the
  *   core's object layer carries the write path, its message codecs carry encoders, and tsyringe +
  *   reflect-metadata + tslib add ≈ 9 KB), ≈ 100 KB since dense link and attribute writing (the object layer
- *   reaches the fractal heap writer and the v2 B-tree operations: ≈ +8 KB).
+ *   reaches the fractal heap writer and the v2 B-tree operations: ≈ +8 KB), ≈ 101 KB with the atomic flush,
+ *   format-keyed creation and background writes. Everything registered: ≈ 156 KB.
+ * Reaching 60 KB needs a read-only entry whose File/Group/Dataset classes do not reach the write path
+ * (creation, flush, encoders), which is the open part of issue #14.
  * The sizes are printed for the CI log.
  */
 import { gzipSync } from 'node:zlib';
@@ -38,7 +41,7 @@ async function minGzip(name: string, contents: string): Promise<number> {
 }
 
 describe('bundle budgets (min+gzip)', () => {
-  it('everything registered: ≤ 156 KB today (target 140 KB)', async () => {
+  it('everything registered: ≤ 158 KB today (target 140 KB)', async () => {
     const size = await minGzip(
       'everything',
       `import * as core from './packages/core/src/index.ts';
@@ -49,10 +52,10 @@ import { registerIndexes } from './packages/indexes/src/index.ts';
 registerIndexes(); registerDenseFormats(); registerSparseFormat(); registerFilters();
 globalThis.chunkform = core;`,
     );
-    expect(size).toBeLessThanOrEqual(156 * KB);
+    expect(size).toBeLessThanOrEqual(158 * KB);
   });
 
-  it('read-only dense + deflate + one index: ≤ 102 KB today (target 60 KB)', async () => {
+  it('read-only dense + deflate + one index: ≤ 103 KB today (target 60 KB)', async () => {
     const size = await minGzip(
       'read-only-dense-deflate-fixed-array',
       `import { openFile } from './packages/core/src/index.ts';
@@ -62,6 +65,6 @@ import { registerFixedArrayIndex } from './packages/indexes/src/index.ts';
 registerDenseFormats(); registerDeflate(); registerFixedArrayIndex();
 globalThis.openFile = openFile;`,
     );
-    expect(size).toBeLessThanOrEqual(102 * KB);
+    expect(size).toBeLessThanOrEqual(103 * KB);
   });
 });
