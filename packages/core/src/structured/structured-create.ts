@@ -45,7 +45,7 @@ export interface StructuredCreatePlan {
  */
 const NOT_FOR_SECTIONS: Readonly<Record<number, string>> = { 5: 'n-bit', 6: 'scale-offset' };
 
-/** @throws FilterError a section pipeline holds a filter from {@link NOT_FOR_SECTIONS} (before anything is stored). */
+/** @throws FilterError a section pipeline holds a filter from the list of filters that cannot filter a section (n-bit, scale-offset) (before anything is stored). */
 export function checkSectionFilters(pipelines: readonly FilterPipeline[], sectionNames: readonly string[], chunkDims: readonly number[], path: string): void {
   pipelines.forEach((pl, section) => {
     for (const f of pl.filters) {
