@@ -36,7 +36,7 @@ import { runSixthWave } from './sixth-wave.js';
 import { runSeventhWave } from './seventh-wave.js';
 import { runVl } from './vl.js';
 import { runThreads } from './threads.js';
-import { xorshift32 } from './xorshift.js';
+import { detectorFrames } from './detector-frames.js';
 import { bestSeconds as best } from './timing.js';
 import { rowCopyFloor, zlibCeiling } from './zlib-ceiling.js';
 
@@ -50,31 +50,9 @@ registerIndexes();
 registerDenseFormats();
 registerFilters();
 
-/** Detector-like frames: background ≈ 10 counts with Poisson-like noise, ~20 bright Gaussian spots per frame. */
+/** Detector-like frames (bench/detector-frames.ts). */
 function frames(): Uint16Array {
-  const a = new Uint16Array(FRAMES * H * W);
-  const rnd = xorshift32(0x9e3779b9);
-  for (let i = 0; i < a.length; i++) {
-    const r = rnd();
-    // sum of 3 small uniforms ≈ bell-shaped noise around 10; an occasional hot pixel
-    a[i] = 4 + (r & 7) + ((r >>> 3) & 3) + ((r >>> 5) & 3) + ((r >>> 16) % 1021 === 0 ? 200 : 0);
-  }
-  for (let f = 0; f < FRAMES; f++) {
-    for (let k = 0; k < 20; k++) {
-      const cy = rnd() % H;
-      const cx = rnd() % W;
-      const amp = 1000 + (rnd() % 50000);
-      const r = 2 + (rnd() % 6);
-      for (let y = Math.max(0, cy - 3 * r); y < Math.min(H, cy + 3 * r); y++) {
-        for (let x = Math.max(0, cx - 3 * r); x < Math.min(W, cx + 3 * r); x++) {
-          const d2 = (y - cy) ** 2 + (x - cx) ** 2;
-          const i = f * H * W + y * W + x;
-          a[i] = Math.min(65535, a[i]! + Math.round(amp * Math.exp(-d2 / (2 * r * r))));
-        }
-      }
-    }
-  }
-  return a;
+  return detectorFrames(FRAMES, H, W);
 }
 
 type Filter = 'none' | 'deflate1' | 'shuffle+deflate1';

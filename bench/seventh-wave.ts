@@ -23,6 +23,7 @@ import { createFile, openFile, selectHyperslab, type Dataset } from '../packages
 import { registerEverything } from '../packages/cli/src/registrations.js';
 import { H5py, paired, row } from './sixth-wave.js';
 import { xorshift32 } from './xorshift.js';
+import { detectorFrames } from './detector-frames.js';
 
 const FRAMES = Number(process.env.BENCH_W7_FRAMES ?? 50);
 const WINDOW_FRAMES = Number(process.env.BENCH_W7_WINDOW_FRAMES ?? 4);
@@ -31,29 +32,9 @@ const WIN = 64;
 const H = 1024;
 const W = 1024;
 
-/** Detector-like frames (the generator of bench/run.ts): noise around 10 and a few bright spots. */
+/** Detector-like frames (bench/detector-frames.ts). */
 function frames(): Uint16Array {
-  const a = new Uint16Array(FRAMES * H * W);
-  const rnd = xorshift32(0x9e3779b9);
-  for (let i = 0; i < a.length; i++) {
-    const r = rnd();
-    a[i] = 4 + (r & 7) + ((r >>> 3) & 3) + ((r >>> 5) & 3) + ((r >>> 16) % 1021 === 0 ? 200 : 0);
-  }
-  for (let f = 0; f < FRAMES; f++) {
-    for (let k = 0; k < 20; k++) {
-      const cy = rnd() % H;
-      const cx = rnd() % W;
-      const amp = 1000 + (rnd() % 50000);
-      const r = 2 + (rnd() % 6);
-      for (let y = Math.max(0, cy - 3 * r); y < Math.min(H, cy + 3 * r); y++) {
-        for (let x = Math.max(0, cx - 3 * r); x < Math.min(W, cx + 3 * r); x++) {
-          const i = f * H * W + y * W + x;
-          a[i] = Math.min(65535, a[i]! + Math.round(amp * Math.exp(-((y - cy) ** 2 + (x - cx) ** 2) / (2 * r * r))));
-        }
-      }
-    }
-  }
-  return a;
+  return detectorFrames(FRAMES, H, W);
 }
 
 async function oursWrite(path: string, data: Uint16Array, chunks: number[]): Promise<number> {
