@@ -70,18 +70,7 @@ export class LinkList {
     const old = this.byName.get(link.name);
     if (!old) return;
     this.byName.set(link.name, link);
-    let i: number;
-    if (this.keys) {
-      const key = enc.encode(link.name);
-      let lo = 0;
-      let hi = this.keys.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (compareNameBytes(this.keys[mid]!, key) < 0) lo = mid + 1;
-        else hi = mid;
-      }
-      i = lo;
-    } else i = this.links.indexOf(old);
+    const i = this.keys ? this.position(this.keys, enc.encode(link.name)) : this.links.indexOf(old);
     if (this.links[i] === old) this.links[i] = link;
   }
 
@@ -97,14 +86,20 @@ export class LinkList {
       return;
     }
     const key = enc.encode(link.name);
+    const at = this.position(this.keys, key);
+    this.links.splice(at, 0, link);
+    this.keys.splice(at, 0, key);
+  }
+
+  /** Index of the first name in `keys` not ordered before `key` (binary search). */
+  private position(keys: readonly Uint8Array[], key: Uint8Array): number {
     let lo = 0;
-    let hi = this.keys.length;
+    let hi = keys.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareNameBytes(this.keys[mid]!, key) < 0) lo = mid + 1;
+      if (compareNameBytes(keys[mid]!, key) < 0) lo = mid + 1;
       else hi = mid;
     }
-    this.links.splice(lo, 0, link);
-    this.keys.splice(lo, 0, key);
+    return lo;
   }
 }
