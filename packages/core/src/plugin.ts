@@ -48,6 +48,7 @@ export {
   type ChunkStore,
   type RawIO,
 } from './chunk/chunk-format.js';
+export { anySectionFiltered, chunkLabel, isPartialEdgeChunk, sectionPipeline, selectionExtentMaxDims } from './chunk/format-context.js';
 
 // ---- chunk indexes -------------------------------------------------------------------------------
 export type {

@@ -15,6 +15,7 @@ import {
   type ChunkRequest,
   type RawIO,
 } from '@chunkform/core';
+import { isPartialEdgeChunk } from '@chunkform/core/plugin';
 import { copyRunsIn, copyRunsMerged, copyRunsOut, fillBuffer, filledBuffer, MAX_MERGE, runsByteRange } from './runs.js';
 import { CoalescingReader, type ReadItem } from './coalesce.js';
 
@@ -195,7 +196,7 @@ export class DenseFilteredFormat extends DenseFormat {
 
   async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Uint8Array> {
     // Partial edge chunks of a "don't filter partial chunks" dataset are stored as they are.
-    if (this.ctx.dontFilterPartialChunks && this.isEdge(rec.coords)) return this.checkLength(image, rec, 'stored');
+    if (this.ctx.dontFilterPartialChunks && isPartialEdgeChunk(this.ctx, rec.coords)) return this.checkLength(image, rec, 'stored');
     const bytes = await decodeChunk(image, this.ctx.pipeline, rec.filterMask, this.ctx.resolveFilter, this.filterContext(), {
       path: this.ctx.datasetPath,
       chunk: rec.coords,
@@ -204,7 +205,7 @@ export class DenseFilteredFormat extends DenseFormat {
   }
 
   async memToFile(mem: Uint8Array, coords: readonly number[]): Promise<ChunkImage> {
-    const skip = this.ctx.dontFilterPartialChunks && this.isEdge(coords);
+    const skip = this.ctx.dontFilterPartialChunks && isPartialEdgeChunk(this.ctx, coords);
     return encodeChunk(mem, this.ctx.pipeline, this.ctx.resolveFilter, this.filterContext(), { path: this.ctx.datasetPath, chunk: [...coords] }, {
       skipFilters: skip,
     });
@@ -213,11 +214,5 @@ export class DenseFilteredFormat extends DenseFormat {
   private filterContext() {
     const fill = this.ctx.fillValue;
     return { datatype: this.ctx.datatype, elementSize: this.es, chunkDims: this.ctx.chunkDims, ...(fill ? { fillValue: fill } : {}) };
-  }
-
-  /** True when the chunk sticks out of the dataset. */
-  private isEdge(coords: readonly number[]): boolean {
-    const dims = this.ctx.dims();
-    return coords.some((c, i) => (c + 1) * this.ctx.chunkDims[i]! > dims[i]!);
   }
 }

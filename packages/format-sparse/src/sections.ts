@@ -28,7 +28,17 @@ import {
   type Selection,
   type StructuredChunkSections,
 } from '@chunkform/core';
-import { type ChunkWhere, type PipelineContext, pointOffsets, encodeSelectionWithTrailer } from '@chunkform/core/plugin';
+import {
+  type ChunkWhere,
+  type PipelineContext,
+  anySectionFiltered,
+  chunkLabel,
+  encodeSelectionWithTrailer,
+  isPartialEdgeChunk,
+  pointOffsets,
+  sectionPipeline,
+  selectionExtentMaxDims,
+} from '@chunkform/core/plugin';
 import { headroomOf, pairsToDefined } from './runs.js';
 import { lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 
@@ -39,46 +49,11 @@ export const SECTION_VALUES = 1;
 /** Sections per fixed-size sparse chunk. */
 export const SPARSE_SECTION_COUNT = 2;
 
-/** Value of an unlimited maximum dimension in `ChunkFormatContext.maxDims`. */
-const UNLIMITED = -1;
 /** HDF5's deflate filter id. */
 const DEFLATE = 1;
 
-/** Label of a chunk for error locations. */
-function chunkPath(ctx: ChunkFormatContext, coords: readonly number[]): string {
-  return `${ctx.datasetPath} (chunk [${coords.join(', ')}])`;
-}
-
 function fail(ctx: ChunkFormatContext, rec: ChunkRecord, what: string, structure = 'structured chunk'): FormatError {
-  return new FormatError(what, { path: chunkPath(ctx, rec.coords), structure, address: rec.address });
-}
-
-/** The pipeline of section `i` (empty when none). */
-function sectionPipeline(ctx: ChunkFormatContext, i: number): FilterPipeline {
-  return ctx.sectionPipelines?.[i] ?? { filters: [] };
-}
-
-/** True when any section has a filter: records then carry unfiltered sizes and masks (docs/structured-chunk-format.md §5.1). */
-export function anySectionFiltered(ctx: ChunkFormatContext): boolean {
-  return (ctx.sectionPipelines ?? []).some((p) => p !== undefined && p.filters.length > 0);
-}
-
-/** True when the chunk at `coords` sticks out of the dataset (a partial edge chunk). */
-function isEdge(ctx: ChunkFormatContext, coords: readonly number[]): boolean {
-  const dims = ctx.dims();
-  return coords.some((c, i) => (c + 1) * ctx.chunkDims[i]! > dims[i]!);
-}
-
-/**
- * The maximum dimensions of the extent stored in section 0 (docs/structured-chunk-format.md §7.6): the prototype keeps the
- * dataset's maximum dimensions (e.g. unlimited) next to the chunk dimensions; without them, or where
- * a maximum is below the chunk size, the chunk dimensions.
- */
-function extentMaxDims(ctx: ChunkFormatContext): number[] {
-  const c = ctx.chunkDims;
-  const m = ctx.maxDims;
-  if (!m || m.length !== c.length) return [...c];
-  return c.map((n, d) => (m[d] === UNLIMITED ? UNLIMITED : Math.max(n, m[d]!)));
+  return new FormatError(what, { path: chunkLabel(ctx, rec.coords), structure, address: rec.address });
 }
 
 /** Filter context of a section: the section is a 1-D array of `count` elements of `size` bytes. */
@@ -161,7 +136,7 @@ export function selectionEncodingOf(ctx: ChunkFormatContext): 'smallest' | 'prot
 export function encodeSelectionSection(mem: SparseChunk, ctx: ChunkFormatContext): Uint8Array {
   const out = encodeSelectionWithTrailer(
     mem.selection,
-    { dims: ctx.chunkDims, maxDims: extentMaxDims(ctx) },
+    { dims: ctx.chunkDims, maxDims: selectionExtentMaxDims(ctx) },
     { encoding: selectionEncodingOf(ctx) },
     4,
   );
@@ -197,7 +172,7 @@ function joinSections(s0: Uint8Array, s1: Uint8Array, room: number): Uint8Array 
 export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContext, coords: readonly number[]): Promise<ChunkImage> {
   const raw = [encodeSelectionSection(mem, ctx), mem.values];
   const sizes = [raw[0]!.length, raw[1]!.length];
-  const skip = ctx.dontFilterPartialChunks && isEdge(ctx, coords);
+  const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, coords);
   const where: ChunkWhere = { path: ctx.datasetPath, chunk: [...coords] };
   const stored: Uint8Array[] = [];
   const masks: number[] = [];
@@ -285,7 +260,7 @@ export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx
   if (!Number.isSafeInteger(off) || off < 0 || off > image.length) {
     throw fail(ctx, rec, `section 1 offset ${off} is past the chunk's ${image.length} bytes`);
   }
-  const skip = ctx.dontFilterPartialChunks && isEdge(ctx, rec.coords);
+  const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, rec.coords);
   const chunkElements = dims.reduce((a, b) => a * b, 1);
   const parts = [image.subarray(0, off), image.subarray(off)];
   const decoded: Uint8Array[] = [];
@@ -309,7 +284,7 @@ export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx
   const enc = sec0.subarray(0, sec0.length - 4);
   const stored = new DataView(sec0.buffer, sec0.byteOffset, sec0.byteLength).getUint32(enc.length, true);
   const actual = lookup3(enc);
-  if (stored !== actual) throw new ChecksumError('structured chunk section 0 (encoded selection)', rec.address, stored, actual, chunkPath(ctx, rec.coords));
+  if (stored !== actual) throw new ChecksumError('structured chunk section 0 (encoded selection)', rec.address, stored, actual, chunkLabel(ctx, rec.coords));
   let sel: Selection;
   try {
     sel = decodeSelection(enc, { path: ctx.datasetPath, chunk: rec.coords, address: rec.address }).selection;

@@ -14,7 +14,8 @@ import {
   type ChunkRequest,
   type Selection,
 } from '@chunkform/core';
-import { anySectionFiltered, decodeSparseChunk, encodeSparseChunk, selectionEncodingOf } from './sections.js';
+import { anySectionFiltered } from '@chunkform/core/plugin';
+import { decodeSparseChunk, encodeSparseChunk, selectionEncodingOf } from './sections.js';
 import {
   FillWriter,
   chunkFromRequest,

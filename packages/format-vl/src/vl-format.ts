@@ -20,7 +20,8 @@ import {
   type Selection,
 } from '@chunkform/core';
 import { emptyVlChunk, eraseValue, readValues, writeEmpty, writeValues, type VlChunk } from './vl-chunk.js';
-import { DENSE_SECTIONS, SPARSE_SECTIONS, anyFiltered, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
+import { anySectionFiltered } from '@chunkform/core/plugin';
+import { DENSE_SECTIONS, SPARSE_SECTIONS, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
 import { vlCodec, type VlCodec } from './vl-values.js';
 
 /** Variable-length structured chunks (layout class 4, structured chunk type 1). */
@@ -49,7 +50,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
     }
     const n = ctx.chunkDims.reduce((a, b) => a * b, 1);
     this.shape = { sparse, n, bs: this.objectValues.baseSize };
-    this.name = `${sparse ? 'sparse-vl' : 'vl'}${anyFiltered(ctx) ? '-filtered' : ''}`;
+    this.name = `${sparse ? 'sparse-vl' : 'vl'}${anySectionFiltered(ctx) ? '-filtered' : ''}`;
   }
 
   fill(): VlChunk {

@@ -26,12 +26,19 @@ import {
   type ChunkFormatContext,
   type ChunkImage,
   type ChunkRecord,
-  type FilterPipeline,
   type Selection,
   type StructuredChunkSections,
 } from '@chunkform/core';
-import type { ChunkWhere, PipelineContext } from '@chunkform/core/plugin';
-import { encodeSelectionWithTrailer } from '@chunkform/core/plugin';
+import {
+  type ChunkWhere,
+  type PipelineContext,
+  anySectionFiltered,
+  chunkLabel,
+  encodeSelectionWithTrailer,
+  isPartialEdgeChunk,
+  sectionPipeline,
+  selectionExtentMaxDims,
+} from '@chunkform/core/plugin';
 import { HEAP_HEADER, compact, emptyVlChunk, ensure, liveBytes, type VlChunk } from './vl-chunk.js';
 
 /** Bytes of one entry: heap offset (8, the composition offset size) and length (8). */
@@ -40,8 +47,6 @@ export const ENTRY_SIZE = 16;
 export const DENSE_SECTIONS = 2;
 /** Sections of a sparse VL chunk: selection, entries, heap. */
 export const SPARSE_SECTIONS = 3;
-/** Unlimited maximum dimension in `ChunkFormatContext.maxDims`. */
-const UNLIMITED = -1;
 
 /** What the section code needs besides the format context. */
 export interface VlShape {
@@ -52,26 +57,8 @@ export interface VlShape {
   bs: number;
 }
 
-function chunkPath(ctx: ChunkFormatContext, coords: readonly number[]): string {
-  return `${ctx.datasetPath} (chunk [${coords.join(', ')}])`;
-}
-
 function fail(ctx: ChunkFormatContext, rec: ChunkRecord, what: string): FormatError {
-  return new FormatError(what, { path: chunkPath(ctx, rec.coords), structure: 'variable-length structured chunk', address: rec.address });
-}
-
-function pipelineOf(ctx: ChunkFormatContext, s: number): FilterPipeline {
-  return ctx.sectionPipelines?.[s] ?? { filters: [] };
-}
-
-/** True when any section has a filter (records then carry unfiltered sizes and masks). */
-export function anyFiltered(ctx: ChunkFormatContext): boolean {
-  return (ctx.sectionPipelines ?? []).some((p) => p !== undefined && p.filters.length > 0);
-}
-
-function isEdge(ctx: ChunkFormatContext, coords: readonly number[]): boolean {
-  const dims = ctx.dims();
-  return coords.some((c, i) => (c + 1) * ctx.chunkDims[i]! > dims[i]!);
+  return new FormatError(what, { path: chunkLabel(ctx, rec.coords), structure: 'variable-length structured chunk', address: rec.address });
 }
 
 /** Filter context of a section: `count` elements of `size` bytes in one dimension. */
@@ -160,18 +147,11 @@ export function definedSelection(mem: VlChunk, dims: readonly number[]): Selecti
   return selectBlocks(boxes);
 }
 
-function extentMaxDims(ctx: ChunkFormatContext): number[] {
-  const c = ctx.chunkDims;
-  const m = ctx.maxDims;
-  if (!m || m.length !== c.length) return [...c];
-  return c.map((n, d) => (m[d] === UNLIMITED ? UNLIMITED : Math.max(n, m[d]!)));
-}
-
 /** Section 0 of a sparse VL chunk: the encoded selection of its defined elements + lookup3 (as sparse chunks). */
 // docs/format-vl.md §2.2 (selection section).
 function encodeSelectionSection(mem: VlChunk, ctx: ChunkFormatContext): Uint8Array {
   const sel = definedSelection(mem, ctx.chunkDims);
-  const out = encodeSelectionWithTrailer(sel, { dims: ctx.chunkDims, maxDims: extentMaxDims(ctx) }, { encoding: ctx.access?.['selectionEncoding'] === 'prototype' ? 'prototype' : 'smallest' }, 4);
+  const out = encodeSelectionWithTrailer(sel, { dims: ctx.chunkDims, maxDims: selectionExtentMaxDims(ctx) }, { encoding: ctx.access?.['selectionEncoding'] === 'prototype' ? 'prototype' : 'smallest' }, 4);
   return seal(out);
 }
 
@@ -181,14 +161,14 @@ export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape
   compact(mem, shape.bs);
   const raw = shape.sparse ? [encodeSelectionSection(mem, ctx), encodeEntries(mem), encodeHeap(mem)] : [encodeEntries(mem), encodeHeap(mem)];
   // The heap section is a view of the chunk's heap: filters are awaited below, so it gets its own bytes then.
-  if (anyFiltered(ctx)) raw[raw.length - 1] = raw[raw.length - 1]!.slice();
-  const skip = ctx.dontFilterPartialChunks && isEdge(ctx, coords);
+  if (anySectionFiltered(ctx)) raw[raw.length - 1] = raw[raw.length - 1]!.slice();
+  const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, coords);
   const where: ChunkWhere = { path: ctx.datasetPath, chunk: [...coords] };
   const stored: Uint8Array[] = [];
   const masks: number[] = [];
   const entriesAt = shape.sparse ? 1 : 0;
   for (let s = 0; s < raw.length; s++) {
-    const p = pipelineOf(ctx, s);
+    const p = sectionPipeline(ctx, s);
     if (p.filters.length === 0 || raw[s]!.length === 0) {
       stored.push(raw[s]!);
       masks.push(0);
@@ -212,7 +192,7 @@ export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape
     at += b.length;
   }
   const sections: StructuredChunkSections = { offsets };
-  if (anyFiltered(ctx)) {
+  if (anySectionFiltered(ctx)) {
     sections.unfilteredSizes = raw.map((r) => r.length);
     sections.filterMasks = masks;
   }
@@ -232,12 +212,12 @@ async function unfilterSections(image: Uint8Array, rec: ChunkRecord, ctx: ChunkF
       throw fail(ctx, rec, `section ${s} offset ${o} is outside the chunk's ${image.length} bytes or before section ${s - 1}`);
     }
   }
-  const skip = ctx.dontFilterPartialChunks && isEdge(ctx, rec.coords);
+  const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, rec.coords);
   const entriesAt = shape.sparse ? 1 : 0;
   const out: Uint8Array[] = [];
   for (let s = 0; s < nsec; s++) {
     const part = image.subarray(bounds[s]!, bounds[s + 1]!);
-    const p = pipelineOf(ctx, s);
+    const p = sectionPipeline(ctx, s);
     const expected = secs.unfilteredSizes?.[s];
     let data = part;
     if (p.filters.length > 0 && !skip && part.length > 0) {
@@ -259,7 +239,7 @@ function checkSum(sec: Uint8Array, what: string, ctx: ChunkFormatContext, rec: C
   if (sec.length < 4) throw fail(ctx, rec, `${what} has ${sec.length} bytes, too short for its checksum`);
   const stored = getU32(sec, sec.length - 4);
   const actual = lookup3(sec.subarray(0, sec.length - 4));
-  if (stored !== actual) throw new ChecksumError(`variable-length chunk ${what}`, rec.address, stored, actual, chunkPath(ctx, rec.coords));
+  if (stored !== actual) throw new ChecksumError(`variable-length chunk ${what}`, rec.address, stored, actual, chunkLabel(ctx, rec.coords));
 }
 
 /** Decodes a sparse VL chunk's selection section into the defined flags. */
