@@ -5,26 +5,16 @@
  * old header space, and the guard rules (object references, hard links, link storage that cannot be
  * updated copy-on-write) under which headers keep their address.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
-import { createFile, Group, MemoryStore, openFile, selectHyperslab, UnsupportedError, type Dataset } from '../packages/core/src/index.js';
-import { relinkChild } from '../packages/core/src/objects/link-graph.js';
-import type { FileContext } from '../packages/core/src/file/file-context.js';
-import { PYTHON, requireH5py } from './oracle/fixtures.js';
+import { createFile, Group, MemoryStore, openFile, selectHyperslab, type Dataset } from '../packages/core/src/index.js';
+import { runPython as py } from './oracle/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-atomic-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function py(script: string, ...args: string[]): string {
-  requireH5py();
-  const r = spawnSync(PYTHON, ['-c', script, ...args], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return r.stdout;
-}
 
 /** An h5py-written file (libver latest) made by `body` (which sees `f`), as bytes. */
 function h5pyFile(name: string, body: string): Uint8Array {
@@ -40,7 +30,6 @@ function h5pyValues(bytes: Uint8Array, name: string): number[] {
 }
 
 const addressOf = (o: unknown): number => (o as { headerModel: { address: number } }).headerModel.address;
-const ctxOf = (o: unknown): FileContext => (o as { ctx: FileContext }).ctx;
 const one = (at: number): ReturnType<typeof selectHyperslab> => selectHyperslab({ start: [at], block: [1] });
 
 describe('headers move at flush; handles follow', () => {

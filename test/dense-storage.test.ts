@@ -7,7 +7,6 @@
  * except the superblock and object header chunk 0; deleting below 6 links returns to compact links;
  * a corrupt heap block or B-tree node is a typed error.
  */
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,19 +17,12 @@ import { LINK, LINK_INFO } from '../packages/core/src/format/messages/message-ty
 import { decodeLinkInfo } from '../packages/core/src/format/messages/link-info.js';
 import { setDenseLinkAddress } from '../packages/core/src/objects/group-links.js';
 import type { FileContext } from '../packages/core/src/file/file-context.js';
-import { PYTHON, requireH5py } from './oracle/fixtures.js';
+import { runPython as py } from './oracle/fixtures.js';
 import { runH5dump } from './oracle/h5dump.js';
 import { loadH5wasm } from './oracle/h5wasm.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-dense-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function py(script: string, ...args: string[]): string {
-  requireH5py();
-  const r = spawnSync(PYTHON, ['-c', script, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return r.stdout;
-}
 
 /** h5py's listing of every group given: path → names (h5py order). */
 function h5pyKeys(path: string, groups: string[]): Record<string, string[]> {

@@ -8,7 +8,6 @@
  * - flushed global heap collections are sealed; contiguous data is copied once per flush;
  * - v1 B-tree datasets refuse chunk rewrites with a typed error naming the dataset.
  */
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,18 +25,11 @@ import {
 } from '../packages/core/src/index.js';
 import { NodeFileStore } from '../packages/core/src/node.js';
 import type { FileWriter } from '../packages/core/src/file/file-writer.js';
-import { PYTHON, requireH5py } from './oracle/fixtures.js';
+import { runPython as py } from './oracle/fixtures.js';
 import { DyingStore } from './oracle/dying-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-cow-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function py(script: string, ...args: string[]): string {
-  requireH5py();
-  const r = spawnSync(PYTHON, ['-c', script, ...args], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return r.stdout;
-}
 
 /** h5py's values of `name` in `path`, flattened. */
 function h5pyValues(path: string, name: string): number[] {

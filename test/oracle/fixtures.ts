@@ -101,6 +101,14 @@ export interface DumpDoc {
 
 let checked: { h5py: string; hdf5: string } | undefined;
 
+/** Runs a Python script with Debian's h5py (`sys.argv[1:]` = `args`) and returns its standard output; a failing script throws with its stderr. */
+export function runPython(script: string, ...args: string[]): string {
+  requireH5py();
+  const r = spawnSync(PYTHON, ['-c', script, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout;
+}
+
 /** Throws (never skips) when /usr/bin/python3 cannot import h5py: CI installs python3-h5py. */
 export function requireH5py(): { h5py: string; hdf5: string } {
   if (checked) return checked;
