@@ -15,7 +15,7 @@ import './setup-registrations.js';
 import { ChecksumError, createFile, H5Error, MemoryStore, openFile, type Group, type H5File } from '../packages/core/src/index.js';
 import { LINK, LINK_INFO } from '../packages/core/src/format/messages/message-types.js';
 import { decodeLinkInfo } from '../packages/core/src/format/messages/link-info.js';
-import { setDenseLinkAddress } from '../packages/core/src/objects/group-links.js';
+import { setLinkAddress } from '../packages/core/src/objects/group-links.js';
 import type { FileContext } from '../packages/core/src/file/file-context.js';
 import { runPython as py } from './oracle/fixtures.js';
 import { runH5dump } from './oracle/h5dump.js';
@@ -190,14 +190,14 @@ describe('dense link storage written by chunkform', () => {
     expect(runH5dump(['-n', p]).status).toBe(0);
   });
 
-  it('setDenseLinkAddress points a dense link at another object, copy-on-write', async () => {
+  it('setLinkAddress points a dense link at another object, copy-on-write', async () => {
     const p = join(dir, 'relink.h5');
     const f = await createFile(p);
     const g = await f.createGroup('g');
     for (let i = 0; i < 20; i++) await g.createDataset(`d${i}`, { dtype: 'uint8', shape: [1], data: [i] });
     await f.flush();
     const target = (await g.getLink('d7')).address!;
-    await ctxOf(f).lock.file('write', () => setDenseLinkAddress(ctxOf(f), g.headerModel, '/g', 'd3', target));
+    await ctxOf(f).lock.file('write', () => setLinkAddress(ctxOf(f), g.headerModel, '/g', 'd3', target));
     expect((await g.getLink('d3')).address).toBe(target);
     await f.close();
     expect(py(`import h5py, sys\nf = h5py.File(sys.argv[1], 'r')\nprint(f['g/d3'][0], f['g/d4'][0])`, p).trim()).toBe('7 4');

@@ -111,7 +111,7 @@ export async function unstoreLink(ctx: FileContext, model: HeaderModel, path: st
  * dense store's hook) so the changed heap block is written in that flush.
  * @throws NotFoundError no link `name`; UnsupportedError a soft, external or symbol-table link.
  */
-export async function setDenseLinkAddress(ctx: FileContext, model: HeaderModel, path: string, name: string, address: number): Promise<void> {
+export async function setLinkAddress(ctx: FileContext, model: HeaderModel, path: string, name: string, address: number): Promise<void> {
   const writer = ctx.requireWriter(`relink "${name}"`);
   const storage = linkStorageOf(model, ctx);
   if (storage === 'symbol-table') throw new UnsupportedError('relinking in a group with symbol-table link storage is not supported', { path });

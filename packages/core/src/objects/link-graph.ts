@@ -6,13 +6,12 @@
  */
 import { UnsupportedError } from '../errors.js';
 import type { Datatype } from '../format/messages/datatype.js';
-import { decodeLink, encodeLink } from '../format/messages/link.js';
-import { DATASPACE, DATATYPE, LAYOUT, LINK } from '../format/messages/message-types.js';
+import { DATASPACE, DATATYPE, LAYOUT } from '../format/messages/message-types.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import type { ObjectGraph, ParentLink } from '../file/relocate.js';
 import { readAttributeMessages } from './attributes.js';
-import { setDenseLinkAddress } from './group-links.js';
+import { setLinkAddress } from './group-links.js';
 import { denseLinkStoreOf } from '../dense/dense-links.js';
 import { isGroupHeader, linkStorageOf, readLinks, type LinkStorage } from './links.js';
 import type { LinkList } from './link-list.js';
@@ -25,9 +24,10 @@ import { loadCommittedDatatype, resolveDatatypeMessage } from './shared-datatype
 export const RELINKABLE_STORAGES: ReadonlySet<LinkStorage> = new Set<LinkStorage>(['compact', 'dense']);
 
 /**
- * Points the hard link `name` of the group whose header is `group` at `address`, copy-on-write:
- * the group's header changes (it is rewritten, and moved, by the flush); nothing on disk is
- * written. The group's header must be rewritable (version 2, or created by chunkform).
+ * Points the hard link `name` of the group whose header is `group` at `address`, copy-on-write
+ * (through `setLinkAddress`): the group's header changes (it is rewritten, and moved, by the flush);
+ * for dense storage the changed heap blocks are written to fresh space now. Nothing flushed is
+ * overwritten. The group's header must be rewritable (version 2, or created by chunkform).
  * @throws UnsupportedError the group's link storage is not in {@link RELINKABLE_STORAGES}
  *   (checked before anything changes).
  */
@@ -39,27 +39,11 @@ export async function relinkChild(ctx: FileContext, group: HeaderModel, name: st
       address: group.address,
     });
   }
-  if (storage === 'dense') {
-    // The link message is rewritten in its heap block; flushing the group's dense store now puts the
-    // changed blocks (and the heap header, name index header) in fresh space and updates the group's
-    // Link Info message, before the group itself moves (parents move after their children).
-    await setDenseLinkAddress(ctx, group, name, name, address);
-    await denseLinkStoreOf(group)?.flush();
-    return;
-  }
-  const writer = ctx.requireWriter(`update link "${name}"`);
-  const i0 = group.messages.findIndex((m) => m.type === LINK && decodeLink(m.body, ctx.sizes).name === name);
-  if (i0 < 0) throw new UnsupportedError(`internal error: group has no link "${name}" to update`, { structure: 'group', address: group.address });
-  // (adopting drops continuation messages: look the link up afterwards)
-  writer.adopt(group, name);
-  const i = group.messages.findIndex((m) => m.type === LINK && decodeLink(m.body, ctx.sizes).name === name);
-  const m = group.messages[i];
-  const link = m ? decodeLink(m.body, ctx.sizes) : undefined;
-  if (!m || link?.kind !== 'hard') {
-    throw new UnsupportedError(`internal error: group has no hard link "${name}" to update`, { structure: 'group', address: group.address });
-  }
-  group.messages[i] = { ...m, body: encodeLink({ ...link, address }, ctx.sizes) };
-  group.touch();
+  // Dense storage: the link message is rewritten in its heap block; flushing the group's dense store
+  // now puts the changed blocks (and the heap header, name index header) in fresh space and updates
+  // the group's Link Info message, before the group itself moves (parents move after their children).
+  await setLinkAddress(ctx, group, name, name, address);
+  await denseLinkStoreOf(group)?.flush();
 }
 
 /** True when a datatype is, or contains, a reference type. */
