@@ -5,12 +5,14 @@
  * everything that concerns a chunk's contents. Nothing here asks what kind of chunk it handles.
  * @module
  */
-import { H5Error, UnsupportedError, ValueError } from '../errors.js';
+import { H5Error, ValueError } from '../errors.js';
+import { ChunkPlacement } from './placement.js';
+import { inParallel } from './in-parallel.js';
 import { mapChunksAt, mapToChunks } from './mapping.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-format.js';
-import { GATHER_BYTES, GATHER_IMAGE_MAX, putFullChunks, writePlaced, type Placed, type WriteSteps } from './gather.js';
+import { GATHER_BYTES, GATHER_IMAGE_MAX, putFullChunks, writePlaced, type Placed } from './gather.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
 import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAll, type ChunkPart } from './defined.js';
 import { filledBytes, repeatFirst } from '../storage/flat-runs.js';
@@ -50,40 +52,22 @@ const MAX_CONCURRENCY = 64;
 /** Dirty chunks a flush encodes ahead of the one it places. */
 const FLUSH_AHEAD = 8;
 
-/** Runs `fn` over `items` with at most `limit` promises in flight; rejects with the first failure. */
-async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  // one item (e.g. a frame written into its own chunk): no worker promises
-  if (items.length === 1) return fn(items[0]!);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 /** Moves data between user buffers and the chunks of one dataset. */
 export class ChunkEngine<Mem> {
   private fillMem: Mem | undefined;
-  /** Counts the changes this engine made to the chunk index (records found before a change may be stale). */
-  private indexChanges = 0;
+  /** Space, index records and error context of this dataset's chunks. */
+  private readonly p: ChunkPlacement;
   /** Chunks processed at once (more for small chunks). */
   private readonly concurrency: number;
   /** Chunks encoding behind the caller (null: background writes off). */
   private readonly queue: WriteQueue | null;
 
-  /** The engine's own steps, for the batched writes of gather.ts. */
-  private readonly steps: WriteSteps = {
-    guard: (coords, fn) => this.guard(coords, fn),
-    guardValue: (coords, fn) => this.guardValue(coords, fn),
-    record: (coords, address, image, old) => this.record(coords, address, image, old),
-    forRewrite: (coords) => this.forRewrite(coords),
-  };
-
   constructor(private readonly o: ChunkEngineOptions<Mem>) {
+    this.p = new ChunkPlacement(o);
     const chunkBytes = o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
     this.concurrency = Math.min(MAX_CONCURRENCY, Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
     const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(chunkBytes, pipelineOffload()?.threads ?? 1) : (o.backgroundBytes ?? 0);
-    this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.guard(coords, async () => this.put(coords, await image))) : null;
+    this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.p.guard(coords, async () => this.p.put(coords, await image))) : null;
   }
 
   /** True while chunks written earlier are still being encoded or wait to be stored (or a failure is unreported). */
@@ -115,7 +99,7 @@ export class ChunkEngine<Mem> {
     const pieces = (await this.storedPieces(sel, out)) ?? mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
     // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
-    else await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.readPiece(req, out)));
+    else await inParallel(pieces, this.concurrency, (req) => this.p.guard(req.coords, () => this.readPiece(req, out)));
     return out;
   }
 
@@ -168,7 +152,7 @@ export class ChunkEngine<Mem> {
     const own = copy ? copy.bytes : src;
     const holder: Holder | undefined = later ? (copy?.holder ?? { hold() {}, drop() {} }) : undefined;
     try {
-      await inParallel(pieces, this.concurrency, (req) => this.guard(req.coords, () => this.writePiece(req, own, holder)));
+      await inParallel(pieces, this.concurrency, (req) => this.p.guard(req.coords, () => this.writePiece(req, own, holder)));
     } finally {
       copy?.holder.drop(); // this call's hold: the buffer is reused once the queued chunks are stored too
     }
@@ -189,7 +173,7 @@ export class ChunkEngine<Mem> {
         hit.fullyAccessed = req.full;
         continue;
       }
-      const rec = await this.guardValue(req.coords, () => index.lookup(req.coords));
+      const rec = await this.p.guardValue(req.coords, () => index.lookup(req.coords));
       if (rec) stored.push({ rec, req });
       else {
         this.fillMem ??= format.fill(req.coords);
@@ -203,7 +187,7 @@ export class ChunkEngine<Mem> {
       if (!(e instanceof H5Error)) throw e;
       // Chunk by chunk again, so that the error names the chunk at fault (if every chunk reads
       // fine one by one, `out` is complete and the read succeeds).
-      for (const { rec, req } of stored) await this.guard(req.coords, () => this.readStored(rec, req, out));
+      for (const { rec, req } of stored) await this.p.guard(req.coords, () => this.readStored(rec, req, out));
     }
   }
 
@@ -217,16 +201,16 @@ export class ChunkEngine<Mem> {
     let group: ChunkRequest[] = [];
     for (const req of pieces) {
       if (!req.full || this.o.cache.get(req.coords.join(','))) {
-        await this.guard(req.coords, () => this.writePiece(req, src));
+        await this.p.guard(req.coords, () => this.writePiece(req, src));
         continue;
       }
       group.push(req);
       if (group.length === perGroup) {
-        await putFullChunks(this.o, this.steps, group, src, size);
+        await putFullChunks(this.o, this.p, group, src, size);
         group = [];
       }
     }
-    if (group.length > 0) await putFullChunks(this.o, this.steps, group, src, size);
+    if (group.length > 0) await putFullChunks(this.o, this.p, group, src, size);
   }
 
   /**
@@ -254,7 +238,7 @@ export class ChunkEngine<Mem> {
     for (let i = 0; i < dirty.length; i++) {
       const e = dirty[i]!;
       ahead(i + FLUSH_AHEAD);
-      await this.guard(e.coords, async () => {
+      await this.p.guard(e.coords, async () => {
         if (format.isEmpty?.(e.mem)) {
           await this.storeMem(e.coords, e.mem);
           e.dirty = false;
@@ -263,21 +247,21 @@ export class ChunkEngine<Mem> {
         const image = await (encodes[i] ?? format.memToFile(e.mem, e.coords));
         encodes[i] = undefined;
         if (image.bytes.length > GATHER_IMAGE_MAX) {
-          await this.put(e.coords, image);
+          await this.p.put(e.coords, image);
           e.dirty = false;
           return;
         }
-        const { address, old } = await this.place(e.coords, image.bytes.length);
+        const { address, old } = await this.p.place(e.coords, image.bytes.length);
         batch.push({ coords: e.coords, image, address, old, written: () => void (e.dirty = false) });
         batchBytes += image.bytes.length;
       });
       if (batchBytes >= GATHER_BYTES) {
-        await writePlaced(this.o.store, this.steps, batch);
+        await writePlaced(this.o.store, this.p, batch);
         batch = [];
         batchBytes = 0;
       }
     }
-    await writePlaced(this.o.store, this.steps, batch);
+    await writePlaced(this.o.store, this.p, batch);
   }
 
   /**
@@ -312,7 +296,7 @@ export class ChunkEngine<Mem> {
     const found: Selection[] = [];
     const { list, at } = await this.candidates(sel);
     for (const part of chunkParts(sel, dims, this.o.chunkDims, list)) {
-      await this.guard(part.coords, async () => {
+      await this.p.guard(part.coords, async () => {
         const mem = await this.loadMem(part.coords, this.recordOf(part, at));
         found.push(offsetSelection(format.defined!(mem, part.chunkSel), part.start));
       });
@@ -334,7 +318,7 @@ export class ChunkEngine<Mem> {
     if (!format.definedValues || !chunksAreSlabs(dims, chunkDims)) return undefined;
     const { list, at } = await this.candidates(sel);
     const parts = chunkParts(sel, dims, chunkDims, list);
-    return concatDefinedValues(parts, dims, chunkDims, (p) => this.guardValue(p.coords, async () => format.definedValues!(await this.loadMem(p.coords, this.recordOf(p, at)), p.chunkSel)));
+    return concatDefinedValues(parts, dims, chunkDims, (p) => this.p.guardValue(p.coords, async () => format.definedValues!(await this.loadMem(p.coords, this.recordOf(p, at)), p.chunkSel)));
   }
 
   /**
@@ -348,7 +332,7 @@ export class ChunkEngine<Mem> {
     const dims = [...this.o.dims()];
     const { list, at } = await this.candidates(sel);
     for (const part of chunkParts(sel, dims, this.o.chunkDims, list)) {
-      await this.guard(part.coords, async () => {
+      await this.p.guard(part.coords, async () => {
         const key = part.coords.join(',');
         const hit = cache.get(key);
         const mem = hit ? hit.mem : await this.loadMem(part.coords, this.recordOf(part, at));
@@ -369,18 +353,18 @@ export class ChunkEngine<Mem> {
     for (const part of chunkParts(sel, dims, this.o.chunkDims, (await this.candidates(sel)).list)) {
       for (const p of mapToChunks(offsetSelection(part.chunkSel, part.start), dims, [...this.o.chunkDims])) {
         const src = filledBytes(p.count, this.o.elementSize, fill);
-        await this.guard(p.coords, () => this.writePiece(p, src));
+        await this.p.guard(p.coords, () => this.writePiece(p, src));
       }
     }
   }
 
   /**
    * Stored or cached chunks that may hold data within `sel`, with their index records and the
-   * {@link indexChanges} count they were found at (see {@link recordOf}).
+   * placement's change count they were found at (see {@link recordOf}).
    */
   private async candidates(sel: Selection): Promise<{ list: Candidate[]; at: number }> {
-    const at = this.indexChanges;
-    const list = await findCandidates({ index: this.o.index, cache: this.o.cache, chunkDims: this.o.chunkDims, guard: (c, fn) => this.guard(c, fn) }, sel, this.o.dims());
+    const at = this.p.changes;
+    const list = await findCandidates({ index: this.o.index, cache: this.o.cache, chunkDims: this.o.chunkDims, guard: (c, fn) => this.p.guard(c, fn) }, sel, this.o.dims());
     return { list, at };
   }
 
@@ -389,7 +373,7 @@ export class ChunkEngine<Mem> {
    * read may have written out an evicted chunk meanwhile); undefined makes `loadMem` look it up.
    */
   private recordOf(part: ChunkPart, at: number): ChunkRecord | null | undefined {
-    return this.indexChanges === at ? part.rec : undefined;
+    return this.p.changes === at ? part.rec : undefined;
   }
 
   /** Drops a chunk from the cache (after direct chunk I/O replaced it). Dirty data is discarded. */
@@ -401,16 +385,14 @@ export class ChunkEngine<Mem> {
   async storeImage(coords: readonly number[], image: ChunkImage): Promise<void> {
     await this.settle();
     this.forget(coords);
-    await this.put(coords, image);
+    await this.p.put(coords, image);
   }
 
   /** Removes a chunk entirely (resize pruning), releasing its space. */
   async removeChunk(coords: readonly number[]): Promise<void> {
     await this.settle();
     this.forget(coords);
-    this.indexChanges++;
-    const old = await this.o.index.remove(coords);
-    if (old) this.o.store.release(old.address, old.size);
+    await this.p.remove(coords);
   }
 
   /** The memory form of a chunk: cached, stored, or fill. */
@@ -477,7 +459,7 @@ export class ChunkEngine<Mem> {
     }
     // Straight into the stored chunk only when its space is fresh; a chunk of the last flushed
     // state is loaded, changed in memory and stored to new space instead.
-    const rec = format.fileWrite ? await this.forRewrite(req.coords) : await index.lookup(req.coords);
+    const rec = format.fileWrite ? await this.p.forRewrite(req.coords) : await index.lookup(req.coords);
     if (rec && format.fileWrite && store.isFresh(rec.address, rec.size)) {
       await format.fileWrite(rec, req, src, store);
       return;
@@ -513,90 +495,9 @@ export class ChunkEngine<Mem> {
       return;
     }
     if (this.o.format.isEmpty?.(mem)) {
-      this.indexChanges++;
-      const old = await this.o.index.remove(coords);
-      if (old) this.o.store.release(old.address, old.size);
+      await this.p.remove(coords);
       return;
     }
-    await this.put(coords, await this.o.format.memToFile(mem, coords));
-  }
-
-  /** Writes a chunk image (to its old space when that is fresh and the size is unchanged) and records it in the index. */
-  private async put(coords: readonly number[], image: ChunkImage): Promise<void> {
-    const { address, old } = await this.place(coords, image.bytes.length);
-    await this.o.store.write(address, image.bytes);
-    await this.record(coords, address, image, old);
-  }
-
-  /**
-   * File space for a chunk image of `size` bytes: its old space when that is fresh (written since
-   * the last flush) and the size is unchanged, else new space (the old released: reused only after
-   * the next flush when it holds the last flushed state).
-   */
-  private async place(coords: readonly number[], size: number): Promise<{ address: number; old: ChunkRecord | null }> {
-    const { store } = this.o;
-    const old = await this.forRewrite(coords);
-    if (old && old.size === size && store.isFresh(old.address, old.size)) return { address: old.address, old };
-    if (old) store.release(old.address, old.size);
-    return { address: store.alloc(size), old };
-  }
-
-  /**
-   * The record of a chunk about to be rewritten. A chunk of the last flushed state is never written
-   * over: an index that computes addresses (implicit) first moves its chunk block to new space; a
-   * read-only index cannot record a new place, so the write is refused before anything changes.
-   */
-  private async forRewrite(coords: readonly number[]): Promise<ChunkRecord | null> {
-    const { index, store } = this.o;
-    const rec = await index.lookup(coords);
-    if (!rec || store.isFresh(rec.address, rec.size)) return rec;
-    if (index.relocate) {
-      this.indexChanges++;
-      await index.relocate(coords);
-      return index.lookup(coords);
-    }
-    if (index.readOnly) {
-      throw new UnsupportedError(
-        `cannot rewrite chunk [${coords.join(', ')}]: it belongs to the file's flushed state and must go to new space, ` +
-          `which a "${index.type}" chunk index cannot record here (h5repack --latest converts the file to a writable index)`,
-        { path: this.o.path },
-      );
-    }
-    return rec;
-  }
-
-  /** Records a written chunk image in the index (nothing to do when rewritten in place with the same record). */
-  private async record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void> {
-    const same = old && old.address === address && old.size === image.bytes.length && old.filterMask === image.filterMask;
-    if (same && !image.sections && !old.sections) return;
-    this.indexChanges++;
-    await this.o.index.insert({
-      coords: [...coords],
-      address,
-      size: image.bytes.length,
-      filterMask: image.filterMask,
-      ...(image.sections ? { sections: image.sections } : {}),
-    });
-  }
-
-  /** {@link guard} for a step with a result. */
-  private async guardValue<T>(coords: readonly number[], fn: () => T | Promise<T>): Promise<T> {
-    let v!: T;
-    await this.guard(coords, async () => {
-      v = await fn();
-    });
-    return v;
-  }
-
-  /** Adds the dataset path and chunk coordinates to errors that lack them. */
-  private async guard(coords: readonly number[], fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (e) {
-      if (e instanceof H5Error && (e.path === undefined || e.path === this.o.path)) {
-        throw e.withPath(`${this.o.path} (chunk [${coords.join(', ')}])`, true);
-      }
-      throw e;
-    }
+    await this.p.put(coords, await this.o.format.memToFile(mem, coords));
   }
 }

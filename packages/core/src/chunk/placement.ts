@@ -1,0 +1,105 @@
+/**
+ * Where chunk images go in the file and how the chunk index learns of them, for one dataset's chunk
+ * engine: space for an image (its old space only when that is fresh, else new space), the record of
+ * a chunk about to be rewritten (copy-on-write for the last flushed state, docs/data-safety.md), index
+ * updates, removal, and the error context (dataset path and chunk) added to every step's failures.
+ * @module
+ */
+import { H5Error, UnsupportedError } from '../errors.js';
+import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
+import type { ChunkImage, ChunkStore } from './chunk-format.js';
+import type { WriteSteps } from './gather.js';
+
+/** Places, records and removes the chunks of one dataset. */
+export class ChunkPlacement implements WriteSteps {
+  /** Counts the changes made to the chunk index (records found before a change may be stale). */
+  changes = 0;
+
+  constructor(private readonly o: { path: string; index: ChunkIndex; store: ChunkStore }) {}
+
+  /** Writes a chunk image (to its old space when that is fresh and the size is unchanged) and records it in the index. */
+  async put(coords: readonly number[], image: ChunkImage): Promise<void> {
+    const { address, old } = await this.place(coords, image.bytes.length);
+    await this.o.store.write(address, image.bytes);
+    await this.record(coords, address, image, old);
+  }
+
+  /** Removes a chunk from the index and releases its space (a chunk with no defined element, resize pruning). */
+  async remove(coords: readonly number[]): Promise<void> {
+    this.changes++;
+    const old = await this.o.index.remove(coords);
+    if (old) this.o.store.release(old.address, old.size);
+  }
+
+  /**
+   * File space for a chunk image of `size` bytes: its old space when that is fresh (written since
+   * the last flush) and the size is unchanged, else new space (the old released: reused only after
+   * the next flush when it holds the last flushed state).
+   */
+  async place(coords: readonly number[], size: number): Promise<{ address: number; old: ChunkRecord | null }> {
+    const { store } = this.o;
+    const old = await this.forRewrite(coords);
+    if (old && old.size === size && store.isFresh(old.address, old.size)) return { address: old.address, old };
+    if (old) store.release(old.address, old.size);
+    return { address: store.alloc(size), old };
+  }
+
+  /**
+   * The record of a chunk about to be rewritten. A chunk of the last flushed state is never written
+   * over: an index that computes addresses (implicit) first moves its chunk block to new space; a
+   * read-only index cannot record a new place, so the write is refused before anything changes.
+   */
+  async forRewrite(coords: readonly number[]): Promise<ChunkRecord | null> {
+    const { index, store } = this.o;
+    const rec = await index.lookup(coords);
+    if (!rec || store.isFresh(rec.address, rec.size)) return rec;
+    if (index.relocate) {
+      this.changes++;
+      await index.relocate(coords);
+      return index.lookup(coords);
+    }
+    if (index.readOnly) {
+      throw new UnsupportedError(
+        `cannot rewrite chunk [${coords.join(', ')}]: it belongs to the file's flushed state and must go to new space, ` +
+          `which a "${index.type}" chunk index cannot record here (h5repack --latest converts the file to a writable index)`,
+        { path: this.o.path },
+      );
+    }
+    return rec;
+  }
+
+  /** Records a written chunk image in the index (nothing to do when rewritten in place with the same record). */
+  async record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void> {
+    const same = old && old.address === address && old.size === image.bytes.length && old.filterMask === image.filterMask;
+    if (same && !image.sections && !old.sections) return;
+    this.changes++;
+    await this.o.index.insert({
+      coords: [...coords],
+      address,
+      size: image.bytes.length,
+      filterMask: image.filterMask,
+      ...(image.sections ? { sections: image.sections } : {}),
+    });
+  }
+
+  /** {@link guard} for a step with a result. */
+  async guardValue<T>(coords: readonly number[], fn: () => T | Promise<T>): Promise<T> {
+    let v!: T;
+    await this.guard(coords, async () => {
+      v = await fn();
+    });
+    return v;
+  }
+
+  /** Adds the dataset path and chunk coordinates to errors that lack them. */
+  async guard(coords: readonly number[], fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      if (e instanceof H5Error && (e.path === undefined || e.path === this.o.path)) {
+        throw e.withPath(`${this.o.path} (chunk [${coords.join(', ')}])`, true);
+      }
+      throw e;
+    }
+  }
+}
