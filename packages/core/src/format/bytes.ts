@@ -196,10 +196,21 @@ export function verifyTrailingChecksum(bytes: Uint8Array, structure: string, add
   if (stored !== computed) throw new ChecksumError(structure, address, stored, computed);
 }
 
-/** A growable little-endian byte buffer for encoders. */
+/** Buffer size of {@link ByteWriter}s drawn from the scratch pool (writers expecting more get their own). */
+const SCRATCH_BYTES = 4096;
+/** Scratch buffers (all zeros) for small writers: most encoders write a few dozen bytes, and a new buffer each costs more than the encoding. */
+const scratchPool: { buf: Uint8Array; view: DataView }[] = [];
+
+/**
+ * A growable little-endian byte buffer for encoders. Small writers work in a pooled scratch buffer
+ * and {@link finish} copies out exactly the bytes written.
+ */
 export class ByteWriter {
   private buf: Uint8Array;
-  private view: DataView;
+  /** A view of `buf` (null after {@link finish}, until a write needs one). */
+  private view: DataView | null;
+  /** True while `buf` is a pooled scratch buffer (given back by {@link finish}). */
+  private scratch: boolean;
   /** Write position (also the length of what was written so far, unless `pos` was moved back). */
   pos = 0;
   private high = 0;
@@ -207,8 +218,28 @@ export class ByteWriter {
 
   constructor(sizes: SizeContext = DEFAULT_SIZES, initial = 256) {
     this.sizes = sizes;
-    this.buf = new Uint8Array(initial);
-    this.view = new DataView(this.buf.buffer);
+    const s = initial <= SCRATCH_BYTES ? scratchPool.pop() : undefined;
+    if (s) {
+      this.buf = s.buf;
+      this.view = s.view;
+      this.scratch = true;
+    } else {
+      this.buf = new Uint8Array(initial <= SCRATCH_BYTES ? SCRATCH_BYTES : initial);
+      this.view = new DataView(this.buf.buffer);
+      this.scratch = initial <= SCRATCH_BYTES;
+    }
+  }
+
+  /** Gives the scratch buffer back to the pool (zeroed where it was written). */
+  private giveBack(): void {
+    if (!this.scratch) return;
+    this.scratch = false;
+    this.buf.fill(0, 0, this.high);
+    if (scratchPool.length < 16 && this.view) scratchPool.push({ buf: this.buf, view: this.view });
+  }
+
+  private dv(): DataView {
+    return (this.view ??= new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength));
   }
 
   private ensure(n: number): void {
@@ -218,6 +249,7 @@ export class ByteWriter {
     while (cap < need) cap *= 2;
     const nb = new Uint8Array(cap);
     nb.set(this.buf.subarray(0, this.high));
+    this.giveBack();
     this.buf = nb;
     this.view = new DataView(nb.buffer);
   }
@@ -234,19 +266,19 @@ export class ByteWriter {
   }
   u16(v: number): this {
     this.ensure(2);
-    this.view.setUint16(this.pos, v, true);
+    this.dv().setUint16(this.pos, v, true);
     this.advance(2);
     return this;
   }
   u32(v: number): this {
     this.ensure(4);
-    this.view.setUint32(this.pos, v >>> 0, true);
+    this.dv().setUint32(this.pos, v >>> 0, true);
     this.advance(4);
     return this;
   }
   u64(v: number | bigint): this {
     this.ensure(8);
-    this.view.setBigUint64(this.pos, BigInt(v), true);
+    this.dv().setBigUint64(this.pos, BigInt(v), true);
     this.advance(8);
     return this;
   }
@@ -313,7 +345,7 @@ export class ByteWriter {
   }
   /** Overwrites a u32 at `at` without moving the cursor. */
   patchU32(at: number, v: number): void {
-    this.view.setUint32(at, v >>> 0, true);
+    this.dv().setUint32(at, v >>> 0, true);
   }
   /** Overwrites an n-byte integer at `at` without moving the cursor. */
   patchUN(at: number, v: number, n: number): void {
@@ -322,9 +354,17 @@ export class ByteWriter {
     this.uN(v, n);
     this.pos = save;
   }
-  /** The bytes written so far (a copy-free view of the first `high` bytes). */
+  /**
+   * The bytes written so far: a copy of exactly those bytes for small writers (their scratch buffer
+   * goes back to the pool; the writer may still be used, on the copy), else a view of the buffer.
+   */
   finish(): Uint8Array {
-    return this.buf.subarray(0, this.high);
+    if (!this.scratch) return this.buf.subarray(0, this.high);
+    const out = this.buf.slice(0, this.high);
+    this.giveBack();
+    this.buf = out;
+    this.view = null;
+    return out;
   }
 }
 

@@ -15,7 +15,7 @@ import { setLinkAddress } from './group-links.js';
 import { denseLinkStoreOf } from '../dense/dense-links.js';
 import { isGroupHeader, linkStorageOf, readLinks, type LinkStorage } from './links.js';
 import type { LinkList } from './link-list.js';
-import { loadCommittedDatatype, resolveDatatypeMessage } from './shared-datatype.js';
+import { loadCommittedDatatype, MESSAGE_FLAG_SHARED, resolveDatatypeMessage } from './shared-datatype.js';
 
 /**
  * Link storages whose links {@link relinkChild} can point at a new address copy-on-write. A group
@@ -45,6 +45,13 @@ export async function relinkChild(ctx: FileContext, group: HeaderModel, name: st
   await setLinkAddress(ctx, group, name, name, address);
   await denseLinkStoreOf(group)?.flush();
 }
+
+/**
+ * Datatype classes (spec IV.A.2.d, the low 4 bits of a datatype message's first byte) that can
+ * neither be nor contain a reference: fixed-point, floating-point, time, string, bitfield, opaque
+ * and enumeration (whose base is an integer).
+ */
+const NO_REFERENCE_CLASSES = new Set([0, 1, 2, 3, 4, 5, 8]);
 
 /** True when a datatype is, or contains, a reference type. */
 function holdsReferences(t: Datatype): boolean {
@@ -182,7 +189,9 @@ export class LinkGraph implements ObjectGraph {
   private async refersByAddress(h: HeaderModel): Promise<boolean> {
     try {
       const dt = h.find(DATATYPE);
-      if (dt && (h.find(LAYOUT) || h.find(DATASPACE)) && holdsReferences(await resolveDatatypeMessage(this.ctx, dt, ''))) return true;
+      // (an atomic type not stored elsewhere is known from its class byte, without decoding it)
+      const atomic = dt !== undefined && (dt.flags & MESSAGE_FLAG_SHARED) === 0 && dt.body.length > 0 && NO_REFERENCE_CLASSES.has(dt.body[0]! & 0x0f);
+      if (dt && !atomic && (h.find(LAYOUT) || h.find(DATASPACE)) && holdsReferences(await resolveDatatypeMessage(this.ctx, dt, ''))) return true;
       for (const a of await readAttributeMessages(this.ctx, h)) {
         const t = a.sharedDatatypeRef ? await loadCommittedDatatype(this.ctx, { kind: 'object-header', address: a.sharedDatatypeRef.address }, '') : a.datatype;
         if (holdsReferences(t)) return true;
