@@ -31,20 +31,27 @@ export const DEFAULT_SIZES: SizeContext = Object.freeze({ sizeOfOffsets: 8, size
  */
 export class ByteReader {
   readonly bytes: Uint8Array;
-  readonly view: DataView;
   /** Current position, relative to `bytes`. */
   pos: number;
   readonly sizes: SizeContext;
   readonly structure: string;
   readonly base: number;
+  private dv: DataView | null = null;
 
   constructor(bytes: Uint8Array, opts: { pos?: number; sizes?: SizeContext; structure?: string; base?: number } = {}) {
     this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = opts.pos ?? 0;
     this.sizes = opts.sizes ?? DEFAULT_SIZES;
     this.structure = opts.structure ?? 'structure';
     this.base = opts.base ?? UNDEFINED_ADDRESS;
+  }
+
+  /**
+   * A DataView of `bytes`, made on first use: most structures decode from the bytes directly, and
+   * a view of a small array costs more than decoding it.
+   */
+  get view(): DataView {
+    return (this.dv ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
   }
 
   /** Bytes left after the cursor. */
@@ -73,21 +80,20 @@ export class ByteReader {
   }
   u16(): number {
     this.need(2);
-    const v = this.view.getUint16(this.pos, true);
-    this.pos += 2;
-    return v;
+    const b = this.bytes;
+    const p = this.pos;
+    this.pos = p + 2;
+    return b[p]! | (b[p + 1]! << 8);
   }
   u32(): number {
-    this.need(4);
-    const v = this.view.getUint32(this.pos, true);
-    this.pos += 4;
-    return v;
+    return this.i32() >>> 0;
   }
   i32(): number {
     this.need(4);
-    const v = this.view.getInt32(this.pos, true);
-    this.pos += 4;
-    return v;
+    const b = this.bytes;
+    const p = this.pos;
+    this.pos = p + 4;
+    return b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24);
   }
   /** Unsigned 64-bit as a number; throws if it exceeds 2^53 − 1. */
   u64(): number {
@@ -375,9 +381,17 @@ const encoder = new TextEncoder();
 export function utf8Decode(b: Uint8Array): string {
   return decoder.decode(b);
 }
-/** UTF-8 encode. */
+/** UTF-8 encode (names are mostly short ASCII: copied char by char, which beats `TextEncoder` several times over). */
 export function utf8Encode(s: string): Uint8Array {
-  return encoder.encode(s);
+  const n = s.length;
+  if (n > 256) return encoder.encode(s);
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return encoder.encode(s);
+    out[i] = c;
+  }
+  return out;
 }
 
 /** Throws {@link FormatError} when `cond` is false. */
