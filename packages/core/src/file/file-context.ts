@@ -189,6 +189,11 @@ export class FileContext {
     return p;
   }
 
+  /** The object header model at `address` when it is already decoded (or created in this session). */
+  loadedHeader(address: number): HeaderModel | undefined {
+    return this.headers.get(address);
+  }
+
   /** Registers a header created in this session. */
   addHeader(model: HeaderModel): void {
     this.headers.set(model.address, model);

@@ -222,17 +222,23 @@ export class ByteWriter {
   private high = 0;
   readonly sizes: SizeContext;
 
-  constructor(sizes: SizeContext = DEFAULT_SIZES, initial = 256) {
+  /**
+   * @param initial expected size in bytes (the buffer grows as needed).
+   * @param own work in a buffer of its own (never a pooled one), so that {@link finish} returns a
+   *   view of it, with whatever room is left after the bytes written (e.g. for a trailer).
+   */
+  constructor(sizes: SizeContext = DEFAULT_SIZES, initial = 256, own = false) {
     this.sizes = sizes;
-    const s = initial <= SCRATCH_BYTES ? scratchPool.pop() : undefined;
+    const small = initial <= SCRATCH_BYTES && !own;
+    const s = small ? scratchPool.pop() : undefined;
     if (s) {
       this.buf = s.buf;
       this.view = s.view;
       this.scratch = true;
     } else {
-      this.buf = new Uint8Array(initial <= SCRATCH_BYTES ? SCRATCH_BYTES : initial);
+      this.buf = new Uint8Array(small ? SCRATCH_BYTES : initial);
       this.view = new DataView(this.buf.buffer);
-      this.scratch = initial <= SCRATCH_BYTES;
+      this.scratch = small;
     }
   }
 
@@ -362,10 +368,21 @@ export class ByteWriter {
   }
   /**
    * The bytes written so far: a copy of exactly those bytes for small writers (their scratch buffer
-   * goes back to the pool; the writer may still be used, on the copy), else a view of the buffer.
+   * goes back to the pool; the writer may still be used, on the copy), else (large writers, and
+   * those made with `own`) a view of the writer's buffer.
    */
   finish(): Uint8Array {
     if (!this.scratch) return this.buf.subarray(0, this.high);
+    return this.copyOut();
+  }
+
+  /** The bytes written so far in an array of their own, exactly as long (one copy at most). */
+  finishExact(): Uint8Array {
+    if (!this.scratch) return this.buf.slice(0, this.high);
+    return this.copyOut();
+  }
+
+  private copyOut(): Uint8Array {
     const out = this.buf.slice(0, this.high);
     this.giveBack();
     this.buf = out;

@@ -285,7 +285,7 @@ export function encodeContinuationBlock(
   writeMessages(w, messages, track, CONT_BLOCK);
   writeFill(w, total - 8 - used, track);
   w.checksum(0);
-  return w.finish().slice();
+  return w.finishExact();
 }
 
 /** Result of {@link layoutObjectHeaderV2}. */
