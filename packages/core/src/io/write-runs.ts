@@ -67,7 +67,7 @@ export function joinRuns(items: readonly Placement[]): Run[] {
  * are consecutive in the arena too and go out without another copy.
  */
 export class WriteBatch {
-  private arena = new Uint8Array(64 << 10);
+  private arena = new Uint8Array(0);
   private used = 0;
   private items: Placement[] = [];
 
@@ -85,7 +85,7 @@ export class WriteBatch {
   add(address: number, bytes: Uint8Array): void {
     const need = this.used + bytes.length;
     if (need > this.arena.length) {
-      let cap = this.arena.length * 2;
+      let cap = Math.max(this.arena.length * 2, 64 << 10);
       while (cap < need) cap *= 2;
       // Earlier placements keep viewing the old arena; only new ones go to the new one.
       this.arena = new Uint8Array(cap);
