@@ -180,7 +180,16 @@ async function oursReadAll(path: string, pf: PointFrames): Promise<number> {
   return s;
 }
 
+const cpuNow = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** Process CPU seconds of each {@link oursGroups} run (user + system, all threads). */
+const groupsCpu: number[] = [];
+
 async function oursGroups(path: string, groups: number, per: number): Promise<number> {
+  const c0 = cpuNow();
   const t0 = performance.now();
   const f = await createFile(path);
   for (let g = 0; g < groups; g++) {
@@ -189,6 +198,7 @@ async function oursGroups(path: string, groups: number, per: number): Promise<nu
   }
   await f.close();
   const s = (performance.now() - t0) / 1000;
+  groupsCpu.push(cpuNow() - c0);
   rmSync(path, { force: true });
   return s;
 }
@@ -198,11 +208,6 @@ interface PerDataset {
   wall: number[];
   cpu: number[];
 }
-
-const cpuNow = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
 
 async function oursOneGroup(path: string, n: number, marks: number[]): Promise<PerDataset> {
   const stamps = new Float64Array(n + 1);
@@ -343,11 +348,20 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
       rmSync(theirs, { force: true });
     }
     if (ONLY.has('groups') || ONLY.has('many')) {
+      groupsCpu.length = 0;
+      const theirCpu: number[] = [];
       const g = await paired(
         () => oursGroups(join(dir, 'ours-groups.h5'), 100, 100),
-        async () => (await py.call({ cmd: 'groups', path: join(dir, 'h5py-groups.h5'), groups: 100, per: 100 })).s as number,
+        async () => {
+          const r = await py.call({ cmd: 'groups', path: join(dir, 'h5py-groups.h5'), groups: 100, per: 100 });
+          theirCpu.push(r.cpu as number);
+          return r.s as number;
+        },
       );
       row('create 10,000 datasets in 100 groups', g);
+      // (process CPU time, all threads, of the timed runs: what the load of the machine moves least)
+      const cpuMs = (xs: number[]): string => (median(xs.slice(WARMUP)) * 1000).toFixed(0);
+      console.log(`  ${''.padEnd(58)} CPU: ours ${cpuMs(groupsCpu)} ms, h5py ${cpuMs(theirCpu)} ms (medians)`);
       const marks = [100, 400, 1600];
       const sides = { ours: [] as PerDataset[], theirs: [] as PerDataset[] };
       for (let i = 0; i < REPEAT; i++) {
