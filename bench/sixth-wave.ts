@@ -13,6 +13,7 @@
  *   Create and close are timed on both sides; reads include open and close.
  * - `groups`: 10,000 empty float32 (16,) datasets in 100 groups (file create and close included), and the
  *   time per dataset of the 100 creations ending at 100 / 400 / 1,600 links in one group.
+ *   Alone (without `dense`): `BENCH_W6_PARTS=many`.
  * - `dense` (part of `groups`, or alone with `BENCH_W6_PARTS=dense`): 10,000 empty float32 (16,) datasets in
  *   ONE group (dense link storage: fractal heap + v2 B-tree name index; h5py with `libver='latest'`), file
  *   create and close included; then the file opened and 1,000 of them opened by name (seeded random order).
@@ -179,7 +180,16 @@ async function oursReadAll(path: string, pf: PointFrames): Promise<number> {
   return s;
 }
 
+const cpuNow = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** Process CPU seconds of each {@link oursGroups} run (user + system, all threads). */
+const groupsCpu: number[] = [];
+
 async function oursGroups(path: string, groups: number, per: number): Promise<number> {
+  const c0 = cpuNow();
   const t0 = performance.now();
   const f = await createFile(path);
   for (let g = 0; g < groups; g++) {
@@ -188,22 +198,36 @@ async function oursGroups(path: string, groups: number, per: number): Promise<nu
   }
   await f.close();
   const s = (performance.now() - t0) / 1000;
+  groupsCpu.push(cpuNow() - c0);
   rmSync(path, { force: true });
   return s;
 }
 
-async function oursOneGroup(path: string, n: number, marks: number[]): Promise<number[]> {
+/** Seconds per dataset (wall and process CPU time) of the WINDOW creations ending at each mark. */
+interface PerDataset {
+  wall: number[];
+  cpu: number[];
+}
+
+async function oursOneGroup(path: string, n: number, marks: number[]): Promise<PerDataset> {
   const stamps = new Float64Array(n + 1);
+  const at = new Set(marks.flatMap((m) => [m, m - WINDOW]));
+  const cpu = new Map<number, number>();
   const f = await createFile(path);
   const grp = await f.createGroup('g');
   stamps[0] = performance.now();
+  cpu.set(0, cpuNow());
   for (let d = 0; d < n; d++) {
     await grp.createDataset(`d${String(d).padStart(5, '0')}`, { dtype: 'float32', shape: [16] });
     stamps[d + 1] = performance.now();
+    if (at.has(d + 1)) cpu.set(d + 1, cpuNow());
   }
   await f.close();
   rmSync(path, { force: true });
-  return marks.map((m) => (stamps[m]! - stamps[m - WINDOW]!) / WINDOW / 1000);
+  return {
+    wall: marks.map((m) => (stamps[m]! - stamps[m - WINDOW]!) / WINDOW / 1000),
+    cpu: marks.map((m) => (cpu.get(m)! - cpu.get(m - WINDOW)!) / WINDOW),
+  };
 }
 
 /** 10,000 datasets in one group (dense link storage). */
@@ -323,28 +347,46 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
       rmSync(ours, { force: true });
       rmSync(theirs, { force: true });
     }
-    if (ONLY.has('groups')) {
+    if (ONLY.has('groups') || ONLY.has('many')) {
+      groupsCpu.length = 0;
+      const theirCpu: number[] = [];
       const g = await paired(
         () => oursGroups(join(dir, 'ours-groups.h5'), 100, 100),
-        async () => (await py.call({ cmd: 'groups', path: join(dir, 'h5py-groups.h5'), groups: 100, per: 100 })).s as number,
+        async () => {
+          const r = await py.call({ cmd: 'groups', path: join(dir, 'h5py-groups.h5'), groups: 100, per: 100 });
+          theirCpu.push(r.cpu as number);
+          return r.s as number;
+        },
       );
       row('create 10,000 datasets in 100 groups', g);
+      // (process CPU time, all threads, of the timed runs: what the load of the machine moves least)
+      const cpuMs = (xs: number[]): string => (median(xs.slice(WARMUP)) * 1000).toFixed(0);
+      console.log(`  ${''.padEnd(58)} CPU: ours ${cpuMs(groupsCpu)} ms, h5py ${cpuMs(theirCpu)} ms (medians)`);
       const marks = [100, 400, 1600];
-      const per: { ours: number[]; theirs: number[] }[] = marks.map(() => ({ ours: [], theirs: [] }));
+      const sides = { ours: [] as PerDataset[], theirs: [] as PerDataset[] };
       for (let i = 0; i < REPEAT; i++) {
         const run = async (who: 'ours' | 'theirs'): Promise<void> => {
-          const xs = who === 'ours' ? await oursOneGroup(join(dir, 'ours-one.h5'), 1600, marks) : ((await py.call({ cmd: 'one_group', path: join(dir, 'h5py-one.h5'), n: 1600, marks, window: WINDOW })).per as number[]);
-          xs.forEach((x, k) => per[k]![who].push(x));
+          if (who === 'ours') sides.ours.push(await oursOneGroup(join(dir, 'ours-one.h5'), 1600, marks));
+          else {
+            const r = await py.call({ cmd: 'one_group', path: join(dir, 'h5py-one.h5'), n: 1600, marks, window: WINDOW });
+            sides.theirs.push({ wall: r.per as number[], cpu: r.cpu as number[] });
+          }
         };
         if (i % 2 === 0) (await run('ours'), await run('theirs'));
         else (await run('theirs'), await run('ours'));
       }
+      const at = (who: 'ours' | 'theirs', kind: keyof PerDataset, k: number): number[] => sides[who].map((p) => p[kind][k]!);
       marks.forEach((m, k) => {
-        const p = per[k]!;
-        row(`per dataset at ${m.toLocaleString('en-US')} links in one group`, { ours: median(p.ours), theirs: median(p.theirs), ratio: median(p.ours.map((x, j) => p.theirs[j]! / x)) });
+        const ours = at('ours', 'wall', k);
+        const theirs = at('theirs', 'wall', k);
+        row(`per dataset at ${m.toLocaleString('en-US')} links in one group`, { ours: median(ours), theirs: median(theirs), ratio: median(ours.map((x, j) => theirs[j]! / x)) });
       });
-      const growth = median(per[2]!.ours) / median(per[0]!.ours);
-      console.log(`  ours: per-dataset time at 1,600 links = ${growth.toFixed(2)}× that at 100 (target ≤ 1.5×)`);
+      // Windows of 100 creations last a few milliseconds: on a loaded machine one preemption (or a
+      // major GC) in a window moves its wall time a lot, so the growth is shown on CPU time too.
+      const growth = (who: 'ours' | 'theirs', kind: keyof PerDataset): string => (median(at(who, kind, 2)) / median(at(who, kind, 0))).toFixed(2);
+      console.log(`  per-dataset time at 1,600 links ÷ at 100 (target ≤ 1.5×): ours ${growth('ours', 'wall')}× wall, ${growth('ours', 'cpu')}× CPU; h5py ${growth('theirs', 'wall')}× wall, ${growth('theirs', 'cpu')}× CPU`);
+      const cpuUs = (who: 'ours' | 'theirs'): string => marks.map((_, k) => (median(at(who, 'cpu', k)) * 1e6).toFixed(1)).join(' / ');
+      console.log(`  CPU µs per dataset at 100 / 400 / 1,600 links: ours ${cpuUs('ours')}, h5py ${cpuUs('theirs')}`);
     }
   } finally {
     py.close();

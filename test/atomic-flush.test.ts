@@ -93,8 +93,10 @@ describe('headers move at flush; handles follow', () => {
       await f.flush();
       sizes.push(await store.size());
     }
-    // four headers move per flush; after a few flushes their old copies are reused
-    expect(Math.max(...sizes.slice(10))).toBe(Math.max(...sizes.slice(0, 10)));
+    // four headers move per flush; after a few flushes their old copies are reused (the file may
+    // even shrink once released space at its end is given back)
+    expect(Math.max(...sizes.slice(10))).toBeLessThanOrEqual(Math.max(...sizes.slice(0, 10)));
+    expect(new Set(sizes.slice(10)).size).toBe(1);
     await f.close();
     expect(h5pyValues(store.toBytes(), 'a/b/counter')).toEqual([36, 37, 38, 39]);
   });

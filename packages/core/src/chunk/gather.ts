@@ -5,6 +5,7 @@
  * @module
  */
 import { ValueError } from '../errors.js';
+import { joinRuns } from '../io/write-runs.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-format.js';
 
@@ -104,18 +105,8 @@ export async function putFullChunks<Mem>(
 
 /** Writes placed chunk images (one I/O per run of adjacent addresses, copied together), then records them in the index. */
 export async function writePlaced(store: ChunkStore, steps: WriteSteps, batch: readonly Placed[]): Promise<void> {
-  for (let i = 0; i < batch.length; ) {
-    const first = batch[i]!;
-    let end = first.address + first.image.bytes.length;
-    let j = i + 1;
-    while (j < batch.length && batch[j]!.address === end) end += batch[j++]!.image.bytes.length;
-    let bytes = first.image.bytes;
-    if (j > i + 1) {
-      bytes = new Uint8Array(end - first.address);
-      for (let k = i; k < j; k++) bytes.set(batch[k]!.image.bytes, batch[k]!.address - first.address);
-    }
-    await steps.guard(first.coords, () => store.write(first.address, bytes));
-    i = j;
+  for (const run of joinRuns(batch.map((p) => ({ address: p.address, bytes: p.image.bytes })))) {
+    await steps.guard(batch[run.first]!.coords, () => store.write(run.address, run.bytes));
   }
   for (const p of batch) {
     await steps.guard(p.coords, () => steps.record(p.coords, p.address, p.image, p.old));

@@ -7,6 +7,7 @@
 import type { HeaderModel } from '../file/header-model.js';
 import type { FileContext } from '../file/file-context.js';
 import { lookup3 } from '../format/checksum/lookup3.js';
+import { utf8Encode } from '../format/bytes.js';
 import { findV2BTreeRecord, openV2BTree, type V2BTreeHeader } from '../format/btree/v2.js';
 import { decodeLinkNameRecord, LINK_HEAP_ID_LENGTH } from '../format/btree/v2-records.js';
 import { openFractalHeap, type FractalHeap } from '../format/heaps/fractal-heap.js';
@@ -17,7 +18,6 @@ import { LINK_HEAP_PARAMS } from './fractal-heap-writer.js';
 import { linkNameClass, linkOrderClass } from './index-records.js';
 import type { DenseKind, DenseStore } from './dense-store.js';
 
-const enc = new TextEncoder();
 
 /** Groups' link messages in dense storage. */
 export const DENSE_LINKS: DenseKind<LinkMessage> = {
@@ -47,7 +47,7 @@ export function denseLinkStoreOf(model: HeaderModel): DenseStore<LinkMessage> | 
  * change, and new ones have new addresses.
  */
 export async function findDenseLink(ctx: FileContext, info: LinkInfoMessage, name: string, cache?: Map<string, unknown>): Promise<LinkMessage | undefined | null> {
-  const hash = lookup3(enc.encode(name));
+  const hash = lookup3(utf8Encode(name));
   const key = `dense-links:${info.fractalHeapAddress}:${info.nameIndexAddress}`;
   let open = cache?.get(key) as { tree: V2BTreeHeader; heap: FractalHeap } | undefined;
   if (!open) {

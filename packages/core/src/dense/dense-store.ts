@@ -8,7 +8,7 @@
  * @module
  */
 import { UnsupportedError } from '../errors.js';
-import { isDefinedAddress, UNDEFINED_ADDRESS, type SizeContext } from '../format/bytes.js';
+import { isDefinedAddress, UNDEFINED_ADDRESS, utf8Encode, type SizeContext } from '../format/bytes.js';
 import { lookup3 } from '../format/checksum/lookup3.js';
 import { iterateV2BTree, openV2BTree } from '../format/btree/v2.js';
 import type { DenseStorageInfo } from '../format/messages/dense-storage-info.js';
@@ -20,7 +20,6 @@ import { FractalHeapWriter, type HeapParams } from './fractal-heap-writer.js';
 import { DENSE_BTREE_PARAMS, heapIdKey, type NameRecord, type OrderRecord } from './index-records.js';
 import { fileIndexStorage } from './storage.js';
 
-const enc = new TextEncoder();
 
 /** What differs between dense link and dense attribute storage. */
 export interface DenseKind<M> {
@@ -100,7 +99,7 @@ export class DenseStore<M> {
     for await (const bytes of iterateV2BTree(ctx.reader, raw)) {
       const key = cls.decode(bytes, raw.address);
       const message = kind.decode(await heap.get(key.heapId), ctx.sizes);
-      key.name = enc.encode(kind.nameOf(message));
+      key.name = utf8Encode(kind.nameOf(message));
       map.set(heapIdKey(key.heapId), key.name);
       const creationOrder = kind.orderOf ? kind.orderOf(message) : key.creationOrder;
       entries.push({ message, heapId: key.heapId, key, ...(creationOrder !== undefined ? { creationOrder } : {}) });
@@ -137,7 +136,7 @@ export class DenseStore<M> {
       throw new UnsupportedError(`"${name}" has no creation order in storage that indexes it`, { address: this.model.address });
     }
     const heapId = this.heap.insert(this.kind.encode(message, this.ctx.sizes));
-    const bytes = enc.encode(name);
+    const bytes = utf8Encode(name);
     this.nameBytes.set(heapIdKey(heapId), bytes);
     const key: NameRecord = { hash: lookup3(bytes), heapId, name: bytes, messageFlags: 0, creationOrder: creationOrder ?? 0 };
     await this.names.insert(key);

@@ -17,35 +17,59 @@ export interface Extent {
   size: number;
 }
 
-/** Inserts `[address, address + size)` into a sorted list of disjoint extents, merging neighbours. */
+/** Index of the first extent of a sorted list of disjoint extents that ends at or after `address` (binary search). */
+function firstEndingFrom(list: readonly Extent[], address: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const e = list[mid]!;
+    if (e.address + e.size < address) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Inserts `[address, address + size)` into a sorted list of disjoint extents, merging neighbours (O(log n) search). */
 function addExtent(list: Extent[], address: number, size: number): void {
-  let i = 0;
-  while (i < list.length && list[i]!.address + list[i]!.size < address) i++;
-  let start = address;
-  let end = address + size;
-  let j = i;
-  while (j < list.length && list[j]!.address <= end) {
-    start = Math.min(start, list[j]!.address);
-    end = Math.max(end, list[j]!.address + list[j]!.size);
+  const i = firstEndingFrom(list, address);
+  const end = address + size;
+  // The common case, a block appended at or touching the end: grow the last extent in place.
+  const at = list[i];
+  if (at === undefined) {
+    list.push({ address, size });
+    return;
+  }
+  if (at.address > end) {
+    list.splice(i, 0, { address, size });
+    return;
+  }
+  const start = Math.min(at.address, address);
+  let stop = Math.max(at.address + at.size, end);
+  let j = i + 1;
+  while (j < list.length && list[j]!.address <= stop) {
+    stop = Math.max(stop, list[j]!.address + list[j]!.size);
     j++;
   }
-  list.splice(i, j - i, { address: start, size: end - start });
+  at.address = start;
+  at.size = stop - start;
+  if (j > i + 1) list.splice(i + 1, j - i - 1);
 }
 
 /** Removes `[address, address + size)` from a sorted list of disjoint extents. */
 function removeExtent(list: Extent[], address: number, size: number): void {
   const end = address + size;
+  // Extents ending after `address` (a touching one is left alone below).
+  let i = firstEndingFrom(list, address + 1);
   const out: Extent[] = [];
-  for (const e of list) {
+  let j = i;
+  for (; j < list.length && list[j]!.address < end; j++) {
+    const e = list[j]!;
     const eEnd = e.address + e.size;
-    if (eEnd <= address || e.address >= end) {
-      out.push(e);
-      continue;
-    }
     if (e.address < address) out.push({ address: e.address, size: address - e.address });
     if (eEnd > end) out.push({ address: end, size: eEnd - end });
   }
-  list.splice(0, list.length, ...out);
+  if (j > i) list.splice(i, j - i, ...out);
 }
 
 /** Hands out file space and knows which of it is fresh (allocated since the last flush). */
@@ -78,8 +102,10 @@ export class Allocator {
     }
     const start = Math.ceil(this.eof / align) * align;
     if (start > this.eof) this.notePadding(start, start - this.eof);
+    // The alignment padding is fresh too (nothing flushed lies past the end of file): blocks taken
+    // one after another from the end form one fresh extent, and may be written with one I/O.
+    addExtent(this.fresh, this.eof, start + size - this.eof);
     this.eof = start + size;
-    addExtent(this.fresh, start, size);
     return start;
   }
 
@@ -94,11 +120,8 @@ export class Allocator {
   /** True when `[address, address + size)` lies wholly in fresh space (allocated since the last flush). */
   isFresh(address: number, size: number): boolean {
     const end = address + Math.max(size, 0);
-    for (const e of this.fresh) {
-      if (e.address > address) return false;
-      if (e.address + e.size >= end) return true;
-    }
-    return false;
+    const e = this.fresh[firstEndingFrom(this.fresh, end)];
+    return e !== undefined && e.address <= address;
   }
 
   /**

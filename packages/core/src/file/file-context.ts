@@ -53,6 +53,12 @@ export class FileContext {
     readonly name: string,
   ) {
     this.reader = new SourceMetadataReader(source, superblock.sizes, Math.min(fileSize, superblock.eofAddress), superblock.baseAddress);
+    this.reader.settle = () => this.settled();
+  }
+
+  /** Writes a flush holds back (to write them together) reach the source before any read: null when none are held. */
+  private settled(): Promise<void> | null {
+    return this.writer?.holdsWrites ? this.writer.settle() : null;
   }
 
   /** Offset/length sizes. */
@@ -97,6 +103,7 @@ export class FileContext {
       });
     }
     const pos = this.superblock.baseAddress + address;
+    await this.settled();
     let got: number;
     if (this.source.readInto) got = await this.source.readInto(pos, target);
     else {
@@ -142,6 +149,7 @@ export class FileContext {
       }
       return;
     }
+    await this.settled();
     const got = await this.source.readv(this.superblock.baseAddress + address, targets);
     if (got !== length) throw new TruncatedError(`only ${got} of ${length} bytes could be read`, { structure, address });
   }
@@ -179,6 +187,11 @@ export class FileContext {
       p.finally(() => this.pendingHeaders.delete(address)).catch(() => undefined);
     }
     return p;
+  }
+
+  /** The object header model at `address` when it is already decoded (or created in this session). */
+  loadedHeader(address: number): HeaderModel | undefined {
+    return this.headers.get(address);
   }
 
   /** Registers a header created in this session. */
@@ -222,6 +235,7 @@ export class FileContext {
         { structure, address },
       );
     }
+    await this.settled();
     const b = await this.source.read(this.superblock.baseAddress + address, length);
     if (b.length !== length) throw new TruncatedError(`only ${b.length} of ${length} bytes could be read`, { structure, address });
     return b;

@@ -25,6 +25,7 @@ import { CONTINUATION } from '../format/messages/message-types.js';
 import { encodeSuperblock } from '../format/superblock.js';
 import type { ByteStore } from '../io/byte-store.js';
 import type { GlobalHeapWriter } from '../values/encode.js';
+import { WriteBatch } from '../io/write-runs.js';
 import { Allocator } from './allocator.js';
 import type { FileContext } from './file-context.js';
 import { HeaderModel, type HeaderMessage } from './header-model.js';
@@ -32,6 +33,10 @@ import { planMoves, type ObjectGraph } from './relocate.js';
 
 /** Smallest chunk-0 message area we allocate for a new object header (room for later attributes). */
 const MIN_CHUNK0 = 256;
+/** Writes of a flush up to this size are held back and written together, one I/O per run of adjacent blocks. */
+const BATCH_BLOCK_MAX = 64 << 10;
+/** Held-back writes are written out once they reach this many bytes. */
+const BATCH_BYTES = 1 << 20;
 /** Space for the global heap collection header and its free-space object. */
 const GLOBAL_HEAP_COLLECTION_SIZE = 4096;
 
@@ -91,7 +96,10 @@ export class FileWriter implements GlobalHeapWriter {
   /** Creates a managed object header with `messages` (not yet written: see {@link flush}). */
   createHeader(messages: HeaderMessage[], address?: number): HeaderModel {
     const need = messageAreaSizeV2(messages);
-    const capacity = Math.max(MIN_CHUNK0, need + (need >> 1));
+    let capacity = Math.max(MIN_CHUNK0, need + (need >> 1));
+    // A whole number of 8-byte units (the allocation alignment): headers created one after another
+    // then lie back to back and a flush writes them with one I/O.
+    capacity += (8 - (objectHeaderV2Size({}, capacity) % 8)) % 8;
     const total = objectHeaderV2Size({}, capacity);
     let addr: number;
     if (address === undefined) addr = this.allocator.alloc(total);
@@ -233,10 +241,36 @@ export class FileWriter implements GlobalHeapWriter {
   }
 
   private async put(address: number, bytes: Uint8Array): Promise<void> {
-    await this.store.write(this.ctx.superblock.baseAddress + address, bytes);
+    if (this.batching && bytes.length <= BATCH_BLOCK_MAX) {
+      this.batch.add(address, bytes);
+      if (this.batch.bytes >= BATCH_BYTES) await this.settle();
+    } else {
+      // Held-back blocks first: the store sees every write in the order it was made.
+      await this.settle();
+      await this.store.write(this.ctx.superblock.baseAddress + address, bytes);
+    }
     // What was written can be read back before the next flush.
     const end = address + bytes.length;
     if (end > this.ctx.reader.eof) this.ctx.reader.eof = end;
+  }
+
+  /**
+   * Small writes of the running flush (object headers, heap blocks, B-tree nodes) held back to be
+   * written together, one I/O per run of adjacent blocks: see {@link settle}.
+   */
+  private readonly batch = new WriteBatch();
+  private batching = false;
+
+  /** True when writes are held back (reads of the file {@link settle} them first). */
+  get holdsWrites(): boolean {
+    return !this.batch.empty;
+  }
+
+  /** Writes the held-back writes to the store (reads of the file call this first, so they see them). */
+  settle(): Promise<void> {
+    if (this.batch.empty) return Promise.resolve();
+    const base = this.ctx.superblock.baseAddress;
+    return this.batch.drain((address, bytes) => this.store.write(base + address, bytes));
   }
 
   /**
@@ -275,6 +309,24 @@ export class FileWriter implements GlobalHeapWriter {
   }
 
   private async flushOnce(durable: boolean): Promise<void> {
+    // Everything up to the commit goes to fresh space, in any order: small blocks are held back and
+    // written together before the commit write (steps 1–3).
+    this.batching = true;
+    let inPlace: { h: HeaderModel; chunk0: Uint8Array }[];
+    try {
+      inPlace = await this.writeNewState();
+    } finally {
+      this.batching = false;
+    }
+    await this.settle();
+    await this.commitState(durable, inPlace);
+  }
+
+  /**
+   * Steps 1–3 of a flush (see {@link flush}): everything but the commit, all to fresh space. Returns
+   * the pinned headers' new chunk 0, to be written in place after the superblock.
+   */
+  private async writeNewState(): Promise<{ h: HeaderModel; chunk0: Uint8Array }[]> {
     for (const hook of this.flushHooks) await hook();
     for (const c of this.collections) {
       if (!c.dirty) continue;
@@ -291,6 +343,11 @@ export class FileWriter implements GlobalHeapWriter {
         h.dirty = false;
       } else inPlace.push({ h, chunk0: p.chunk0 });
     }
+    return inPlace;
+  }
+
+  /** Steps 4–6 of a flush (see {@link flush}): the commit writes, with the syncs around them. */
+  private async commitState(durable: boolean, inPlace: readonly { h: HeaderModel; chunk0: Uint8Array }[]): Promise<void> {
     const eof = this.allocator.eof;
     // Space allocated but not written (e.g. an implicit index's chunk block) still counts: the file
     // must reach its end-of-file address before the superblock says so.

@@ -59,6 +59,12 @@ export class HeaderModel {
     );
   }
 
+  /**
+   * State the object layer shares between every handle of this object (a dataset's lock, current
+   * shape and storage: objects/dataset-state.ts); kept across changes to the messages.
+   */
+  objectState: unknown = undefined;
+
   /** Values derived from the messages (e.g. a group's link list), dropped on every change. */
   readonly derived = new Map<string, unknown>();
 

@@ -25,6 +25,8 @@ export interface MetadataReader {
 export class SourceMetadataReader implements MetadataReader {
   private cache = new Map<string, Uint8Array>();
   private cachedBytes = 0;
+  /** Called before reading the source: writes held back by the file's writer reach it first (null: none held). */
+  settle: (() => Promise<void> | null) | null = null;
 
   constructor(
     private readonly source: ByteSource,
@@ -44,6 +46,8 @@ export class SourceMetadataReader implements MetadataReader {
     const key = `${address}:${length}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
+    const held = this.settle?.();
+    if (held) await held;
     const bytes = await this.source.read(this.baseAddress + address, length);
     if (bytes.length !== length) {
       throw new TruncatedError(`only ${bytes.length} of ${length} bytes could be read`, { structure, address });

@@ -31,20 +31,27 @@ export const DEFAULT_SIZES: SizeContext = Object.freeze({ sizeOfOffsets: 8, size
  */
 export class ByteReader {
   readonly bytes: Uint8Array;
-  readonly view: DataView;
   /** Current position, relative to `bytes`. */
   pos: number;
   readonly sizes: SizeContext;
   readonly structure: string;
   readonly base: number;
+  private dv: DataView | null = null;
 
   constructor(bytes: Uint8Array, opts: { pos?: number; sizes?: SizeContext; structure?: string; base?: number } = {}) {
     this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = opts.pos ?? 0;
     this.sizes = opts.sizes ?? DEFAULT_SIZES;
     this.structure = opts.structure ?? 'structure';
     this.base = opts.base ?? UNDEFINED_ADDRESS;
+  }
+
+  /**
+   * A DataView of `bytes`, made on first use: most structures decode from the bytes directly, and
+   * a view of a small array costs more than decoding it.
+   */
+  get view(): DataView {
+    return (this.dv ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
   }
 
   /** Bytes left after the cursor. */
@@ -73,21 +80,20 @@ export class ByteReader {
   }
   u16(): number {
     this.need(2);
-    const v = this.view.getUint16(this.pos, true);
-    this.pos += 2;
-    return v;
+    const b = this.bytes;
+    const p = this.pos;
+    this.pos = p + 2;
+    return b[p]! | (b[p + 1]! << 8);
   }
   u32(): number {
-    this.need(4);
-    const v = this.view.getUint32(this.pos, true);
-    this.pos += 4;
-    return v;
+    return this.i32() >>> 0;
   }
   i32(): number {
     this.need(4);
-    const v = this.view.getInt32(this.pos, true);
-    this.pos += 4;
-    return v;
+    const b = this.bytes;
+    const p = this.pos;
+    this.pos = p + 4;
+    return b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24);
   }
   /** Unsigned 64-bit as a number; throws if it exceeds 2^53 − 1. */
   u64(): number {
@@ -196,19 +202,56 @@ export function verifyTrailingChecksum(bytes: Uint8Array, structure: string, add
   if (stored !== computed) throw new ChecksumError(structure, address, stored, computed);
 }
 
-/** A growable little-endian byte buffer for encoders. */
+/** Buffer size of {@link ByteWriter}s drawn from the scratch pool (writers expecting more get their own). */
+const SCRATCH_BYTES = 4096;
+/** Scratch buffers (all zeros) for small writers: most encoders write a few dozen bytes, and a new buffer each costs more than the encoding. */
+const scratchPool: { buf: Uint8Array; view: DataView }[] = [];
+
+/**
+ * A growable little-endian byte buffer for encoders. Small writers work in a pooled scratch buffer
+ * and {@link finish} copies out exactly the bytes written.
+ */
 export class ByteWriter {
   private buf: Uint8Array;
-  private view: DataView;
+  /** A view of `buf` (null after {@link finish}, until a write needs one). */
+  private view: DataView | null;
+  /** True while `buf` is a pooled scratch buffer (given back by {@link finish}). */
+  private scratch: boolean;
   /** Write position (also the length of what was written so far, unless `pos` was moved back). */
   pos = 0;
   private high = 0;
   readonly sizes: SizeContext;
 
-  constructor(sizes: SizeContext = DEFAULT_SIZES, initial = 256) {
+  /**
+   * @param initial expected size in bytes (the buffer grows as needed).
+   * @param own work in a buffer of its own (never a pooled one), so that {@link finish} returns a
+   *   view of it, with whatever room is left after the bytes written (e.g. for a trailer).
+   */
+  constructor(sizes: SizeContext = DEFAULT_SIZES, initial = 256, own = false) {
     this.sizes = sizes;
-    this.buf = new Uint8Array(initial);
-    this.view = new DataView(this.buf.buffer);
+    const small = initial <= SCRATCH_BYTES && !own;
+    const s = small ? scratchPool.pop() : undefined;
+    if (s) {
+      this.buf = s.buf;
+      this.view = s.view;
+      this.scratch = true;
+    } else {
+      this.buf = new Uint8Array(small ? SCRATCH_BYTES : initial);
+      this.view = new DataView(this.buf.buffer);
+      this.scratch = small;
+    }
+  }
+
+  /** Gives the scratch buffer back to the pool (zeroed where it was written). */
+  private giveBack(): void {
+    if (!this.scratch) return;
+    this.scratch = false;
+    this.buf.fill(0, 0, this.high);
+    if (scratchPool.length < 16 && this.view) scratchPool.push({ buf: this.buf, view: this.view });
+  }
+
+  private dv(): DataView {
+    return (this.view ??= new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength));
   }
 
   private ensure(n: number): void {
@@ -218,6 +261,7 @@ export class ByteWriter {
     while (cap < need) cap *= 2;
     const nb = new Uint8Array(cap);
     nb.set(this.buf.subarray(0, this.high));
+    this.giveBack();
     this.buf = nb;
     this.view = new DataView(nb.buffer);
   }
@@ -234,19 +278,19 @@ export class ByteWriter {
   }
   u16(v: number): this {
     this.ensure(2);
-    this.view.setUint16(this.pos, v, true);
+    this.dv().setUint16(this.pos, v, true);
     this.advance(2);
     return this;
   }
   u32(v: number): this {
     this.ensure(4);
-    this.view.setUint32(this.pos, v >>> 0, true);
+    this.dv().setUint32(this.pos, v >>> 0, true);
     this.advance(4);
     return this;
   }
   u64(v: number | bigint): this {
     this.ensure(8);
-    this.view.setBigUint64(this.pos, BigInt(v), true);
+    this.dv().setBigUint64(this.pos, BigInt(v), true);
     this.advance(8);
     return this;
   }
@@ -313,7 +357,7 @@ export class ByteWriter {
   }
   /** Overwrites a u32 at `at` without moving the cursor. */
   patchU32(at: number, v: number): void {
-    this.view.setUint32(at, v >>> 0, true);
+    this.dv().setUint32(at, v >>> 0, true);
   }
   /** Overwrites an n-byte integer at `at` without moving the cursor. */
   patchUN(at: number, v: number, n: number): void {
@@ -322,9 +366,28 @@ export class ByteWriter {
     this.uN(v, n);
     this.pos = save;
   }
-  /** The bytes written so far (a copy-free view of the first `high` bytes). */
+  /**
+   * The bytes written so far: a copy of exactly those bytes for small writers (their scratch buffer
+   * goes back to the pool; the writer may still be used, on the copy), else (large writers, and
+   * those made with `own`) a view of the writer's buffer.
+   */
   finish(): Uint8Array {
-    return this.buf.subarray(0, this.high);
+    if (!this.scratch) return this.buf.subarray(0, this.high);
+    return this.copyOut();
+  }
+
+  /** The bytes written so far in an array of their own, exactly as long (one copy at most). */
+  finishExact(): Uint8Array {
+    if (!this.scratch) return this.buf.slice(0, this.high);
+    return this.copyOut();
+  }
+
+  private copyOut(): Uint8Array {
+    const out = this.buf.slice(0, this.high);
+    this.giveBack();
+    this.buf = out;
+    this.view = null;
+    return out;
   }
 }
 
@@ -335,9 +398,17 @@ const encoder = new TextEncoder();
 export function utf8Decode(b: Uint8Array): string {
   return decoder.decode(b);
 }
-/** UTF-8 encode. */
+/** UTF-8 encode (names are mostly short ASCII: copied char by char, which beats `TextEncoder` several times over). */
 export function utf8Encode(s: string): Uint8Array {
-  return encoder.encode(s);
+  const n = s.length;
+  if (n > 256) return encoder.encode(s);
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return encoder.encode(s);
+    out[i] = c;
+  }
+  return out;
 }
 
 /** Throws {@link FormatError} when `cond` is false. */

@@ -261,7 +261,8 @@ export function encodeObjectHeaderV2(messages: readonly EncodableMessage[], opts
   writeMessages(w, messages, track, HEADER);
   writeFill(w, chunk0Size - used, track);
   w.checksum(0);
-  return w.finish().slice();
+  // (the writer's buffer holds exactly `total` bytes: no copy needed)
+  return w.finish();
 }
 
 /**
@@ -284,7 +285,7 @@ export function encodeContinuationBlock(
   writeMessages(w, messages, track, CONT_BLOCK);
   writeFill(w, total - 8 - used, track);
   w.checksum(0);
-  return w.finish().slice();
+  return w.finishExact();
 }
 
 /** Result of {@link layoutObjectHeaderV2}. */

@@ -221,5 +221,5 @@ export function encodeSuperblock(sb: SuperblockV2Fields): Uint8Array {
   w.offset(sb.eofAddress);
   w.offset(sb.rootObjectHeaderAddress);
   w.checksum(0);
-  return w.finish().slice();
+  return w.finishExact();
 }

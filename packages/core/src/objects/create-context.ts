@@ -37,7 +37,7 @@ export function datasetCreateContext(ctx: FileContext): DatasetCreateContext {
       encodeDatatype(dt, dtype);
       return [
         { type: DATASPACE, flags: 0, body: encodeDataspace({ kind: 'simple', dims: shape.slice(), maxDims: maxDims ? maxDims.slice() : null }, ctx.sizes) },
-        { type: DATATYPE, flags: CONSTANT, body: dt.finish().slice() },
+        { type: DATATYPE, flags: CONSTANT, body: dt.finishExact() },
         { type: FILL_VALUE, flags: CONSTANT, body: encodeFillValue({ allocTime, fillTime: 'ifset', defined: fill !== null, value: fill }) },
       ];
     },

@@ -82,7 +82,7 @@ export function datasetMessages(ctx: FileContext, plan: CoreLayoutPlan, dataspac
   encodeDatatype(dt, plan.dtype);
   return [
     { type: DATASPACE, flags: 0, body: encodeDataspace(dataspace, sizes) },
-    { type: DATATYPE, flags: CONSTANT, body: dt.finish().slice() },
+    { type: DATATYPE, flags: CONSTANT, body: dt.finish() },
     {
       type: FILL_VALUE,
       flags: CONSTANT,

@@ -43,11 +43,11 @@ export interface DatasetState {
   storage?: DatasetStorage;
 }
 
-const states = new WeakMap<HeaderModel, DatasetState>();
-
 /** The state of the dataset whose header is `model` (made from `space` the first time). */
 export function datasetState(model: HeaderModel, space: Dataspace): DatasetState {
-  let s = states.get(model);
+  // Kept on the model (every handle holds it) rather than in a WeakMap: creating thousands of
+  // datasets then costs no weak-table upkeep.
+  let s = model.objectState as DatasetState | undefined;
   if (!s) {
     const state: DatasetState = {
       // A read must run alone while the chunk cache holds changes (it may write one out).
@@ -55,7 +55,7 @@ export function datasetState(model: HeaderModel, space: Dataspace): DatasetState
       space,
       access: {},
     };
-    states.set(model, (s = state));
+    model.objectState = s = state;
   }
   return s;
 }

@@ -102,8 +102,12 @@ export class Dataset {
   readonly fill: FillValue;
   /** Structured-chunk datasets: the filter pipeline of each section (sparse: 0 = selection, 1 = values). */
   readonly sectionFilters: FilterPipeline[] | null;
-  /** Shared by every handle of this dataset. */
-  private readonly state: DatasetState;
+  /** The dataspace decoded when this handle was made (the shared state starts from it). */
+  private readonly initialSpace: Dataspace;
+  /** Shared by every handle of this dataset, made on first use (a dataset created and never used costs none). */
+  private get state(): DatasetState {
+    return datasetState(this.model, this.initialSpace);
+  }
   /** The layout class (fixed for the dataset's lifetime), once looked up. */
   private layoutClass: DataLayout['class'] | undefined;
 
@@ -122,7 +126,7 @@ export class Dataset {
     },
   ) {
     this.sectionFilters = parts.sectionFilters;
-    this.state = datasetState(model, parts.dataspace);
+    this.initialSpace = parts.dataspace;
     this.dtype = parts.dtype;
     this.filters = parts.filters;
     this.fill = parts.fill;

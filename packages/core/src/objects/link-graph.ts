@@ -6,7 +6,7 @@
  */
 import { UnsupportedError } from '../errors.js';
 import type { Datatype } from '../format/messages/datatype.js';
-import { DATASPACE, DATATYPE, LAYOUT } from '../format/messages/message-types.js';
+import { ATTRIBUTE, ATTRIBUTE_INFO, DATASPACE, DATATYPE, LAYOUT } from '../format/messages/message-types.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import type { ObjectGraph, ParentLink } from '../file/relocate.js';
@@ -15,7 +15,7 @@ import { setLinkAddress } from './group-links.js';
 import { denseLinkStoreOf } from '../dense/dense-links.js';
 import { isGroupHeader, linkStorageOf, readLinks, type LinkStorage } from './links.js';
 import type { LinkList } from './link-list.js';
-import { loadCommittedDatatype, resolveDatatypeMessage } from './shared-datatype.js';
+import { loadCommittedDatatype, MESSAGE_FLAG_SHARED, resolveDatatypeMessage } from './shared-datatype.js';
 
 /**
  * Link storages whose links {@link relinkChild} can point at a new address copy-on-write. A group
@@ -45,6 +45,13 @@ export async function relinkChild(ctx: FileContext, group: HeaderModel, name: st
   await setLinkAddress(ctx, group, name, name, address);
   await denseLinkStoreOf(group)?.flush();
 }
+
+/**
+ * Datatype classes (spec IV.A.2.d, the low 4 bits of a datatype message's first byte) that can
+ * neither be nor contain a reference: fixed-point, floating-point, time, string, bitfield, opaque
+ * and enumeration (whose base is an integer).
+ */
+const NO_REFERENCE_CLASSES = new Set([0, 1, 2, 3, 4, 5, 8]);
 
 /** True when a datatype is, or contains, a reference type. */
 function holdsReferences(t: Datatype): boolean {
@@ -130,13 +137,13 @@ export class LinkGraph implements ObjectGraph {
       const g = queue[i]!;
       if (!this.known.has(g)) {
         this.known.add(g);
-        if (scan && !this.references) this.references = await this.refersByAddress(g);
+        if (scan && !this.references && this.mayReferByAddress(g)) this.references = await this.refersByAddress(g);
       }
       if (!(g === root || isGroupHeader(g))) continue;
       const list = await this.links(g);
       const old = this.groups.get(g);
       const hard: HardLink[] = [];
-      for (const l of list.links) if (l.kind === 'hard') hard.push({ name: l.name, child: await this.ctx.header(l.address!) });
+      for (const l of list.links) if (l.kind === 'hard') hard.push({ name: l.name, child: this.ctx.loadedHeader(l.address!) ?? (await this.ctx.header(l.address!)) });
       for (const { name, child } of old?.hard ?? []) {
         const links = this.parents.get(child)!.filter((p) => !(p.parent === g && p.name === name));
         if (links.length > 0) this.parents.set(child, links);
@@ -151,7 +158,7 @@ export class LinkGraph implements ObjectGraph {
       this.groups.set(g, { hard });
     }
     this.scanned = true;
-    for (const h of changed) if (!this.references) this.references = await this.refersByAddress(h);
+    for (const h of changed) if (!this.references && this.mayReferByAddress(h)) this.references = await this.refersByAddress(h);
     return { parents: this.parents, references: this.references };
   }
 
@@ -176,6 +183,19 @@ export class LinkGraph implements ObjectGraph {
     const list = await readLinks(this.ctx, g);
     g.derived.set('links', list);
     return list;
+  }
+
+  /**
+   * False when the header's messages alone show that the object stores no object references (no
+   * attributes, and no datatype or an atomic one not stored elsewhere, known from its class byte):
+   * {@link refersByAddress} need not decode anything.
+   */
+  private mayReferByAddress(h: HeaderModel): boolean {
+    for (const m of h.messages) {
+      if (m.type === ATTRIBUTE || m.type === ATTRIBUTE_INFO) return true;
+      if (m.type === DATATYPE && !((m.flags & MESSAGE_FLAG_SHARED) === 0 && m.body.length > 0 && NO_REFERENCE_CLASSES.has(m.body[0]! & 0x0f))) return true;
+    }
+    return false;
   }
 
   /** True when the object stores (or may store) object references: a dataset or attribute of a reference type. */

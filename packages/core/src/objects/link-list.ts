@@ -8,8 +8,8 @@
  */
 import { FormatError } from '../errors.js';
 import type { LinkMessage } from '../format/messages/link.js';
+import { utf8Encode } from '../format/bytes.js';
 
-const enc = new TextEncoder();
 
 /** Orders two UTF-8 byte strings as C's strcmp orders names (HDF5's name order). */
 export function compareNameBytes(x: Uint8Array, y: Uint8Array): number {
@@ -20,7 +20,7 @@ export function compareNameBytes(x: Uint8Array, y: Uint8Array): number {
 
 /** Orders names by their UTF-8 bytes, as HDF5's name index does (strcmp). */
 export function compareNames(a: string, b: string): number {
-  return compareNameBytes(enc.encode(a), enc.encode(b));
+  return compareNameBytes(utf8Encode(a), utf8Encode(b));
 }
 
 /** The links of one group, sorted as h5py lists them. */
@@ -44,7 +44,7 @@ export class LinkList {
       this.links = links.slice().sort((a, b) => (a.creationOrder ?? 0) - (b.creationOrder ?? 0));
       return;
     }
-    const keys = links.map((l) => enc.encode(l.name));
+    const keys = links.map((l) => utf8Encode(l.name));
     const order = links.map((_, i) => i).sort((i, j) => compareNameBytes(keys[i]!, keys[j]!));
     this.links = order.map((i) => links[i]!);
     this.keys = order.map((i) => keys[i]!);
@@ -70,7 +70,7 @@ export class LinkList {
     const old = this.byName.get(link.name);
     if (!old) return;
     this.byName.set(link.name, link);
-    const i = this.keys ? this.position(this.keys, enc.encode(link.name)) : this.links.indexOf(old);
+    const i = this.keys ? this.position(this.keys, utf8Encode(link.name)) : this.links.indexOf(old);
     if (this.links[i] === old) this.links[i] = link;
   }
 
@@ -85,7 +85,7 @@ export class LinkList {
       this.links.splice(i, 0, link);
       return;
     }
-    const key = enc.encode(link.name);
+    const key = utf8Encode(link.name);
     const at = this.position(this.keys, key);
     this.links.splice(at, 0, link);
     this.keys.splice(at, 0, key);

@@ -95,5 +95,5 @@ export function encodeExtensibleArrayDataBlock(
     w.bytes(b.elements);
   }
   w.checksum(0);
-  return w.finish().slice();
+  return w.finishExact();
 }

@@ -100,5 +100,5 @@ export function encodeExtensibleArrayHeader(h: ExtensibleArrayHeader, sizes: Siz
   w.length(s.realizedElements);
   w.offset(h.indexBlockAddress);
   w.checksum(0);
-  return w.finish().slice();
+  return w.finishExact();
 }

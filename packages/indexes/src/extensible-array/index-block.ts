@@ -68,5 +68,5 @@ export function encodeExtensibleArrayIndexBlock(b: ExtensibleArrayIndexBlock, g:
   for (const a of b.dataBlockAddresses) w.offset(a);
   for (const a of b.superBlockAddresses) w.offset(a);
   w.checksum(0);
-  return w.finish().slice();
+  return w.finishExact();
 }

@@ -72,5 +72,5 @@ export function encodeExtensibleArraySuperBlock(b: ExtensibleArraySuperBlock, g:
   w.bytes(b.pageInit);
   for (const a of b.dataBlockAddresses) w.offset(a);
   w.checksum(0);
-  return w.finish().slice();
+  return w.finishExact();
 }

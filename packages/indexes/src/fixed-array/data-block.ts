@@ -111,7 +111,7 @@ export function encodeFixedArrayDataBlock(block: FixedArrayDataBlock, layout: Fi
     w.bytes(block.elements);
   }
   w.checksum(0);
-  return w.finish().slice();
+  return w.finishExact();
 }
 
 /** Number of elements of page `k`. */

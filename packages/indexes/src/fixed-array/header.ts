@@ -63,5 +63,5 @@ export function encodeFixedArrayHeader(h: FixedArrayHeader, sizes: SizeContext):
   w.length(h.entries);
   w.offset(h.dataBlockAddress);
   w.checksum(0);
-  return w.finish().slice();
+  return w.finishExact();
 }

@@ -66,7 +66,7 @@ export function decodeSharedMessageRef(bytes: Uint8Array, sizes: SizeContext, ad
 // Spec IV.A.2 (Shared Message encoding, version 2).
 export function encodeSharedMessageRef(ref: SharedMessageRef, sizes: SizeContext): Uint8Array {
   if (ref.kind !== 'committed') return ref.raw;
-  return new ByteWriter(sizes, 2 + sizes.sizeOfOffsets).u8(2).u8(2).offset(ref.address).finish().slice();
+  return new ByteWriter(sizes, 2 + sizes.sizeOfOffsets).u8(2).u8(2).offset(ref.address).finishExact();
 }
 
 /**
@@ -179,5 +179,5 @@ export function encodeAttribute(a: AttributeMessage, sizes: SizeContext, opts: E
   const w = new ByteWriter(sizes, 9 + name.length + 1 + dt.length + ds.length + a.data.length);
   w.u8(3).u8(a.sharedDatatypeRef ? 1 : 0).u16(name.length + 1).u16(dt.length).u16(ds.length).u8(a.charset === 'utf-8' ? 1 : 0);
   w.bytes(name).u8(0).bytes(dt).bytes(ds).bytes(a.data);
-  return w.finish().slice();
+  return w.finishExact();
 }

@@ -44,5 +44,5 @@ export function encodeContinuation(
   const w = new ByteWriter(sizes, continuationMessageSize(sizes));
   w.offset(msg.address);
   w.length(length);
-  return w.finish().slice();
+  return w.finishExact();
 }

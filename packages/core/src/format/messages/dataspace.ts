@@ -103,5 +103,5 @@ export function encodeDataspace(ds: Dataspace, sizes: SizeContext): Uint8Array {
   w.u8(2).u8(rank).u8(maxDims ? 1 : 0).u8(ds.kind === 'scalar' ? 0 : simple ? 1 : 2);
   for (let i = 0; i < rank; i++) w.length(ds.dims[i]!);
   if (maxDims) for (const m of maxDims) w.length(m);
-  return w.finish().slice();
+  return w.finishExact();
 }

@@ -64,5 +64,5 @@ export function encodeDenseStorageInfo(msg: DenseStorageInfo, sizes: SizeContext
   w.offset(msg.fractalHeapAddress);
   w.offset(msg.nameIndexAddress);
   if (flags & 2) w.offset(msg.creationOrderIndexAddress ?? UNDEFINED_ADDRESS);
-  return w.finish().slice();
+  return w.finishExact();
 }

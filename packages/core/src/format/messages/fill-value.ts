@@ -96,5 +96,5 @@ export function encodeFillValue(f: FillValue): Uint8Array {
   const w = new ByteWriter(undefined, 6 + (value?.length ?? 0));
   w.u8(3).u8(flags);
   if (value) w.u32(value.length).bytes(value);
-  return w.finish().slice();
+  return w.finishExact();
 }

@@ -188,5 +188,5 @@ export function encodeFilterPipelineV3(p: SectionPipelines): Uint8Array {
   const w = new ByteWriter(undefined, 64);
   w.u8(FILTER_PIPELINE_VERSION_3);
   encodeSectionPipelinesBody(w, p, STRUCTURE);
-  return w.finish().slice();
+  return w.finishExact();
 }

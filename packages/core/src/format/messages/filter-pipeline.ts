@@ -78,5 +78,5 @@ export function encodeFilterPipeline(pipeline: FilterPipeline, version: 1 | 2 | 
   w.u8(version).u8(filters.length);
   if (version === 1) w.zeros(6);
   for (const f of filters) encodeFilterDescription(w, f, STRUCTURE, version, false);
-  return w.finish().slice();
+  return w.finishExact();
 }

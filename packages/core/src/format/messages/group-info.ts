@@ -58,5 +58,5 @@ export function encodeGroupInfo(msg: GroupInfoMessage = {}): Uint8Array {
   w.u8(0).u8((phase ? 1 : 0) | (est ? 2 : 0));
   if (phase) w.u16(u16(msg.maxCompact ?? 8, 'max compact')).u16(u16(msg.minDense ?? 6, 'min dense'));
   if (est) w.u16(u16(msg.estimatedEntries ?? 4, 'estimated entries')).u16(u16(msg.estimatedNameLength ?? 8, 'estimated name length'));
-  return w.finish().slice();
+  return w.finishExact();
 }

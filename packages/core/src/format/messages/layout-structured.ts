@@ -245,5 +245,5 @@ export function encodeStructuredLayout(layout: StructuredChunkLayout, sizes: Siz
   }
   w.offset(layout.address);
   if (pad) w.zeros(Math.max(0, 3 - layout.metadataSections.length) + (single ? Math.max(0, 8 - L) : 0));
-  return w.finish().slice();
+  return w.finishExact();
 }

@@ -266,5 +266,5 @@ export function encodeLayout(layout: DataLayout, sizes: SizeContext = DEFAULT_SI
     default:
       fail(`unknown layout class ${String((layout as { class: unknown }).class)}`);
   }
-  return w.finish().slice();
+  return w.finishExact();
 }

@@ -142,5 +142,5 @@ export function encodeLink(link: LinkMessage, sizes: SizeContext = DEFAULT_SIZES
   w.bytes(name);
   if (linkType === HARD) w.offset(link.address!);
   else w.u16(value!.length).bytes(value!);
-  return w.finish().slice();
+  return w.finishExact();
 }

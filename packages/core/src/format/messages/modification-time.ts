@@ -24,7 +24,7 @@ export function decodeModificationTime(body: Uint8Array, sizesOrAddress: SizeCon
 /** Encodes a modification time message body (spec IV.A.2.s, version 1) from seconds since the epoch. */
 export function encodeModificationTime(seconds: number): Uint8Array {
   if (!Number.isInteger(seconds) || seconds < 0 || seconds > 0xffffffff) throw new ValueError(`invalid time ${seconds}`, { structure: STRUCTURE });
-  return new ByteWriter(undefined, 8).u8(1).zeros(3).u32(seconds).finish().slice();
+  return new ByteWriter(undefined, 8).u8(1).zeros(3).u32(seconds).finishExact();
 }
 
 /** Decodes an old modification time message body (spec IV.A.2.o): 14 ASCII digits (UTC) + 2 reserved bytes.

@@ -22,5 +22,5 @@ export function decodeReferenceCount(body: Uint8Array, sizesOrAddress: SizeConte
 /** Encodes a reference count message body (spec IV.A.2.w). */
 export function encodeReferenceCount(count: number): Uint8Array {
   if (!Number.isInteger(count) || count < 0 || count > 0xffffffff) throw new ValueError(`invalid reference count ${count}`, { structure: STRUCTURE });
-  return new ByteWriter(undefined, 5).u8(0).u32(count).finish().slice();
+  return new ByteWriter(undefined, 5).u8(0).u32(count).finishExact();
 }

@@ -45,5 +45,5 @@ export function encodeSharedMessage(ref: SharedMessageRef, sizes: SizeContext = 
   } else {
     w.u8(2).u8(2).offset(ref.address);
   }
-  return w.finish().slice();
+  return w.finishExact();
 }

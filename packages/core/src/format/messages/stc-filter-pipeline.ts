@@ -31,5 +31,5 @@ export function encodeStcFilterPipeline(p: SectionPipelines): Uint8Array {
   const w = new ByteWriter(undefined, 64);
   w.u8(STC_FILTER_PIPELINE_VERSION);
   encodeSectionPipelinesBody(w, p, STRUCTURE);
-  return w.finish().slice();
+  return w.finishExact();
 }

@@ -25,5 +25,5 @@ export function decodeSymbolTableMessage(body: Uint8Array, sizes: SizeContext = 
 
 /** Encodes a symbol table message body (spec IV.A.2.r). */
 export function encodeSymbolTableMessage(msg: SymbolTableMessage, sizes: SizeContext = DEFAULT_SIZES): Uint8Array {
-  return new ByteWriter(sizes, 2 * sizes.sizeOfOffsets).offset(msg.btreeAddress).offset(msg.heapAddress).finish().slice();
+  return new ByteWriter(sizes, 2 * sizes.sizeOfOffsets).offset(msg.btreeAddress).offset(msg.heapAddress).finishExact();
 }

@@ -194,7 +194,8 @@ export function encodeSelectionWithTrailer(sel: Selection, extent: ExtentSpec, o
 
 /** Writes a planned encoding into a buffer with `trailer` spare bytes after it; returns the encoding. */
 function encodePlanned(p: Plan, trailer: number): Uint8Array {
-  const w = new ByteWriter(DEFAULT_SIZES, p.size + trailer);
+  // (its own buffer: the trailer goes in the room after the encoding)
+  const w = new ByteWriter(DEFAULT_SIZES, p.size + trailer, trailer > 0);
   encodeExtent(w, p.dims, p.maxDims, p.style);
   const b = p.body;
   switch (b.kind) {
