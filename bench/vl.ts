@@ -68,7 +68,7 @@ interface Sample {
 function python(args: string[]): Sample & Record<string, unknown> {
   const r = spawnSync('/usr/bin/python3', [PY, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`vl_h5py.py ${args[0]} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Sample;
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Sample & Record<string, unknown>;
 }
 
 /** Wall and process CPU (all threads: the filter workers too) seconds of `fn`. */
