@@ -158,9 +158,12 @@ function textOf(mem: VlChunk): string | null {
   return mem.text;
 }
 
+/** A request of fewer than 1/TEXT_SHARE of a chunk's elements decodes its strings one by one, not the whole heap. */
+const TEXT_SHARE = 8;
+
 /** Reads the values of the request's runs into `values` (from `base`): fill for undefined elements. */
-export function readValues(mem: VlChunk, runs: Float64Array, values: unknown[], base: number, codec: VlCodec): void {
-  const text = codec.text ? textOf(mem) : null;
+export function readValues(mem: VlChunk, runs: Float64Array, values: unknown[], base: number, codec: VlCodec, count: number): void {
+  const text = codec.text && (mem.text !== undefined || count * TEXT_SHARE >= mem.off.length) ? textOf(mem) : null;
   const fill = codec.fill();
   const { off, len, defined, heap } = mem;
   for (let r = 0; r < runs.length; r += 3) {
