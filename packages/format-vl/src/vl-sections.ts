@@ -102,9 +102,10 @@ function encodeEntries(mem: VlChunk, out?: Uint8Array): Uint8Array {
       if (defined && !defined[i]) continue;
       const L = len[i]!;
       const o = L > 0 ? off[i]! : 0;
-      w[k] = o % 0x100000000;
+      // (a Uint32Array store keeps the value modulo 2^32; the high word truncates the quotient)
+      w[k] = o;
       w[k + 1] = o / 0x100000000;
-      w[k + 2] = L % 0x100000000;
+      w[k + 2] = L;
       w[k + 3] = L / 0x100000000;
       k += 4;
     }
