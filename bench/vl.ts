@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { deflate, deflateSync, inflate } from 'node:zlib';
 import { createFile, openFile, selectHyperslab, type Dataset } from '../packages/core/src/index.js';
 import { registerIndexes } from '../packages/indexes/src/index.js';
-import { registerFilters, startWorkers, workerPoolSize } from '../packages/filters/src/index.js';
+import { registerFilters, startWorkers, workerPoolSize, workerStats } from '../packages/filters/src/index.js';
 import { createVlDataset, registerVlFormat, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
 import { median } from './timing.js';
 import { xorshift32 } from './xorshift.js';
@@ -237,7 +237,9 @@ export async function runVl(dir: string): Promise<void> {
         `${fmt(ratio(py.w, o.w))}× / ${fmt(ratio(py.w, o.w, cpu))}× | ${fmt(ratio(py.r, o.r))}× / ${fmt(ratio(py.r, o.r, cpu))}× | ${fmt(ratio(py.rand, o.rand))}× | ${fmt(o.size / py.size, 2)}× |`,
     );
   });
-  console.log(`\nCPU seconds (medians): h5py write ${fmt(med(py.w, cpu))}, read ${fmt(med(py.r, cpu))}; ` + configs.map((c, k) => `${c.chunk}/${c.label}: write ${fmt(med(ours[k]!.w, cpu))}, read ${fmt(med(ours[k]!.r, cpu))}`).join('; '));
+  const ws = workerStats();
+  console.log(`\nFilter pipelines run on the worker pool during the repetitions: ${ws.done} (${ws.failed} failed there and ran on the main thread).`);
+  console.log(`CPU seconds (medians): h5py write ${fmt(med(py.w, cpu))}, read ${fmt(med(py.r, cpu))}; ` + configs.map((c, k) => `${c.chunk}/${c.label}: write ${fmt(med(ours[k]!.w, cpu))}, read ${fmt(med(ours[k]!.r, cpu))}`).join('; '));
 
   // ceilings, same run: what the deflate rows and the string[] reads cannot go below on this machine
   const cl = await ceilings(text, ends, 8 * CHUNK, 3);

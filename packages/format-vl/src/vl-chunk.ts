@@ -283,7 +283,7 @@ export function compact(mem: VlChunk, bs: number, force = false): void {
   if (mem.unused === 0) return;
   const live = liveBytes(mem);
   if (!force && mem.unused < live) return;
-  const h = new Uint8Array(Math.max(64, HEAP_HEADER + live));
+  const h = new Uint8Array(Math.max(64, HEAP_HEADER + live + 4)); // (+ the checksum of the stored section)
   let at = HEAP_HEADER;
   const { off, len, defined, heap } = mem;
   for (let i = 0; i < off.length; i++) {
