@@ -14,3 +14,10 @@ export async function bestSeconds(repeat: number, fn: () => unknown, before?: ()
   }
   return t / 1000;
 }
+
+/** Median of `xs`. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}

@@ -4,12 +4,20 @@
  * `node --import tsx bench/vl.ts`.
  *
  * Workload: BENCH_VL_N (default 1,000,000) log-line / event-label strings of 5–60 bytes (ASCII, from a
- * fixed seed), written as one 1-D dataset and read back whole, then BENCH_VL_RANDOM (default 1,000)
- * single-string reads at random indices (after reopening the file). chunkform: dense VL chunks of
- * BENCH_VL_CHUNK (default 1,024) strings with deflate level 1 on the heap section; the same plus
- * shuffle + deflate on the entries section; no filters; and chunks four times larger. h5py: `create_dataset(data=…, dtype=string_dtype())`
- * (contiguous, one global-heap object per string), read with `.asstr()[()]` and `d[i]`. Each side's
- * time covers file create/open to close. Median of BENCH_REPEAT (default 3) runs; files are new each run.
+ * fixed seed), written as one 1-D dataset with one `write` and read back whole (`read()`: a `string[]`),
+ * then BENCH_VL_RANDOM (default 1,000) single-string reads at random indices (after reopening the file).
+ * chunkform: dense VL chunks of BENCH_VL_CHUNK (default 1,024) and of 8× as many strings (heap sections
+ * of ≈ 260 KB: deflated on the filter worker pool, in parallel across chunks, behind the caller), with
+ * deflate level 1 on the heap section, plus shuffle + deflate on the entries, and without filters.
+ * h5py: `create_dataset(data=…, dtype=string_dtype())` (contiguous, one global-heap object per
+ * string), read with `.asstr()[()]` and `d[i]`. Each side's time covers file create/open to close.
+ *
+ * BENCH_REPEAT (default 5) interleaved repetitions: each runs h5py's three steps and every row's,
+ * h5py first in even repetitions and last in odd ones, so load from other processes hits both
+ * sides alike; ratios are medians of the per-repetition ratios (h5py ÷ ours: > 1 means chunkform is
+ * faster), times are medians. CPU time (process-wide, all threads) is reported beside wall time.
+ * The same run measures ceilings that bound any implementation on this machine: zlib level 1 on the
+ * same heap bytes on 1 and 2 threads, and turning bytes into one JS string per value (no file).
  * @module
  */
 import { spawnSync } from 'node:child_process';
@@ -17,16 +25,18 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deflate, deflateSync, inflate } from 'node:zlib';
 import { createFile, openFile, selectHyperslab, type Dataset } from '../packages/core/src/index.js';
 import { registerIndexes } from '../packages/indexes/src/index.js';
-import { registerFilters } from '../packages/filters/src/index.js';
+import { registerFilters, startWorkers, workerPoolSize, workerStats } from '../packages/filters/src/index.js';
 import { createVlDataset, registerVlFormat, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
+import { median } from './timing.js';
 import { xorshift32 } from './xorshift.js';
 
 const N = Number(process.env.BENCH_VL_N ?? 1_000_000);
 const RANDOM = Number(process.env.BENCH_VL_RANDOM ?? 1000);
 const CHUNK = Number(process.env.BENCH_VL_CHUNK ?? 1024);
-const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
 const PY = fileURLToPath(new URL('./vl_h5py.py', import.meta.url));
 
 const WORDS = ['INFO', 'WARN', 'DEBUG', 'ERROR', 'det', 'CSPAD', 'epix', 'jungfrau', 'hit', 'miss', 'photon', 'event', 'run', 'shot', 'gain', 'calib', 'ok', 'timeout', 'retry', 'seq'];
@@ -49,116 +59,199 @@ function strings(): string[] {
   return out;
 }
 
-function python(args: string[]): { s: number; [k: string]: unknown } {
+/** Wall and CPU seconds of one step. */
+interface Sample {
+  s: number;
+  cpu: number;
+}
+
+function python(args: string[]): Sample & Record<string, unknown> {
   const r = spawnSync('/usr/bin/python3', [PY, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`vl_h5py.py ${args[0]} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as { s: number };
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Sample & Record<string, unknown>;
 }
 
-/** Median of REPEAT runs (seconds) of an h5py command, with the last run's other fields. */
-function pyMedian(args: string[], before?: () => void): { s: number; [k: string]: unknown } {
-  const runs: { s: number }[] = [];
-  for (let r = 0; r < REPEAT; r++) {
-    before?.();
-    runs.push(python(args));
-  }
-  return { ...runs[runs.length - 1]!, s: median(runs.map((x) => x.s)) };
+/** Wall and process CPU (all threads: the filter workers too) seconds of `fn`. */
+async function timed(fn: () => Promise<void>): Promise<Sample> {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await fn();
+  const c = process.cpuUsage(c0);
+  return { s: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6 };
 }
 
-function median(xs: number[]): number {
-  const a = [...xs].sort((p, q) => p - q);
-  const m = a.length >> 1;
-  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
+/** Runs `fn(k)` for k < n with `inFlight` calls at once. */
+async function pool(n: number, inFlight: number, fn: (k: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next < n) await fn(next++);
+  }));
 }
 
-/** Median seconds of REPEAT runs of `fn` (`before` runs untimed before each). */
-async function med(fn: () => Promise<void>, before?: () => void): Promise<number> {
-  const t: number[] = [];
-  for (let r = 0; r < REPEAT; r++) {
-    before?.();
-    const t0 = performance.now();
-    await fn();
-    t.push((performance.now() - t0) / 1000);
-  }
-  return median(t);
+/**
+ * Ceilings on this machine, no HDF5 and no file: zlib level 1 deflating (and inflating) the heap
+ * bytes of every chunk, on 1 and 2 threads (libuv's pool with 1 or 2 calls in flight; seconds, best
+ * of `repeat`); and the JS floor of reading strings: one `latin1` decode per chunk and one
+ * `substring` per value into a new `string[]`.
+ */
+async function ceilings(text: Uint8Array, ends: Float64Array, chunk: number, repeat: number): Promise<{ deflate: number[]; inflate: number[]; strings: number; ratio: number }> {
+  const pieces: Uint8Array[] = [];
+  for (let c = 0; c < N; c += chunk) pieces.push(text.subarray(c === 0 ? 0 : ends[c - 1]!, ends[Math.min(N, c + chunk) - 1]!));
+  const packed = pieces.map((p) => deflateSync(p, { level: 1 }));
+  const best = async (fn: () => Promise<void>): Promise<number> => {
+    let t = Infinity;
+    for (let r = 0; r < repeat; r++) t = Math.min(t, (await timed(fn)).s);
+    return t;
+  };
+  const zip = (threads: number) =>
+    best(() => pool(pieces.length, threads, (k) => new Promise<void>((ok, no) => deflate(pieces[k]!, { level: 1 }, (e) => (e ? no(e) : ok())))));
+  const unzip = (threads: number) =>
+    best(() => pool(pieces.length, threads, (k) => new Promise<void>((ok, no) => inflate(packed[k]!, { chunkSize: pieces[k]!.length + 1 }, (e) => (e ? no(e) : ok())))));
+  const deflates = [await zip(1), await zip(2)];
+  const inflates = [await unzip(1), await unzip(2)];
+  const dec = new TextDecoder('latin1');
+  const strings = await best(async () => {
+    const out = new Array<string>(N);
+    for (let c = 0, k = 0; c < N; c += chunk, k++) {
+      const s = dec.decode(pieces[k]!);
+      const base = c === 0 ? 0 : ends[c - 1]!;
+      for (let i = c; i < Math.min(N, c + chunk); i++) out[i] = s.substring((i === 0 ? 0 : ends[i - 1]!) - base, ends[i]! - base);
+    }
+  });
+  const zipped = packed.reduce((n, p) => n + p.length, 0);
+  return { deflate: deflates, inflate: inflates, strings, ratio: zipped / text.length };
 }
 
 const fmt = (x: number, d = 2) => x.toFixed(d);
 
-/** Runs the VL comparison in `dir` and prints a table. */
+/** One chunkform configuration. */
+interface Config {
+  chunk: number;
+  label: string;
+  opts: Partial<VlDatasetOptions>;
+}
+
+/** Runs the VL comparison in `dir` and prints the tables. */
 export async function runVl(dir: string): Promise<void> {
   registerIndexes();
   registerFilters();
   registerVlFormat();
+  const threads = await startWorkers();
   const data = strings();
-  const bytes = data.reduce((n, s) => n + s.length, 0);
+  const text = Buffer.from(data.join(''), 'latin1');
+  const ends = new Float64Array(N);
+  for (let i = 0, at = 0; i < N; i++) ends[i] = at += data[i]!.length;
   const rnd = xorshift32(77);
   const idx = Array.from({ length: RANDOM }, () => rnd() % N);
 
   // the same strings and indices for h5py
   const dataFile = join(dir, 'vl-strings.bin');
-  const enc = Buffer.from(data.join(''), 'latin1');
   const head = new Uint32Array(1 + N);
   head[0] = N;
   data.forEach((s, i) => (head[1 + i] = s.length));
-  writeFileSync(dataFile, Buffer.concat([Buffer.from(head.buffer), enc]));
+  writeFileSync(dataFile, Buffer.concat([Buffer.from(head.buffer), text]));
   const idxFile = join(dir, 'vl-idx.bin');
   writeFileSync(idxFile, Buffer.from(Uint32Array.from([RANDOM, ...idx]).buffer));
 
-  console.log(`\n## variable-length strings (issue #13): ${N.toLocaleString('en')} strings of 5–60 bytes (${fmt(bytes / 1e6, 1)} MB of text), median of ${REPEAT} runs`);
-  const h5 = join(dir, 'vl-h5py.h5');
-  const pw = pyMedian(['write', h5, dataFile], () => rmSync(h5, { force: true }));
-  const pr = pyMedian(['read', h5]);
-  if (pr.n !== N || pr.first !== data[0] || pr.last !== data[N - 1]) throw new Error('bench: h5py read back other strings');
-  const prand = pyMedian(['random', h5, idxFile]);
-  if (prand.first !== data[idx[0]!]) throw new Error('bench: h5py random read returned another string');
-  const pySize = statSync(h5).size;
-
-  const heapDeflate = { filters: { heap: [{ id: 1, clientData: [1] }] } };
-  const configs: [number, string, Partial<VlDatasetOptions>][] = [
-    [CHUNK, 'deflate 1 on the heap', heapDeflate],
-    [CHUNK, 'deflate 1 on the heap, shuffle + deflate 1 on the entries', { filters: { ...heapDeflate.filters, entries: [{ id: 2 }, { id: 1, clientData: [1] }] } }],
-    [CHUNK, 'no filters', {}],
-    [4 * CHUNK, 'deflate 1 on the heap', heapDeflate],
+  const heapDeflate = { heap: [{ id: 1, clientData: [1] }] };
+  const configs: Config[] = [
+    { chunk: CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate } },
+    { chunk: 8 * CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate } },
+    { chunk: CHUNK, label: 'deflate 1 on the heap, shuffle + deflate 1 on the entries', opts: { filters: { ...heapDeflate, entries: [{ id: 2 }, { id: 1, clientData: [1] }] } } },
+    { chunk: CHUNK, label: 'no filters', opts: {} },
   ];
-  const rows: string[] = [];
-  rows.push(`| h5py 1.10 (global heap) | ${fmt(pw.s)} s | ${fmt(pr.s)} s | ${fmt(prand.s * 1000, 1)} ms | ${fmt(pySize / 1e6, 1)} MB | | | |`);
-  for (const [chunk, label, filters] of configs) {
-    const file = join(dir, `vl-chunkform.h5`);
-    const w = await med(
-      async () => {
+
+  const h5 = join(dir, 'vl-h5py.h5');
+  const py = { w: [] as Sample[], r: [] as Sample[], rand: [] as Sample[], size: 0 };
+  const h5py = (): void => {
+    rmSync(h5, { force: true });
+    py.w.push(python(['write', h5, dataFile]));
+    const pr = python(['read', h5]);
+    if (pr['n'] !== N || pr['first'] !== data[0] || pr['last'] !== data[N - 1]) throw new Error('bench: h5py read back other strings');
+    py.r.push(pr);
+    const prand = python(['random', h5, idxFile]);
+    if (prand['first'] !== data[idx[0]!]) throw new Error('bench: h5py random read returned another string');
+    py.rand.push(prand);
+    py.size = statSync(h5).size;
+  };
+  const ours = configs.map(() => ({ w: [] as Sample[], r: [] as Sample[], rand: [] as Sample[], size: 0 }));
+  const file = join(dir, 'vl-chunkform.h5');
+  const run = async (k: number): Promise<void> => {
+    const { chunk, opts } = configs[k]!;
+    const o = ours[k]!;
+    rmSync(file, { force: true });
+    o.w.push(
+      await timed(async () => {
         const f = await createFile(file, { superblockVersion: 3 });
-        await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [N], chunks: [chunk], data, ...filters });
+        await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [N], chunks: [chunk], data, ...opts });
         await f.close();
-      },
-      () => rmSync(file, { force: true }),
+      }),
     );
     let got: string[] = [];
-    const r = await med(async () => {
-      const f = await openFile(file);
-      got = (await ((await f.get('s')) as Dataset).read()) as string[];
-      await f.close();
-    });
-    if (got.length !== N || got[0] !== data[0] || got[N - 1] !== data[N - 1] || got[N >> 1] !== data[N >> 1]) throw new Error('bench: chunkform read back other strings');
-    let first = '';
-    const rr = await med(async () => {
-      const f = await openFile(file);
-      const d = (await f.get('s')) as Dataset;
-      for (let k = 0; k < idx.length; k++) {
-        const v = (await d.read(selectHyperslab({ start: [idx[k]!], count: [1] }))) as string[];
-        if (k === 0) first = v[0]!;
-      }
-      await f.close();
-    });
-    if (first !== data[idx[0]!]) throw new Error('bench: chunkform random read returned another string');
-    const size = statSync(file).size;
-    rows.push(
-      `| chunkform, VL chunks of ${chunk}, ${label} | ${fmt(w)} s | ${fmt(r)} s | ${fmt(rr * 1000, 1)} ms | ${fmt(size / 1e6, 1)} MB | ${fmt(pw.s / w, 1)}× | ${fmt(pr.s / r, 1)}× | ${fmt(size / pySize, 2)}× |`,
+    o.r.push(
+      await timed(async () => {
+        const f = await openFile(file);
+        got = (await ((await f.get('s')) as Dataset).read()) as string[];
+        await f.close();
+      }),
     );
+    if (got.length !== N || got[0] !== data[0] || got[N - 1] !== data[N - 1] || got[N >> 1] !== data[N >> 1]) throw new Error('bench: chunkform read back other strings');
+    got = [];
+    let first = '';
+    o.rand.push(
+      await timed(async () => {
+        const f = await openFile(file);
+        const d = (await f.get('s')) as Dataset;
+        for (let j = 0; j < idx.length; j++) {
+          const v = (await d.read(selectHyperslab({ start: [idx[j]!], count: [1] }))) as string[];
+          if (j === 0) first = v[0]!;
+        }
+        await f.close();
+      }),
+    );
+    if (first !== data[idx[0]!]) throw new Error('bench: chunkform random read returned another string');
+    o.size = statSync(file).size;
+  };
+  for (let r = 0; r < REPEAT; r++) {
+    if (r % 2 === 0) h5py();
+    for (let k = 0; k < configs.length; k++) await run(r % 2 === 0 ? k : configs.length - 1 - k);
+    if (r % 2 === 1) h5py();
   }
-  console.log(`| | write | read whole | ${RANDOM} random reads | file | write vs h5py | read vs h5py | size vs h5py |`);
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const row of rows) console.log(row);
+
+  const med = (xs: Sample[], f: (x: Sample) => number = (x) => x.s) => median(xs.map(f));
+  /** Median over repetitions of h5py's time ÷ ours. */
+  const ratio = (theirs: Sample[], mine: Sample[], f: (x: Sample) => number = (x) => x.s) => median(mine.map((m, i) => f(theirs[i]!) / f(m)));
+  const cpu = (x: Sample) => x.cpu;
+
+  console.log(
+    `\n## variable-length strings (issue #13): ${N.toLocaleString('en')} strings of 5–60 bytes (${fmt(text.length / 1e6, 1)} MB of text), ` +
+      `${REPEAT} interleaved repetitions, medians; ratios = h5py ÷ ours (> 1: chunkform faster); filter worker pool: ${threads} of ${workerPoolSize()} threads\n`,
+  );
+  console.log('| | write | read whole (`string[]`) | 1000 random reads | file | write vs h5py (wall / CPU) | read vs h5py (wall / CPU) | random vs h5py | size vs h5py |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log(`| h5py 1.10 (global heap) | ${fmt(med(py.w))} s | ${fmt(med(py.r))} s | ${fmt(med(py.rand) * 1000, 1)} ms | ${fmt(py.size / 1e6, 1)} MB | | | | |`);
+  configs.forEach((c, k) => {
+    const o = ours[k]!;
+    console.log(
+      `| chunkform, VL chunks of ${c.chunk}, ${c.label} | ${fmt(med(o.w))} s | ${fmt(med(o.r))} s | ${fmt(med(o.rand) * 1000, 1)} ms | ${fmt(o.size / 1e6, 1)} MB | ` +
+        `${fmt(ratio(py.w, o.w))}× / ${fmt(ratio(py.w, o.w, cpu))}× | ${fmt(ratio(py.r, o.r))}× / ${fmt(ratio(py.r, o.r, cpu))}× | ${fmt(ratio(py.rand, o.rand))}× | ${fmt(o.size / py.size, 2)}× |`,
+    );
+  });
+  const ws = workerStats();
+  console.log(`\nFilter pipelines run on the worker pool during the repetitions: ${ws.done} (${ws.failed} failed there and ran on the main thread).`);
+  console.log(`CPU seconds (medians): h5py write ${fmt(med(py.w, cpu))}, read ${fmt(med(py.r, cpu))}; ` + configs.map((c, k) => `${c.chunk}/${c.label}: write ${fmt(med(ours[k]!.w, cpu))}, read ${fmt(med(ours[k]!.r, cpu))}`).join('; '));
+
+  // ceilings, same run: what the deflate rows and the string[] reads cannot go below on this machine
+  const cl = await ceilings(text, ends, 8 * CHUNK, 3);
+  const pw = med(py.w);
+  const pr = med(py.r);
+  const need = (t1: number, target: number) => Math.ceil(t1 / target);
+  console.log(`\nCeilings on this machine (no HDF5, no file; best of 3), the heap bytes of chunks of ${8 * CHUNK} strings (${fmt(text.length / 1e6, 1)} MB, deflated to ${fmt(cl.ratio, 2)}×):`);
+  console.log('| | 1 thread | 2 threads | h5py\'s whole step ÷ it (2 threads) | threads needed for the target alone |');
+  console.log('|---|---|---|---|---|');
+  console.log(`| zlib level 1 deflate of the heap | ${fmt(cl.deflate[0]!)} s (${fmt(text.length / 1e6 / cl.deflate[0]!, 0)} MB/s) | ${fmt(cl.deflate[1]!)} s | ${fmt(pw / cl.deflate[1]!)}× (write) | ${need(cl.deflate[0]!, pw / 10)} for write ≥ 10× |`);
+  console.log(`| zlib inflate of the heap | ${fmt(cl.inflate[0]!)} s (${fmt(text.length / 1e6 / cl.inflate[0]!, 0)} MB/s) | ${fmt(cl.inflate[1]!)} s | ${fmt(pr / cl.inflate[1]!)}× (read) | ${need(cl.inflate[0]!, pr / 5)} for read ≥ 5× |`);
+  console.log(`| one JS string per value (latin1 decode per chunk + substring) | ${fmt(cl.strings)} s | — | ${fmt(pr / cl.strings)}× (read) | — (main thread) |`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

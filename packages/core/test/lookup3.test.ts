@@ -9,3 +9,22 @@ describe('lookup3 (HDF5 spec Appendix C)', () => {
     expect(lookup3(Uint8Array.from({ length: 13 }, (_, i) => i))).toBe(0xbc9d6816);
   });
 });
+
+describe('lookup3 word-at-a-time path', () => {
+  /** The byte-at-a-time result: the same bytes at an odd offset (never 4-byte aligned). */
+  const unaligned = (b: Uint8Array, init = 0): number => {
+    const buf = new Uint8Array(b.length + 1);
+    buf.set(b, 1);
+    return lookup3(buf.subarray(1), init);
+  };
+  it('gives the same checksum for aligned and unaligned inputs of every length up to 100 and at offsets 0, 4, 8', () => {
+    const src = Uint8Array.from({ length: 112 }, (_, i) => (i * 151 + 7) & 0xff);
+    for (let n = 0; n <= 100; n++) {
+      for (const at of [0, 4, 8]) {
+        const b = src.subarray(at, at + n);
+        expect(lookup3(b)).toBe(unaligned(b));
+        expect(lookup3(b, 3)).toBe(unaligned(b, 3));
+      }
+    }
+  });
+});

@@ -45,13 +45,15 @@ export function emptyVlChunk(n: number, sparse: boolean): VlChunk {
   };
 }
 
-/** Makes room for `extra` more heap bytes. */
+/**
+ * Makes room for `extra` more heap bytes (and the 4 of the checksum the stored section ends with):
+ * the heap doubles, or grows to exactly what is needed when that is more (a chunk's values
+ * written at once get a heap of their size).
+ */
 export function ensure(mem: VlChunk, extra: number): void {
-  const need = mem.end + extra;
+  const need = mem.end + extra + 4;
   if (need <= mem.heap.length) return;
-  let cap = mem.heap.length * 2;
-  while (cap < need) cap *= 2;
-  const h = new Uint8Array(cap);
+  const h = new Uint8Array(Math.max(need, mem.heap.length * 2));
   h.set(mem.heap.subarray(0, mem.end));
   mem.heap = h;
 }
@@ -143,14 +145,25 @@ function textOf(mem: VlChunk): string | null {
   if (mem.text !== undefined) return mem.text;
   const h = mem.heap;
   let hi = 0;
-  for (let i = HEAP_HEADER; i < mem.end; i++) hi |= h[i]!;
+  let i = HEAP_HEADER;
+  if ((h.byteOffset & 3) === 0) {
+    // four bytes at a time (HEAP_HEADER is a multiple of 4)
+    const w = new Uint32Array(h.buffer, h.byteOffset, mem.end >>> 2);
+    for (let j = HEAP_HEADER >>> 2; j < w.length; j++) hi |= w[j]!;
+    hi = (hi | (hi >>> 8) | (hi >>> 16) | (hi >>> 24)) & 0xff;
+    i = w.length * 4;
+  }
+  for (; i < mem.end; i++) hi |= h[i]!;
   mem.text = hi < 0x80 ? ascii.decode(h.subarray(HEAP_HEADER, mem.end)) : null;
   return mem.text;
 }
 
+/** A request of fewer than 1/TEXT_SHARE of a chunk's elements decodes its strings one by one, not the whole heap. */
+const TEXT_SHARE = 8;
+
 /** Reads the values of the request's runs into `values` (from `base`): fill for undefined elements. */
-export function readValues(mem: VlChunk, runs: Float64Array, values: unknown[], base: number, codec: VlCodec): void {
-  const text = codec.text ? textOf(mem) : null;
+export function readValues(mem: VlChunk, runs: Float64Array, values: unknown[], base: number, codec: VlCodec, count: number): void {
+  const text = codec.text && (mem.text !== undefined || count * TEXT_SHARE >= mem.off.length) ? textOf(mem) : null;
   const fill = codec.fill();
   const { off, len, defined, heap } = mem;
   for (let r = 0; r < runs.length; r += 3) {
@@ -172,19 +185,25 @@ export function readValues(mem: VlChunk, runs: Float64Array, values: unknown[], 
 /** Writes the values of the request's runs from `values` (from `base`). */
 export function writeValues(mem: VlChunk, runs: Float64Array, values: readonly unknown[], base: number, codec: VlCodec, path: string): void {
   if (codec.text) {
-    // room for the new strings at once (ASCII: exact; others grow as they go)
+    // new strings (the elements hold none yet) are appended in batches; room for their ASCII bytes at once
     let chars = 0;
     let fresh = true;
-    for (let r = 0; r < runs.length; r += 3) {
+    for (let r = 0; r < runs.length && fresh; r += 3) {
       const b = base + runs[r + 1]!;
       const c = runs[r]!;
       for (let k = 0; k < runs[r + 2]!; k++) {
         chars += (values[b + k] as string).length;
-        if (mem.len[c + k] !== 0) fresh = false;
+        if (mem.len[c + k] !== 0) {
+          fresh = false;
+          break;
+        }
       }
     }
-    ensure(mem, chars);
-    if (fresh && appendText(mem, runs, values, base)) return;
+    if (fresh) {
+      ensure(mem, chars);
+      appendText(mem, runs, values, base, codec, path);
+      return;
+    }
   }
   for (let r = 0; r < runs.length; r += 3) {
     const c = runs[r]!;
@@ -195,41 +214,51 @@ export function writeValues(mem: VlChunk, runs: Float64Array, values: readonly u
 }
 
 const utf8 = new TextEncoder();
+/** Strings joined per `encodeInto` when appending: small joins stay in V8's young generation. */
+const JOIN = 64;
 
 /**
- * Appends the strings of elements that hold no value yet in one `encodeInto` of their
- * concatenation: when that writes one byte per character (all ASCII), each value's offset follows
- * from the string lengths. False (nothing changed) otherwise.
+ * Appends the strings of elements that hold no value yet, `JOIN` at a time: each batch is joined
+ * and encoded with one `encodeInto`; when that writes one byte per character (all ASCII) each
+ * value's offset follows from the string lengths, otherwise the batch's strings are encoded one by
+ * one. The heap has room for the ASCII bytes of every string (`ensure` by the caller).
  */
-function appendText(mem: VlChunk, runs: Float64Array, values: readonly unknown[], base: number): boolean {
-  const parts: string[] = runs.length === 3 ? (values.slice(base + runs[1]!, base + runs[1]! + runs[2]!) as string[]) : [];
-  for (let r = 0; runs.length !== 3 && r < runs.length; r += 3) {
-    const b = base + runs[r + 1]!;
-    for (let k = 0; k < runs[r + 2]!; k++) parts.push(values[b + k] as string);
-  }
-  const joined = parts.join('');
-  const res = utf8.encodeInto(joined, mem.heap.subarray(mem.end));
-  if (res.read !== joined.length || res.written !== joined.length) return false;
-  let at = mem.end;
+function appendText(mem: VlChunk, runs: Float64Array, values: readonly unknown[], base: number, codec: VlCodec, path: string): void {
   const { off, len, defined } = mem;
-  let p = 0;
+  const parts: string[] = [];
   for (let r = 0; r < runs.length; r += 3) {
     const c = runs[r]!;
-    for (let k = 0; k < runs[r + 2]!; k++) {
-      const n = parts[p++]!.length;
-      const i = c + k;
-      off[i] = n === 0 ? 0 : at;
-      len[i] = n;
-      at += n;
-      if (defined && !defined[i]) {
-        defined[i] = 1;
-        mem.count++;
+    const b = base + runs[r + 1]!;
+    const n = runs[r + 2]!;
+    for (let k = 0; k < n; k += JOIN) {
+      const m = Math.min(JOIN, n - k);
+      parts.length = m;
+      let chars = 0;
+      for (let q = 0; q < m; q++) chars += (parts[q] = values[b + k + q] as string).length;
+      const joined = m === 1 ? parts[0]! : parts.join('');
+      if (mem.end + chars + 4 > mem.heap.length) ensure(mem, chars);
+      const res = chars === 0 ? null : utf8.encodeInto(joined, mem.heap.subarray(mem.end, mem.end + chars));
+      if (res === null || (res.read === chars && res.written === chars)) {
+        let at = mem.end;
+        for (let q = 0; q < m; q++) {
+          const i = c + k + q;
+          const L = parts[q]!.length;
+          off[i] = L === 0 ? 0 : at;
+          len[i] = L;
+          at += L;
+          if (defined && !defined[i]) {
+            defined[i] = 1;
+            mem.count++;
+          }
+        }
+        mem.end = at;
+      } else {
+        // not all ASCII: one string at a time (UTF-8, or the ASCII charset's refusal)
+        for (let q = 0; q < m; q++) setValue(mem, c + k + q, parts[q], codec, path);
       }
     }
   }
-  mem.end = at;
   mem.text = undefined;
-  return true;
 }
 
 /** Writes empty values over the request's runs (element bytes of zeros: the VL fill). */
@@ -254,7 +283,7 @@ export function compact(mem: VlChunk, bs: number, force = false): void {
   if (mem.unused === 0) return;
   const live = liveBytes(mem);
   if (!force && mem.unused < live) return;
-  const h = new Uint8Array(Math.max(64, HEAP_HEADER + live));
+  const h = new Uint8Array(Math.max(64, HEAP_HEADER + live + 4)); // (+ the checksum of the stored section)
   let at = HEAP_HEADER;
   const { off, len, defined, heap } = mem;
   for (let i = 0; i < off.length; i++) {

@@ -73,7 +73,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   memRead(mem: VlChunk, req: ChunkRequest, out: Uint8Array): void {
     const lane = laneOf(out);
     if (!lane) throw new UnsupportedError('variable-length chunk values are read through Dataset.read (they are not element bytes)', { path: this.ctx.datasetPath });
-    readValues(mem, req.runs, lane.values, this.base(out), this.objectValues);
+    readValues(mem, req.runs, lane.values, this.base(out), this.objectValues, req.count);
   }
 
   memWrite(mem: VlChunk, req: ChunkRequest, src: Uint8Array): void {

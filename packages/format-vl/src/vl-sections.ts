@@ -41,6 +41,8 @@ import {
 } from '@chunkform/core/plugin';
 import { HEAP_HEADER, compact, emptyVlChunk, ensure, liveBytes, type VlChunk } from './vl-chunk.js';
 
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
 /** Bytes of one entry: heap offset (8, the composition offset size) and length (8). */
 export const ENTRY_SIZE = 16;
 /** Sections of a dense VL chunk: entries, heap. */
@@ -83,26 +85,45 @@ function seal(b: Uint8Array): Uint8Array {
   return b;
 }
 
-/** Entries (heap offset, length) of every element (dense) or of the defined ones in C order (sparse), + checksum. */
+/**
+ * Entries (heap offset, length) of every element (dense) or of the defined ones in C order
+ * (sparse), + checksum, written into `out` (new when absent) from byte 0.
+ */
 // docs/format-vl.md §3.1 (entries section).
-function encodeEntries(mem: VlChunk): Uint8Array {
+function encodeEntries(mem: VlChunk, out?: Uint8Array): Uint8Array {
   const { off, len, defined } = mem;
   const count = defined ? mem.count : off.length;
-  const out = new Uint8Array(count * ENTRY_SIZE + 4);
-  const dv = new DataView(out.buffer);
+  const bytes = out ? out.subarray(0, count * ENTRY_SIZE + 4) : new Uint8Array(count * ENTRY_SIZE + 4);
+  if (LITTLE_ENDIAN && (bytes.byteOffset & 3) === 0) {
+    // four little-endian words per entry: offset low, high, length low, high (zero for an empty value)
+    const w = new Uint32Array(bytes.buffer, bytes.byteOffset, count * 4);
+    let k = 0;
+    for (let i = 0; i < off.length; i++) {
+      if (defined && !defined[i]) continue;
+      const L = len[i]!;
+      const o = L > 0 ? off[i]! : 0;
+      // (a Uint32Array store keeps the value modulo 2^32; the high word truncates the quotient)
+      w[k] = o;
+      w[k + 1] = o / 0x100000000;
+      w[k + 2] = L;
+      w[k + 3] = L / 0x100000000;
+      k += 4;
+    }
+    return seal(bytes);
+  }
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let k = 0;
   for (let i = 0; i < off.length; i++) {
     if (defined && !defined[i]) continue;
     const L = len[i]!;
-    if (L > 0) {
-      dv.setUint32(k, off[i]! % 0x100000000, true);
-      dv.setUint32(k + 4, Math.floor(off[i]! / 0x100000000), true);
-      dv.setUint32(k + 8, L % 0x100000000, true);
-      dv.setUint32(k + 12, Math.floor(L / 0x100000000), true);
-    }
+    const o = L > 0 ? off[i]! : 0;
+    dv.setUint32(k, o % 0x100000000, true);
+    dv.setUint32(k + 4, Math.floor(o / 0x100000000), true);
+    dv.setUint32(k + 8, L % 0x100000000, true);
+    dv.setUint32(k + 12, Math.floor(L / 0x100000000), true);
     k += ENTRY_SIZE;
   }
-  return seal(out);
+  return seal(bytes);
 }
 
 /**
@@ -113,7 +134,7 @@ function encodeEntries(mem: VlChunk): Uint8Array {
 // docs/format-vl.md §3.2 (heap section).
 function encodeHeap(mem: VlChunk): Uint8Array {
   if (liveBytes(mem) === 0) return new Uint8Array(0);
-  ensure(mem, 4);
+  ensure(mem, 0); // (room for the checksum)
   putU32(mem.heap, 0, mem.unused);
   return seal(mem.heap.subarray(0, mem.end + 4));
 }
@@ -155,10 +176,21 @@ function encodeSelectionSection(mem: VlChunk, ctx: ChunkFormatContext): Uint8Arr
   return seal(out);
 }
 
+/** An unfiltered dense VL chunk: entries and heap written straight into the stored image. */
+function denseImage(mem: VlChunk): ChunkImage {
+  const entriesBytes = mem.off.length * ENTRY_SIZE + 4;
+  const heap = encodeHeap(mem);
+  const bytes = new Uint8Array(entriesBytes + heap.length);
+  encodeEntries(mem, bytes);
+  bytes.set(heap, entriesBytes);
+  return { bytes, filterMask: 0, sections: { offsets: [entriesBytes] } };
+}
+
 /** Memory form → stored chunk: sections encoded, each through its pipeline, stored back to back. */
 // docs/format-vl.md §2 (dense: table "dense VL chunk"; sparse: table "sparse VL chunk").
 export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape: VlShape, coords: readonly number[]): Promise<ChunkImage> {
   compact(mem, shape.bs);
+  if (!anySectionFiltered(ctx) && !shape.sparse) return denseImage(mem);
   const raw = shape.sparse ? [encodeSelectionSection(mem, ctx), encodeEntries(mem), encodeHeap(mem)] : [encodeEntries(mem), encodeHeap(mem)];
   // The heap section is a view of the chunk's heap: filters are awaited below, so it gets its own bytes then.
   if (anySectionFiltered(ctx)) raw[raw.length - 1] = raw[raw.length - 1]!.slice();
@@ -296,16 +328,17 @@ export async function decodeVlChunk(image: Uint8Array, rec: ChunkRecord, ctx: Ch
     mem.heap.fill(0, 0, HEAP_HEADER);
     mem.end = heapEnd;
   }
-  const dv = new DataView(entries.buffer, entries.byteOffset, entries.byteLength);
+  // the entries as little-endian words (a copy when the section is not 4-byte aligned)
+  const words = LITTLE_ENDIAN ? new Uint32Array((entries.byteOffset & 3) === 0 ? entries.buffer : entries.slice().buffer, (entries.byteOffset & 3) === 0 ? entries.byteOffset : 0, m * 4) : null;
+  const dv = words ? null : new DataView(entries.buffer, entries.byteOffset, entries.byteLength);
   const bs = shape.bs;
   let live = 0;
   let k = 0;
   for (let i = 0; i < shape.n; i++) {
     if (mem.defined && !mem.defined[i]) continue;
-    const at = k * ENTRY_SIZE;
-    k++;
-    const o = dv.getUint32(at, true) + dv.getUint32(at + 4, true) * 0x100000000;
-    const L = dv.getUint32(at + 8, true) + dv.getUint32(at + 12, true) * 0x100000000;
+    const o = words ? words[k]! + words[k + 1]! * 0x100000000 : dv!.getUint32(k * 4, true) + dv!.getUint32(k * 4 + 4, true) * 0x100000000;
+    const L = words ? words[k + 2]! + words[k + 3]! * 0x100000000 : dv!.getUint32(k * 4 + 8, true) + dv!.getUint32(k * 4 + 12, true) * 0x100000000;
+    k += 4;
     if (L === 0) continue;
     const nb = L * bs;
     if (!Number.isSafeInteger(o) || !Number.isSafeInteger(nb) || o < HEAP_HEADER || o + nb > heapEnd) {

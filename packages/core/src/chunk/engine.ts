@@ -21,6 +21,7 @@ import { boundingBox, offsetSelection } from '../selection/algebra.js';
 import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 import { defaultBackgroundBytes, ownedCopy, WriteQueue, type Holder } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
+import { laneOf } from './object-lane.js';
 
 export type { ChunkStore } from './chunk-format.js';
 
@@ -146,9 +147,12 @@ export class ChunkEngine<Mem> {
       return;
     }
     // Background encoding for calls up to the queue's bound: the chunks built from `src` must not
-    // borrow the caller's buffer, which is the caller's again when this call returns.
-    const later = q !== null && src.length <= q.maxBytes;
-    const copy = later && pieces.some((p) => p.full) ? ownedCopy(src) : null;
+    // borrow the caller's buffer, which is the caller's again when this call returns. A request
+    // buffer carrying an object lane is the call's own, and its values are moved into chunks
+    // within the call (memWrite / fromRequest): no copy, and no bound on its placeholder bytes.
+    const lane = laneOf(src) !== undefined;
+    const later = q !== null && (lane || src.length <= q.maxBytes);
+    const copy = later && !lane && pieces.some((p) => p.full) ? ownedCopy(src) : null;
     const own = copy ? copy.bytes : src;
     const holder: Holder | undefined = later ? (copy?.holder ?? { hold() {}, drop() {} }) : undefined;
     try {

@@ -190,9 +190,7 @@ export class ChunkedStorage implements DatasetStorage {
       chunkDims: layout.chunkDims,
       elementSize: info.elementSize,
       dims: () => dims,
-      // Formats keeping values in the request's object lane (VL) write within the call: the background
-      // copy of a write holds its bytes only.
-      ...(ctx.writer && !format.objectValues ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : {}),
+      ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : {}),
     });
     const storage = new ChunkedStorage(ctx, model, info, index, engine, cache, format.objectValues);
     writer?.flushHooks.add(storage.flushHook);
