@@ -198,6 +198,7 @@ export async function runThreads(dir: string): Promise<void> {
 
   const times = new Map<string, number[]>(); // `${row}|${threads}` -> seconds
   const ratios = new Map<string, number[]>(); // row -> t(1 thread) / t(2 threads)
+  const ofCeiling = new Map<string, number[]>(); // row -> its ratio ÷ the same repetition's ceiling ratio
   const add = (row: string, threads: number | string, s: number) => {
     const k = `${row}|${threads}`;
     times.set(k, [...(times.get(k) ?? []), s]);
@@ -257,18 +258,26 @@ export async function runThreads(dir: string): Promise<void> {
       add('ceiling: 2 zlib streams', th, z[th]);
     }
     ratios.set('ceiling: 2 zlib streams', [...(ratios.get('ceiling: 2 zlib streams') ?? []), z[1]! / z[2]!]);
+    // each row's scaling as a fraction of this repetition's ceiling (paired)
+    const ceiling = z[1]! / z[2]!;
+    for (const row of rows) {
+      const r = ratios.get(row)?.[rep];
+      if (r !== undefined) ofCeiling.set(row, [...(ofCeiling.get(row) ?? []), r / ceiling]);
+    }
     process.stderr.write(`threads bench: repetition ${rep + 1}/${REPEAT} done\n`);
   }
   configureWorkers();
 
   const mbOf = (row: string) => (row.startsWith('stream') ? 2 * mb : row.startsWith('ceiling') ? 8 * 8 : mb);
   console.log(`\n## Thread scaling (bench/threads.ts): ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB), ${REPEAT} interleaved repetitions, medians\n`);
-  console.log('| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) |');
-  console.log('|---|---:|---:|---:|');
+  console.log('| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | ÷ ceiling (median, paired by repetition) |');
+  console.log('|---|---:|---:|---:|---:|');
   for (const row of rows) {
     const a = median(times.get(`${row}|1`)!);
     const b = median(times.get(`${row}|2`)!);
-    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× |`);
+    const all = ratios.get(row)!.map((r) => r.toFixed(2)).join(' ');
+    const frac = `${(100 * median(ofCeiling.get(row)!)).toFixed(0)} %`;
+    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${frac} |`);
   }
   if (lz4Ref) {
     console.log('\n| LZ4 vs h5py (native plugin) | h5py MB/s | ours 1 thread | ours 2 threads | ours ÷ h5py at 1 / 2 threads |');
