@@ -43,7 +43,7 @@ export interface ChunkEngineOptions<Mem> {
   backgroundBytes?: number | 'auto';
 }
 
-/** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once)... */
+/** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once), at least two per filter worker thread plus two (each has its next chunk)... */
 const CONCURRENCY = 8;
 /** ...or more small chunks, up to about this many bytes in flight (keeps the filter threads fed). */
 const IN_FLIGHT_BYTES = 16 << 20;
@@ -65,8 +65,9 @@ export class ChunkEngine<Mem> {
   constructor(private readonly o: ChunkEngineOptions<Mem>) {
     this.p = new ChunkPlacement(o);
     const chunkBytes = o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
-    this.concurrency = Math.min(MAX_CONCURRENCY, Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
-    const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(chunkBytes, pipelineOffload()?.threads ?? 1) : (o.backgroundBytes ?? 0);
+    const threads = pipelineOffload()?.threads ?? 1;
+    this.concurrency = Math.min(MAX_CONCURRENCY, Math.max(CONCURRENCY, 2 * threads + 2, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
+    const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(chunkBytes, threads) : (o.backgroundBytes ?? 0);
     this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.p.guard(coords, async () => this.p.put(coords, await image))) : null;
   }
 
