@@ -235,10 +235,11 @@ export class ChunkEngine<Mem> {
       p.catch(() => undefined); // awaited (and its error thrown) in its turn
       encodes[i] = p;
     };
-    for (let i = 0; i < FLUSH_AHEAD; i++) ahead(i);
+    const n = Math.max(FLUSH_AHEAD, 2 * (pipelineOffload()?.threads ?? 1) + 2); // every filter thread has work
+    for (let i = 0; i < n; i++) ahead(i);
     for (let i = 0; i < dirty.length; i++) {
       const e = dirty[i]!;
-      ahead(i + FLUSH_AHEAD);
+      ahead(i + n);
       await this.p.guard(e.coords, async () => {
         if (format.isEmpty?.(e.mem)) {
           await this.storeMem(e.coords, e.mem);
