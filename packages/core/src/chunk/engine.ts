@@ -7,7 +7,7 @@
  */
 import { H5Error, ValueError } from '../errors.js';
 import { ChunkPlacement } from './placement.js';
-import { inParallel } from './in-parallel.js';
+import { chunksForThreads, inParallel } from './in-parallel.js';
 import { mapChunksAt, mapToChunks } from './mapping.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
@@ -43,7 +43,7 @@ export interface ChunkEngineOptions<Mem> {
   backgroundBytes?: number | 'auto';
 }
 
-/** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once), at least two per filter worker thread plus two (each has its next chunk)... */
+/** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once)... */
 const CONCURRENCY = 8;
 /** ...or more small chunks, up to about this many bytes in flight (keeps the filter threads fed). */
 const IN_FLIGHT_BYTES = 16 << 20;
@@ -57,8 +57,9 @@ export class ChunkEngine<Mem> {
   private fillMem: Mem | undefined;
   /** Space, index records and error context of this dataset's chunks. */
   private readonly p: ChunkPlacement;
-  /** Chunks processed at once (more for small chunks). */
+  /** Chunks processed at once (more for small chunks and for many filter threads: `chunksForThreads`), and encoded ahead by a flush. */
   private readonly concurrency: number;
+  private readonly flushAhead: number;
   /** Chunks encoding behind the caller (null: background writes off). */
   private readonly queue: WriteQueue | null;
 
@@ -66,7 +67,8 @@ export class ChunkEngine<Mem> {
     this.p = new ChunkPlacement(o);
     const chunkBytes = o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
     const threads = pipelineOffload()?.threads ?? 1;
-    this.concurrency = Math.min(MAX_CONCURRENCY, Math.max(CONCURRENCY, 2 * threads + 2, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
+    this.concurrency = Math.min(MAX_CONCURRENCY, chunksForThreads(Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))), chunkBytes, threads));
+    this.flushAhead = chunksForThreads(FLUSH_AHEAD, chunkBytes, threads);
     const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(chunkBytes, threads) : (o.backgroundBytes ?? 0);
     this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.p.guard(coords, async () => this.p.put(coords, await image))) : null;
   }
@@ -235,11 +237,10 @@ export class ChunkEngine<Mem> {
       p.catch(() => undefined); // awaited (and its error thrown) in its turn
       encodes[i] = p;
     };
-    const n = Math.max(FLUSH_AHEAD, 2 * (pipelineOffload()?.threads ?? 1) + 2); // every filter thread has work
-    for (let i = 0; i < n; i++) ahead(i);
+    for (let i = 0; i < this.flushAhead; i++) ahead(i);
     for (let i = 0; i < dirty.length; i++) {
       const e = dirty[i]!;
-      ahead(i + n);
+      ahead(i + this.flushAhead);
       await this.p.guard(e.coords, async () => {
         if (format.isEmpty?.(e.mem)) {
           await this.storeMem(e.coords, e.mem);
