@@ -12,7 +12,9 @@
  * sparse ROI of 25 % of each frame with shuffle + deflate 1 on the values section). Repetitions are
  * interleaved (1 and 2 threads alternate which goes first); medians of times and of paired ratios.
  * The ceiling of the machine is measured in the same run: two independent zlib level-1 streams on two
- * threads vs one thread doing both.
+ * threads vs one thread doing both; each row's ratio is also given as a fraction of the same
+ * repetition's ceiling, and with the main thread's CPU time ÷ wall time at 2 threads (Linux schedstat):
+ * the work more workers cannot take off.
  * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
  * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's).
  * @module
