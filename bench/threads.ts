@@ -12,13 +12,15 @@
  * sparse ROI of 25 % of each frame with shuffle + deflate 1 on the values section). Repetitions are
  * interleaved (1 and 2 threads alternate which goes first); medians of times and of paired ratios.
  * The ceiling of the machine is measured in the same run: two independent zlib level-1 streams on two
- * threads vs one thread doing both.
+ * threads vs one thread doing both; each row's ratio is also given as a fraction of the same
+ * repetition's ceiling, and with the main thread's CPU time ÷ wall time at 2 threads (Linux schedstat):
+ * the work more workers cannot take off.
  * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
  * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's).
  * @module
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,23 +79,44 @@ const FILTERS: { name: string; opts: Filters }[] = [
   { name: 'zstd 3', opts: { filters: [{ id: 32015, clientData: [3] }] } },
 ];
 
+/**
+ * CPU seconds of the main thread so far (Linux: /proc/self/task/<pid>/schedstat, nanoseconds; NaN
+ * elsewhere). Event-loop utilization is no measure here: it counted waits for the workers as busy.
+ */
+function mainCpu(): number {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    return NaN;
+  }
+}
+/** Main-thread CPU seconds of the last timed run: work that more workers do not take off. */
+let lastBusy = 0;
+function busySince(c0: number): void {
+  lastBusy = mainCpu() - c0;
+}
+
 /** Create + write every frame at once + close. */
 async function writeWhole(path: string, data: Uint16Array, frames: number, opts: Filters): Promise<number> {
+  const c0 = mainCpu();
   const t = performance.now();
   const f = await createFile(path);
   const ds = (await f.createDataset('d', { dtype: 'uint16', shape: [frames, H, W], chunks: [1, H, W], ...opts })) as Dataset;
   await ds.write(data.subarray(0, frames * FRAME));
   await f.close();
+  busySince(c0);
   return (performance.now() - t) / 1000;
 }
 
 /** Open + read whole + close; checks the last frame's sum. */
 async function readWhole(path: string, expect: number): Promise<number> {
+  const c0 = mainCpu();
   const t = performance.now();
   const f = await openFile(path);
   const v = (await ((await f.get('d')) as Dataset).read()) as Uint16Array;
   await f.close();
   const s = (performance.now() - t) / 1000;
+  busySince(c0);
   let sum = 0;
   for (let i = v.length - FRAME; i < v.length; i++) sum += v[i]!;
   if (sum !== expect) throw new Error(`read back a wrong last frame (sum ${sum}, expected ${expect})`);
@@ -105,6 +128,7 @@ const roiSel = (i: number) => selectBlocks([{ start: [i, H / 4, W / 4], end: [i 
 
 /** Frame-by-frame streaming write, each write awaited: dense (whole frames) or sparse (a ROI of each). */
 async function stream(path: string, data: Uint16Array, frames: number, kind: 'dense' | 'sparse'): Promise<number> {
+  const c0 = mainCpu();
   const t = performance.now();
   const f = await createFile(path, { superblockVersion: 3, ...(BG_BYTES ? { backgroundWrites: { maxBytes: BG_BYTES } } : {}) });
   const ds = (await f.createDataset(
@@ -131,6 +155,7 @@ async function stream(path: string, data: Uint16Array, frames: number, kind: 'de
     }
   }
   await f.close();
+  busySince(c0);
   return (performance.now() - t) / 1000;
 }
 
@@ -198,10 +223,14 @@ export async function runThreads(dir: string): Promise<void> {
 
   const times = new Map<string, number[]>(); // `${row}|${threads}` -> seconds
   const ratios = new Map<string, number[]>(); // row -> t(1 thread) / t(2 threads)
+  const ofCeiling = new Map<string, number[]>(); // row -> its ratio ÷ the same repetition's ceiling ratio
   const add = (row: string, threads: number | string, s: number) => {
     const k = `${row}|${threads}`;
     times.set(k, [...(times.get(k) ?? []), s]);
   };
+  // row -> the main thread's CPU time ÷ wall time at 2 threads (work that more workers cannot shorten)
+  const mainShare = new Map<string, number[]>();
+  const busy = (row: string, wall: number) => mainShare.set(row, [...(mainShare.get(row) ?? []), lastBusy / wall]);
   const rows: string[] = [];
   for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`);
   rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1', 'ceiling: 2 zlib streams');
@@ -215,7 +244,9 @@ export async function runThreads(dir: string): Promise<void> {
         configureWorkers({ threads: th });
         await startWorkers();
         const w = await writeWhole(path, data, FRAMES, fl.opts);
+        if (th === 2) busy(`write ${fl.name}`, w);
         const r = await readWhole(path, lastSum);
+        if (th === 2) busy(`read ${fl.name}`, r);
         rt[th] = [w, r];
         add(`write ${fl.name}`, th, w);
         add(`read ${fl.name}`, th, r);
@@ -246,6 +277,7 @@ export async function runThreads(dir: string): Promise<void> {
         configureWorkers({ threads: th });
         await startWorkers();
         st[th] = await stream(path, data, FRAMES * 2, kind);
+        if (th === 2) busy(row, st[th]);
         add(row, th, st[th]);
         rmSync(path, { force: true });
       }
@@ -257,18 +289,27 @@ export async function runThreads(dir: string): Promise<void> {
       add('ceiling: 2 zlib streams', th, z[th]);
     }
     ratios.set('ceiling: 2 zlib streams', [...(ratios.get('ceiling: 2 zlib streams') ?? []), z[1]! / z[2]!]);
+    // each row's scaling as a fraction of this repetition's ceiling (paired)
+    const ceiling = z[1]! / z[2]!;
+    for (const row of rows) {
+      const r = ratios.get(row)?.[rep];
+      if (r !== undefined) ofCeiling.set(row, [...(ofCeiling.get(row) ?? []), r / ceiling]);
+    }
     process.stderr.write(`threads bench: repetition ${rep + 1}/${REPEAT} done\n`);
   }
   configureWorkers();
 
   const mbOf = (row: string) => (row.startsWith('stream') ? 2 * mb : row.startsWith('ceiling') ? 8 * 8 : mb);
   console.log(`\n## Thread scaling (bench/threads.ts): ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB), ${REPEAT} interleaved repetitions, medians\n`);
-  console.log('| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) |');
-  console.log('|---|---:|---:|---:|');
+  console.log('| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | ÷ ceiling (median, paired by repetition) | main thread CPU ÷ wall, 2 threads |');
+  console.log('|---|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     const a = median(times.get(`${row}|1`)!);
     const b = median(times.get(`${row}|2`)!);
-    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× |`);
+    const all = ratios.get(row)!.map((r) => r.toFixed(2)).join(' ');
+    const frac = `${(100 * median(ofCeiling.get(row)!)).toFixed(0)} %`;
+    const share = mainShare.has(row) && !Number.isNaN(median(mainShare.get(row)!)) ? `${(100 * median(mainShare.get(row)!)).toFixed(0)} %` : '—';
+    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${frac} | ${share} |`);
   }
   if (lz4Ref) {
     console.log('\n| LZ4 vs h5py (native plugin) | h5py MB/s | ours 1 thread | ours 2 threads | ours ÷ h5py at 1 / 2 threads |');

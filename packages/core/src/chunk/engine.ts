@@ -7,7 +7,7 @@
  */
 import { H5Error, ValueError } from '../errors.js';
 import { ChunkPlacement } from './placement.js';
-import { inParallel } from './in-parallel.js';
+import { chunksForThreads, inParallel } from './in-parallel.js';
 import { mapChunksAt, mapToChunks } from './mapping.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
@@ -58,16 +58,19 @@ export class ChunkEngine<Mem> {
   private fillMem: Mem | undefined;
   /** Space, index records and error context of this dataset's chunks. */
   private readonly p: ChunkPlacement;
-  /** Chunks processed at once (more for small chunks). */
+  /** Chunks processed at once (more for small chunks and for many filter threads: `chunksForThreads`), and encoded ahead by a flush. */
   private readonly concurrency: number;
+  private readonly flushAhead: number;
   /** Chunks encoding behind the caller (null: background writes off). */
   private readonly queue: WriteQueue | null;
 
   constructor(private readonly o: ChunkEngineOptions<Mem>) {
     this.p = new ChunkPlacement(o);
     const chunkBytes = o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
-    this.concurrency = Math.min(MAX_CONCURRENCY, Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
-    const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(chunkBytes, pipelineOffload()?.threads ?? 1) : (o.backgroundBytes ?? 0);
+    const threads = pipelineOffload()?.threads ?? 1;
+    this.concurrency = Math.min(MAX_CONCURRENCY, chunksForThreads(Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, chunkBytes))), chunkBytes, threads));
+    this.flushAhead = chunksForThreads(FLUSH_AHEAD, chunkBytes, threads);
+    const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(chunkBytes, threads) : (o.backgroundBytes ?? 0);
     this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.p.guard(coords, async () => this.p.put(coords, await image))) : null;
   }
 
@@ -238,10 +241,10 @@ export class ChunkEngine<Mem> {
       p.catch(() => undefined); // awaited (and its error thrown) in its turn
       encodes[i] = p;
     };
-    for (let i = 0; i < FLUSH_AHEAD; i++) ahead(i);
+    for (let i = 0; i < this.flushAhead; i++) ahead(i);
     for (let i = 0; i < dirty.length; i++) {
       const e = dirty[i]!;
-      ahead(i + FLUSH_AHEAD);
+      ahead(i + this.flushAhead);
       await this.p.guard(e.coords, async () => {
         if (format.isEmpty?.(e.mem)) {
           await this.storeMem(e.coords, e.mem);

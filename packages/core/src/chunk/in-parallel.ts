@@ -10,3 +10,14 @@ export async function inParallel<T>(items: readonly T[], limit: number, fn: (ite
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
+
+/** Bytes of chunks in flight that more filter threads may not push a read, write or flush past. */
+const THREADS_IN_FLIGHT_BYTES = 256 << 20;
+
+/**
+ * Chunks to keep in flight so that each of `threads` filter worker threads has its next chunk (two per
+ * thread plus two), but no more than `atLeast` when that would hold over 256 MiB of chunks.
+ */
+export function chunksForThreads(atLeast: number, chunkBytes: number, threads: number): number {
+  return Math.max(atLeast, Math.min(2 * threads + 2, Math.floor(THREADS_IN_FLIGHT_BYTES / Math.max(1, chunkBytes))));
+}

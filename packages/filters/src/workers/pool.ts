@@ -88,8 +88,20 @@ const stats = { done: 0, failed: 0 };
 
 /** Input buffers the workers sent back, reused for the next copies (no garbage per chunk). */
 const inputs: ArrayBuffer[] = [];
-const INPUTS_KEPT = 4;
-const INPUT_MAX_BYTES = 64 << 20;
+/** Bytes of the buffers in {@link inputs}. */
+let inputBytes = 0;
+/** Most buffers kept: one per chunk in flight (two per thread plus two)... */
+const inputsKept = (): number => 2 * Math.max(1, size()) + 2;
+/** ...and most bytes kept in all (a few large chunks do not pin hundreds of MiB once the work is done). */
+const INPUTS_MAX_BYTES = 64 << 20;
+
+/** Keeps a buffer a worker sent back for the next copy, dropping the oldest beyond the bounds. */
+function keepInput(b: ArrayBuffer): void {
+  if (b.byteLength > INPUTS_MAX_BYTES) return;
+  inputs.push(b);
+  inputBytes += b.byteLength;
+  while (inputs.length > inputsKept() || inputBytes > INPUTS_MAX_BYTES) inputBytes -= inputs.shift()!.byteLength;
+}
 
 /** A copy of `bytes` to send to a worker (its buffer is transferred), in a returned buffer when one fits. */
 function copyIn(bytes: Uint8Array): Uint8Array {
@@ -98,6 +110,7 @@ function copyIn(bytes: Uint8Array): Uint8Array {
     const b = inputs[i]!;
     if (b.byteLength >= n && b.byteLength <= 2 * n) {
       inputs.splice(i, 1);
+      inputBytes -= b.byteLength;
       const c = new Uint8Array(b, 0, n);
       c.set(bytes);
       return c;
@@ -114,10 +127,7 @@ async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: nu
     const r = await w.run(job);
     stats.done++;
     const back = r.input?.buffer as ArrayBuffer | undefined;
-    if (back && back.byteLength <= INPUT_MAX_BYTES) {
-      if (inputs.length >= INPUTS_KEPT) inputs.shift();
-      inputs.push(back);
-    }
+    if (back) keepInput(back);
     return { bytes: r.bytes, filterMask: r.filterMask };
   } catch {
     stats.failed++;
@@ -180,9 +190,11 @@ export async function startWorkers(): Promise<number> {
   return ok.filter(Boolean).length;
 }
 
-/** Stops every worker now (pending chunks run on the calling thread); they start again on demand. */
+/** Stops every worker now (pending chunks run on the calling thread) and drops the buffers kept for them; they start again on demand. */
 export function stopWorkers(): void {
   while (workers.length > 0) workers.pop()!.terminate();
+  inputs.length = 0;
+  inputBytes = 0;
 }
 
 /** Enables the pool in core's pipeline (what `registerFilters()` does). */

@@ -21,9 +21,14 @@ async function run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: num
 parentPort!.on('message', (m: FilterJob & { id: number }) => {
   run(m).then(
     (r) => {
-      // a result that is a view of a larger buffer (or the input itself) goes back as its own copy
-      const whole = r.bytes.byteOffset === 0 && r.bytes.byteLength === r.bytes.buffer.byteLength;
-      const bytes = whole ? r.bytes : r.bytes.slice();
+      // The result goes back with its buffer transferred (a view keeps its offset and length). A view
+      // of at least half of its buffer (zlib's output slice, sized for the chunk) goes as it is: a
+      // copy would cost time here and leave the buffer as garbage on this thread. A smaller view, or
+      // part of the input (whose buffer goes back for reuse), goes as its own copy.
+      const b = r.bytes;
+      const whole = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+      const own = b.buffer === m.bytes.buffer ? whole : b.byteLength * 2 >= b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer);
+      const bytes = own ? b : b.slice();
       // the input's buffer goes back too, for the next job's copy (unless the result lives in it)
       const input = m.bytes.buffer !== bytes.buffer && m.bytes.buffer.byteLength > 0 ? m.bytes : undefined;
       const reply: FilterReply = { id: m.id, bytes, filterMask: r.filterMask, ...(input ? { input } : {}) };
