@@ -50,10 +50,33 @@ function sortByStart(boxes: Float64Array, idx: Int32Array, m: number, off: numbe
     }
     return;
   }
+  let sorted = true;
+  for (let i = 1; i < m && sorted; i++) sorted = boxes[idx[i - 1]! * w + off]! <= boxes[idx[i]! * w + off]!;
+  if (sorted) return;
+  if (m <= PACK_MAX_BOXES) {
+    // keys below 2^32 and indices below 2^21 pack exactly into one float: a native typed-array sort
+    const packed = new Float64Array(m);
+    let small = true;
+    for (let i = 0; i < m && small; i++) {
+      const key = boxes[idx[i]! * w + off]!;
+      small = key >= 0 && key < PACK_KEY_LIMIT;
+      packed[i] = key * PACK_MAX_BOXES + i;
+    }
+    if (small) {
+      packed.sort();
+      const was = idx.slice(0, m);
+      for (let i = 0; i < m; i++) idx[i] = was[packed[i]! % PACK_MAX_BOXES]!;
+      return;
+    }
+  }
   const sub = Array.from(idx.subarray(0, m));
   sub.sort((a, b) => boxes[a * w + off]! - boxes[b * w + off]!);
   idx.set(sub);
 }
+
+/** Boxes and key bound of the packed sort in {@link sortByStart} (2^21 · 2^32 = 2^53: exact in a float). */
+const PACK_MAX_BOXES = 1 << 21;
+const PACK_KEY_LIMIT = 2 ** 32;
 
 /** Appends the boxes `[glo, ghi) × child` (nothing when the group is unset). */
 function emitGroup(out: Flat, glo: number, ghi: number, child: Flat, cw: number): void {

@@ -1,0 +1,146 @@
+/**
+ * Sparse chunks that grow at their end and are read by ranges of C-order offsets: the access pattern
+ * of a chunk holding several frames `[frame, y, x]` written one frame after the other and read back
+ * frame by frame. Appending elements that all come after the last defined one (C order) extends the
+ * defined runs and the values in place — their arrays get spare room at their ends, doubled as
+ * they fill — so writing a chunk of n frames costs O(n), not O(n²) run merges. A range of offsets
+ * (a slab of dimension 0 in C order) is a range of runs found by binary search, and its values
+ * are one contiguous piece of the value array.
+ * @module
+ */
+import { DEF, allocValues, copyBytes, definedCount, findRun, pairsToDefined, requestSet, requestSorted } from './runs.js';
+
+/** True when `req` (sorted request triples) writes only elements after every defined run of `runs`. */
+export function appendsAfter(runs: Float64Array, req: Float64Array): boolean {
+  const n = runs.length;
+  return n > 0 && req.length > 0 && req[0]! >= runs[n - DEF]! + runs[n - DEF + 1]! && requestSorted(req);
+}
+
+/** `len` numbers of `a` in an array with room for more (at least doubled), or `a` extended in place when `inPlace` and its buffer has the room. */
+function extendRuns(a: Float64Array, len: number, inPlace: boolean): Float64Array {
+  if (inPlace && a.byteOffset + 8 * len <= a.buffer.byteLength) return new Float64Array(a.buffer, a.byteOffset, len);
+  const out = new Float64Array(Math.max(len, 2 * a.length, 96));
+  out.set(a);
+  return out.subarray(0, len);
+}
+
+function extendValues(v: Uint8Array, len: number, inPlace: boolean): Uint8Array {
+  if (inPlace && v.byteOffset + len <= v.buffer.byteLength) return new Uint8Array(v.buffer, v.byteOffset, len);
+  const out = allocValues(len, undefined, Math.max(len, 2 * v.length));
+  out.set(v);
+  return out;
+}
+
+/**
+ * Defined runs and values after appending the elements of `req` (see {@link appendsAfter}) with
+ * their values from `src` (request triples `[chunkOffset, bufferOffset, length]`, `es` bytes per
+ * element). `inPlace`: `runs` and `values` are the caller's own and may be extended in their
+ * buffers (nothing else views the bytes past their ends); otherwise new arrays are made.
+ */
+export function appendDefined(
+  runs: Float64Array,
+  values: Uint8Array,
+  req: Float64Array,
+  src: Uint8Array,
+  es: number,
+  inPlace: boolean,
+): { runs: Float64Array; values: Uint8Array } {
+  const add = pairsToDefined(requestSet(req));
+  const n = runs.length;
+  const oldCount = definedCount(runs);
+  const lastEnd = runs[n - DEF]! + runs[n - DEF + 1]!;
+  // two runs never touch: a first new run starting where the last one ends extends it
+  const touch = add[0] === lastEnd ? 1 : 0;
+  const outRuns = extendRuns(runs, n + add.length - touch * DEF, inPlace);
+  if (touch) outRuns[n - DEF + 1] = outRuns[n - DEF + 1]! + add[1]!;
+  for (let i = touch * DEF, k = n; i < add.length; i += DEF, k += DEF) {
+    outRuns[k] = add[i]!;
+    outRuns[k + 1] = add[i + 1]!;
+    outRuns[k + 2] = add[i + 2]! + oldCount;
+  }
+  const outValues = extendValues(values, (oldCount + definedCount(add)) * es, inPlace);
+  // sorted, non-overlapping request runs: the values follow in request order
+  let vi = oldCount * es;
+  for (let i = 0; i < req.length; i += 3) {
+    const len = req[i + 2]! * es;
+    copyBytes(outValues, vi, src, req[i + 1]! * es, len);
+    vi += len;
+  }
+  return { runs: outRuns, values: outValues };
+}
+
+/**
+ * The defined runs within C-order offsets `[lo, hi)`, as new runs with value indices from 0, and
+ * the range of the value array (in elements) holding their values, in O(log runs + runs in range).
+ */
+export function definedInRange(runs: Float64Array, lo: number, hi: number): { runs: Float64Array; first: number; count: number } {
+  const a = findRun(runs, lo);
+  const b = findRun(runs, hi);
+  // run b holds hi or starts after it: it takes part only when it starts before hi
+  const end = b < runs.length / DEF && runs[DEF * b]! < hi ? b + 1 : b;
+  const out = new Float64Array(DEF * Math.max(0, end - a));
+  if (end <= a) return { runs: out, first: 0, count: 0 };
+  const first = runs[DEF * a + 2]! + Math.max(0, lo - runs[DEF * a]!);
+  for (let i = a, k = 0; i < end; i++, k += DEF) {
+    const s = Math.max(lo, runs[DEF * i]!);
+    const e = Math.min(hi, runs[DEF * i]! + runs[DEF * i + 1]!);
+    out[k] = s;
+    out[k + 1] = e - s;
+    out[k + 2] = runs[DEF * i + 2]! + (s - runs[DEF * i]!) - first;
+  }
+  const last = out.length - DEF;
+  return { runs: out, first, count: out[last + 2]! + out[last + 1]! };
+}
+
+/** Per canonical box list: running maximum of the boxes' dimension-0 ends, and elements before each box. */
+const boxIndexes = new WeakMap<Float64Array, { maxEnd: Float64Array; before: Float64Array }>();
+
+function boxIndex(boxes: Float64Array, rank: number): { maxEnd: Float64Array; before: Float64Array } {
+  let ix = boxIndexes.get(boxes);
+  if (ix) return ix;
+  const w = 2 * rank;
+  const n = boxes.length / w;
+  const maxEnd = new Float64Array(n);
+  const before = new Float64Array(n + 1);
+  let m = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const b = i * w;
+    if (boxes[b + 1]! > m) m = boxes[b + 1]!;
+    maxEnd[i] = m;
+    let v = 1;
+    for (let k = b; k < b + w; k += 2) v *= boxes[k + 1]! - boxes[k]!;
+    before[i + 1] = before[i]! + v;
+  }
+  ix = { maxEnd, before };
+  boxIndexes.set(boxes, ix);
+  return ix;
+}
+
+/** First box (of `n`) whose dimension-0 start is at least `v` (boxes sorted by it). */
+function firstStartingAt(boxes: Float64Array, w: number, n: number, v: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (boxes[mid * w]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The boxes of a canonical box list lying in the slab `[a, b)` of dimension 0, when no box
+ * crosses the slab's edges: boxes `[from, to)` (whole dimension-0 groups of a canonical list, so
+ * canonical themselves) and the elements' place in C order — `first` elements of the list come
+ * before the slab, `count` lie in it. Null when a box crosses an edge. O(log boxes) after an index
+ * built once per list.
+ */
+export function boxesInSlab(boxes: Float64Array, rank: number, a: number, b: number): { from: number; to: number; first: number; count: number } | null {
+  const w = 2 * rank;
+  const n = boxes.length / w;
+  const { maxEnd, before } = boxIndex(boxes, rank);
+  const from = firstStartingAt(boxes, w, n, a);
+  const to = firstStartingAt(boxes, w, n, b);
+  if ((from > 0 && maxEnd[from - 1]! > a) || (to > 0 && maxEnd[to - 1]! > b)) return null;
+  return { from, to, first: before[from]!, count: before[to]! - before[from]! };
+}
