@@ -6,9 +6,10 @@
  *
  * - `points`: BENCH_PG_FRAMES (default 200) frames of 2048² uint16, each with 80 non-overlapping 3×3 pixel
  *   groups (seeded random), in a sparse dataset `[frame, y, x]` (maxShape `[∞, 2048, 2048]`, chunks
- *   1×2048×2048; deflate 1 on both sections, and unfiltered) written frame by frame (`resize` + `write(values, selectBlocks(80
- *   boxes))`); h5py: COO — four 1-D datasets (u32 frame, u16 y, x, value; chunks of 65,536, gzip 1)
- *   appended frame by frame (resize + write) plus an offsets dataset. Reads: ours `readDefined(frame)` per
+ *   BENCH_PG_CHUNK×2048×2048, default 64 frames per chunk — h5py's COO chunks of 65,536 elements hold ≈ 91
+ *   frames; deflate 1 on both sections, and unfiltered) written frame by frame (`resize` + `write(values,
+ *   selectBlocks(80 boxes))`); h5py: COO — four 1-D datasets (u32 frame, u16 y, x, value; chunks of 65,536,
+ *   gzip 1) appended frame by frame (resize + write) plus an offsets dataset. Reads: ours `readDefined(frame)` per
  *   frame and `readDefined(all)`; h5py each frame's slices (after reading the offsets) and the arrays whole.
  *   Create and close are timed on both sides; reads include open and close.
  * - `groups`: 10,000 empty float32 (16,) datasets in 100 groups (file create and close included), and the
@@ -37,6 +38,8 @@ import { xorshift32 } from './xorshift.js';
 
 const FRAMES = Number(process.env.BENCH_PG_FRAMES ?? 200);
 const GROUPS_PER_FRAME = 80;
+/** Frames per chunk of our point-group dataset. */
+const PG_CHUNK = Number(process.env.BENCH_PG_CHUNK ?? 64);
 const N = 2048;
 const REPEAT = Number(process.env.BENCH_W6_REPEAT ?? 7);
 /** Untimed runs of each side before the timed ones (V8 compiles the hot paths during the first runs). */
@@ -132,7 +135,7 @@ function writePointsFile(path: string, pf: PointFrames): void {
 async function oursWrite(path: string, pf: PointFrames, gzip: boolean): Promise<number> {
   const t0 = performance.now();
   const f = await createFile(path);
-  const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [0, N, N], maxShape: [null, N, N], chunks: [1, N, N], ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
+  const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [0, N, N], maxShape: [null, N, N], chunks: [PG_CHUNK, N, N], ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
   for (let i = 0; i < FRAMES; i++) {
     await ds.resize([i + 1, N, N]);
     await ds.write(pf.values[i]!, selectBlocks(pf.boxes[i]!));
@@ -271,7 +274,7 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
       writePointsFile(bin, pf);
       await py.call({ cmd: 'load_points', path: bin, width: N });
       const theirs = join(dir, 'h5py-coo.h5');
-      const title = `${FRAMES} frames × ${GROUPS_PER_FRAME} 3×3 groups`;
+      const title = `${FRAMES} frames × ${GROUPS_PER_FRAME} 3×3 groups, ${PG_CHUNK} per chunk`;
       const kinds = (process.env.BENCH_PG_KINDS ?? 'gzip,raw').split(',');
       for (const gzip of [true, false].filter((g) => kinds.includes(g ? 'gzip' : 'raw'))) {
         const ours = join(dir, `ours-points-${gzip ? 'gzip' : 'raw'}.h5`);

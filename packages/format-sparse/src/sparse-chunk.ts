@@ -62,17 +62,47 @@ const borrowed = new WeakSet<Uint8Array>();
 export function shareChunk(mem: SparseChunk): SparseChunk {
   if (mem.values.length > 0) borrowed.add(mem.values);
   // `mem.runs` may be derived on first use (decoded chunks): not asked for until the handle needs it
+  return lazyRuns(mem.selection, mem.values, () => mem.runs, runsPending.has(mem));
+}
+
+/** Chunks made by {@link lazyRuns} whose runs nobody asked for yet. */
+const runsPending = new WeakSet<SparseChunk>();
+
+/** A chunk whose defined runs come from `derive` on first use (or are set by a writer); `pending`: not derived yet. */
+export function lazyRuns(selection: BlockSelection | NoneSelection, values: Uint8Array, derive: () => Float64Array, pending = true): SparseChunk {
   let runs: Float64Array | undefined;
-  return {
-    selection: mem.selection,
-    values: mem.values,
+  const mem: SparseChunk = {
+    selection,
+    values,
     get runs(): Float64Array {
-      return (runs ??= mem.runs);
+      runsPending.delete(mem);
+      return (runs ??= derive());
     },
     set runs(r: Float64Array) {
+      runsPending.delete(mem);
       runs = r;
     },
   };
+  if (pending) runsPending.add(mem);
+  return mem;
+}
+
+/**
+ * Bytes of a chunk's runs; while they are not derived, an upper bound from its boxes (one run per
+ * row of a box at most) — deriving them only to size a cache entry would cost more than a read.
+ */
+export function runsBytes(mem: SparseChunk): number {
+  const sel = mem.selection;
+  if (!runsPending.has(mem) || sel.kind !== 'blocks') return mem.runs.byteLength;
+  const b = sel.boxes;
+  const w = 2 * sel.rank;
+  let rows = 0;
+  for (let i = 0; i < b.length; i += w) {
+    let r = 1;
+    for (let k = i; k < i + w - 2; k += 2) r *= b[k + 1]! - b[k]!;
+    rows += r;
+  }
+  return 8 * DEF * rows;
 }
 
 /** Marks a chunk's values as shared with something else (e.g. a pending chunk image): copy before writing in place. */

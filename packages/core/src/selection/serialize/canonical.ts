@@ -88,6 +88,22 @@ function emitGroup(out: Flat, glo: number, ghi: number, child: Flat, cw: number)
   }
 }
 
+/**
+ * Copies the tails (numbers from `off` on, `rank` dimensions) of boxes `active[0..n)` into the empty
+ * `out` and keeps them when they are canonical as they stand (a band whose cross-section the file
+ * already lists canonically: the usual case); else empties `out` again and returns false.
+ */
+function canonicalTails(boxes: Float64Array, active: Int32Array, n: number, off: number, rank: number, out: Flat): boolean {
+  const w = off + 2 * rank;
+  for (let i = 0; i < n; i++) {
+    const b = active[i]! * w;
+    for (let k = off; k < w; k++) out.push(boxes[b + k]!);
+  }
+  if (isCanonicalBoxes(out.buf.subarray(0, out.n), rank)) return true;
+  out.n = 0;
+  return false;
+}
+
 /** Canonical boxes of dimensions d.. of the union of boxes `idx[0..m)`, appended to `out`. */
 function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank: number, out: Flat, budget: Budget): void {
   const w = 2 * rank;
@@ -179,7 +195,7 @@ function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank:
       }
       child.push(cs);
       child.push(ce);
-    } else {
+    } else if (!canonicalTails(boxes, active, na, coff, rank - d - 1, child)) {
       for (let i = 0; i < na; i++) scratch[i] = active[i]!;
       level(boxes, scratch, na, d + 1, rank, child, budget);
     }
