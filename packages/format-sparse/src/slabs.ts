@@ -8,7 +8,7 @@
  * are one contiguous piece of the value array.
  * @module
  */
-import { DEF, allocValues, copyBytes, definedCount, findRun, pairsToDefined, requestSet, requestSorted } from './runs.js';
+import { DEF, allocValues, copyBytes, definedCount, findRun, requestSorted } from './runs.js';
 
 /** True when `req` (sorted request triples) writes only elements after every defined run of `runs`. */
 export function appendsAfter(runs: Float64Array, req: Float64Array): boolean {
@@ -45,28 +45,29 @@ export function appendDefined(
   es: number,
   inPlace: boolean,
 ): { runs: Float64Array; values: Uint8Array } {
-  const add = pairsToDefined(requestSet(req));
-  const n = runs.length;
+  let added = 0;
+  for (let i = 2; i < req.length; i += 3) added += req[i]!;
   const oldCount = definedCount(runs);
-  const lastEnd = runs[n - DEF]! + runs[n - DEF + 1]!;
-  // two runs never touch: a first new run starting where the last one ends extends it
-  const touch = add[0] === lastEnd ? 1 : 0;
-  const outRuns = extendRuns(runs, n + add.length - touch * DEF, inPlace);
-  if (touch) outRuns[n - DEF + 1] = outRuns[n - DEF + 1]! + add[1]!;
-  for (let i = touch * DEF, k = n; i < add.length; i += DEF, k += DEF) {
-    outRuns[k] = add[i]!;
-    outRuns[k + 1] = add[i + 1]!;
-    outRuns[k + 2] = add[i + 2]! + oldCount;
-  }
-  const outValues = extendValues(values, (oldCount + definedCount(add)) * es, inPlace);
-  // sorted, non-overlapping request runs: the values follow in request order
-  let vi = oldCount * es;
+  const outValues = extendValues(values, (oldCount + added) * es, inPlace);
+  const wide = extendRuns(runs, runs.length + req.length, inPlace);
+  // sorted, non-overlapping request runs: merged as they come (two runs never touch), values in request order
+  let k = runs.length;
+  let count = oldCount;
   for (let i = 0; i < req.length; i += 3) {
-    const len = req[i + 2]! * es;
-    copyBytes(outValues, vi, src, req[i + 1]! * es, len);
-    vi += len;
+    const c = req[i]!;
+    const len = req[i + 2]!;
+    if (len <= 0) continue;
+    if (wide[k - DEF]! + wide[k - DEF + 1]! === c) wide[k - DEF + 1] = wide[k - DEF + 1]! + len;
+    else {
+      wide[k] = c;
+      wide[k + 1] = len;
+      wide[k + 2] = count;
+      k += DEF;
+    }
+    copyBytes(outValues, count * es, src, req[i + 1]! * es, len * es);
+    count += len;
   }
-  return { runs: outRuns, values: outValues };
+  return { runs: wide.subarray(0, k), values: outValues };
 }
 
 /**

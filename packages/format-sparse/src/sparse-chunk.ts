@@ -239,8 +239,13 @@ function appendWrite(mem: SparseChunk, req: Float64Array, src: Uint8Array, es: n
   deriveSelection(mem, dims);
 }
 
+/** Chunks whose selection {@link deriveSelection} derives from their runs. */
+const derivedSelection = new WeakSet<SparseChunk>();
+
 /** Makes `mem.selection` the canonical boxes of `mem.runs`, computed on first use after the runs change (a writer may still set it). */
 function deriveSelection(mem: SparseChunk, dims: readonly number[]): void {
+  if (derivedSelection.has(mem)) return;
+  derivedSelection.add(mem);
   let sel: BlockSelection | NoneSelection | undefined;
   let of: Float64Array | undefined;
   Object.defineProperty(mem, 'selection', {

@@ -89,19 +89,50 @@ function emitGroup(out: Flat, glo: number, ghi: number, child: Flat, cw: number)
 }
 
 /**
- * Copies the tails (numbers from `off` on, `rank` dimensions) of boxes `active[0..n)` into the empty
- * `out` and keeps them when they are canonical as they stand (a band whose cross-section the file
- * already lists canonically: the usual case); else empties `out` again and returns false.
+ * Copies the tails (numbers from `off` on, `rank` dimensions) of boxes `order[0..n)` into the empty
+ * `out` and keeps them when they are canonical as they stand; else empties `out` again and returns false.
  */
-function canonicalTails(boxes: Float64Array, active: Int32Array, n: number, off: number, rank: number, out: Flat): boolean {
+function tailsAsListed(boxes: Float64Array, order: Int32Array, n: number, off: number, rank: number, out: Flat): boolean {
   const w = off + 2 * rank;
   for (let i = 0; i < n; i++) {
-    const b = active[i]! * w;
+    const b = order[i]! * w;
     for (let k = off; k < w; k++) out.push(boxes[b + k]!);
   }
   if (isCanonicalBoxes(out.buf.subarray(0, out.n), rank)) return true;
   out.n = 0;
   return false;
+}
+
+/** Lexicographic order of the tails (numbers from `off` to `w`) of boxes `a` and `b`. */
+function compareTails(boxes: Float64Array, a: number, b: number, off: number, w: number): number {
+  for (let k = off; k < w; k++) {
+    const d = boxes[a * w + k]! - boxes[b * w + k]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * The canonical cross-section of a band when the file lists it canonically — as it stands, or once
+ * the few boxes reaching in from an earlier band (listed after the band's own) are put in place by
+ * an insertion sort of at most `4n` moves — written to the empty `out`; false (and `out` empty) when
+ * it needs the full normalisation. `scratch` holds at least `n` entries.
+ */
+function canonicalTails(boxes: Float64Array, active: Int32Array, n: number, off: number, rank: number, out: Flat, scratch: Int32Array): boolean {
+  if (tailsAsListed(boxes, active, n, off, rank, out)) return true;
+  const w = off + 2 * rank;
+  let moves = 4 * n;
+  for (let i = 0; i < n; i++) {
+    const x = active[i]!;
+    let j = i - 1;
+    while (j >= 0 && compareTails(boxes, scratch[j]!, x, off, w) > 0) {
+      if (--moves < 0) return false;
+      scratch[j + 1] = scratch[j]!;
+      j--;
+    }
+    scratch[j + 1] = x;
+  }
+  return tailsAsListed(boxes, scratch, n, off, rank, out);
 }
 
 /** Canonical boxes of dimensions d.. of the union of boxes `idx[0..m)`, appended to `out`. */
@@ -195,7 +226,7 @@ function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank:
       }
       child.push(cs);
       child.push(ce);
-    } else if (!canonicalTails(boxes, active, na, coff, rank - d - 1, child)) {
+    } else if (!canonicalTails(boxes, active, na, coff, rank - d - 1, child, scratch)) {
       for (let i = 0; i < na; i++) scratch[i] = active[i]!;
       level(boxes, scratch, na, d + 1, rank, child, budget);
     }
