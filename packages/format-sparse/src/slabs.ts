@@ -8,6 +8,7 @@
  * are one contiguous piece of the value array.
  * @module
  */
+import { runsToBoxes } from './canonical.js';
 import { DEF, allocValues, copyBytes, definedCount, findRun, requestSorted } from './runs.js';
 
 /** True when `req` (sorted request triples) writes only elements after every defined run of `runs`. */
@@ -17,7 +18,7 @@ export function appendsAfter(runs: Float64Array, req: Float64Array): boolean {
 }
 
 /** `len` numbers of `a` in an array with room for more (at least doubled), or `a` extended in place when `inPlace` and its buffer has the room. */
-function extendRuns(a: Float64Array, len: number, inPlace: boolean): Float64Array {
+function extendFloats(a: Float64Array, len: number, inPlace: boolean): Float64Array {
   if (inPlace && a.byteOffset + 8 * len <= a.buffer.byteLength) return new Float64Array(a.buffer, a.byteOffset, len);
   const out = new Float64Array(Math.max(len, 2 * a.length, 96));
   out.set(a);
@@ -49,7 +50,7 @@ export function appendDefined(
   for (let i = 2; i < req.length; i += 3) added += req[i]!;
   const oldCount = definedCount(runs);
   const outValues = extendValues(values, (oldCount + added) * es, inPlace);
-  const wide = extendRuns(runs, runs.length + req.length, inPlace);
+  const wide = extendFloats(runs, runs.length + req.length, inPlace);
   // sorted, non-overlapping request runs: merged as they come (two runs never touch), values in request order
   let k = runs.length;
   let count = oldCount;
@@ -68,6 +69,40 @@ export function appendDefined(
     count += len;
   }
   return { runs: wide.subarray(0, k), values: outValues };
+}
+
+/**
+ * The canonical boxes after an append (./sparse-chunk.ts): `boxes` (canonical, of the runs before) and
+ * those of the runs added from `runs[from]` on, concatenated — when the added elements start in a
+ * later index of dimension 0 than the last old one and the two lists meet without a merge (touching
+ * dimension-0 groups with equal cross-sections). `inPlace`: `boxes` may be extended in its buffer.
+ * Null when the union needs a rebuild from the runs.
+ */
+export function appendBoxes(boxes: Float64Array, runs: Float64Array, from: number, dims: readonly number[], inPlace: boolean): Float64Array | null {
+  const rank = dims.length;
+  if (rank < 2 || from >= runs.length || from < DEF) return null;
+  let inner = 1;
+  for (let d = 1; d < rank; d++) inner *= dims[d]!;
+  const lastOld = runs[from - DEF]! + runs[from - DEF + 1]! - 1;
+  if (Math.floor(runs[from]! / inner) <= Math.floor(lastOld / inner)) return null;
+  const add = runsToBoxes(runs.subarray(from), DEF, dims);
+  const w = 2 * rank;
+  const n = boxes.length;
+  if (n > 0 && boxes[n - w + 1] === add[0]) {
+    // touching dimension-0 groups: canonical form merges them when their cross-sections are equal
+    let a = n - w;
+    while (a - w >= 0 && boxes[a - w] === boxes[n - w] && boxes[a - w + 1] === boxes[n - w + 1]) a -= w;
+    let b = w;
+    while (b < add.length && add[b] === add[0] && add[b + 1] === add[1]) b += w;
+    if (n - a === b) {
+      let same = true;
+      for (let i = 0; i < b && same; i += w) for (let k = 2; k < w && same; k++) same = boxes[a + i + k] === add[i + k];
+      if (same) return null;
+    }
+  }
+  const out = extendFloats(boxes, n + add.length, inPlace);
+  out.set(add, n);
+  return out;
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 } from '@chunkform/core';
 import { blocksFromCanonical, trustSelection } from '@chunkform/core/plugin';
 import { runsToBoxes } from './canonical.js';
-import { appendDefined, appendsAfter, boxesInSlab, definedInRange } from './slabs.js';
+import { appendBoxes, appendDefined, appendsAfter, boxesInSlab, definedInRange } from './slabs.js';
 import {
   DEF,
   allocValues,
@@ -220,23 +220,37 @@ export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array,
   else mergeWrite(mem, req, src, es, dims);
 }
 
-/** The runs and values that appends made for a chunk (arrays with spare room that only this chunk views). */
-const grown = new WeakMap<SparseChunk, { runs: Float64Array; values: Uint8Array }>();
+/**
+ * The runs, values and selection boxes that appends made for a chunk (arrays with spare room that
+ * only this chunk views; `boxes` null while the selection is derived from the runs on demand).
+ */
+const grown = new WeakMap<SparseChunk, { runs: Float64Array; values: Uint8Array; boxes: Float64Array | null }>();
 
 /**
  * A write of elements that all come after the chunk's last defined element (./slabs.ts): runs and
- * values extended in place when this chunk grew them before and nothing else shares them; the
- * selection is derived from the runs when next asked for (a chunk written frame by frame is
- * encoded once, at the end).
+ * values extended in place when this chunk grew them before and nothing else shares them. The
+ * canonical boxes grow by those of the new elements when they start a later index of dimension 0
+ * (a new frame); otherwise the selection is derived from the runs when next asked for.
  */
 function appendWrite(mem: SparseChunk, req: Float64Array, src: Uint8Array, es: number, dims: readonly number[]): void {
   const own = grown.get(mem);
-  const inPlace = own !== undefined && own.runs === mem.runs && own.values === mem.values && !borrowed.has(mem.values);
-  const next = appendDefined(mem.runs, mem.values, req, src, es, inPlace);
+  const oldRuns = mem.runs;
+  const inPlace = own !== undefined && own.runs === oldRuns && own.values === mem.values && !borrowed.has(mem.values);
+  // the current selection's boxes, when known without deriving them
+  const cur = own ? (own.runs === oldRuns ? own.boxes : null) : derivedSelection.has(mem) ? null : mem.selection.kind === 'blocks' ? mem.selection.boxes : null;
+  const lastLength = oldRuns[oldRuns.length - DEF + 1]!;
+  const next = appendDefined(oldRuns, mem.values, req, src, es, inPlace);
   mem.runs = next.runs;
   mem.values = next.values;
-  grown.set(mem, next);
-  deriveSelection(mem, dims);
+  // a first new run that extended the last old one leaves the boxes to a rebuild
+  const extended = next.runs[oldRuns.length - DEF + 1] !== lastLength;
+  const boxes = cur && !extended ? appendBoxes(cur, next.runs, oldRuns.length, dims, inPlace && own?.boxes === cur) : null;
+  grown.set(mem, { ...next, boxes });
+  if (boxes) {
+    const sel = blocksFromCanonical(boxes, dims.length);
+    trustSelection(sel, dims);
+    mem.selection = sel;
+  } else deriveSelection(mem, dims);
 }
 
 /** Chunks whose selection {@link deriveSelection} derives from their runs. */

@@ -18,9 +18,9 @@ const slabDimsArb = fc.integer({ min: 2, max: 4 }).chain((r) =>
   fc.tuple(fc.integer({ min: 2, max: 6 }), fc.array(fc.integer({ min: 1, max: r > 2 ? 4 : 7 }), { minLength: r - 1, maxLength: r - 1 })).map(([n0, rest]) => [n0, ...rest]),
 );
 
-/** `sel` restricted to dimension-0 index `f` (a frame), or null when it has nothing there. */
-function frameOf(sel: Selection, dims: readonly number[], f: number): Selection | null {
-  const box = selectBlocks([{ start: dims.map((_, d) => (d === 0 ? f : 0)), end: dims.map((n, d) => (d === 0 ? f + 1 : n)) }]);
+/** `sel` restricted to dimension-0 index `f` (a frame) and rows `[lo, hi)` of dimension 1, or null when it has nothing there. */
+function frameOf(sel: Selection, dims: readonly number[], f: number, lo = 0, hi = dims[1]!): Selection | null {
+  const box = selectBlocks([{ start: dims.map((_, d) => (d === 0 ? f : d === 1 ? lo : 0)), end: dims.map((n, d) => (d === 0 ? f + 1 : d === 1 ? hi : n)) }]);
   const part = toBlocks(intersect(sel, box, dims), dims);
   return part.kind === 'none' ? null : part;
 }
@@ -39,13 +39,15 @@ describe('chunks written frame by frame', () => {
   it('appending frames gives the chunk and stored bytes of the general merge, and shared handles keep their state', async () => {
     await fc.assert(
       fc.asyncProperty(
-        slabDimsArb.chain((dims) => fc.tuple(fc.constant(dims), selectionArb(dims), fc.constantFrom(1, 2), fc.integer({ min: 0, max: 1 << 20 }), fc.nat(5))),
-        async ([dims, sel, es, seed, shareAt]) => {
+        slabDimsArb.chain((dims) => fc.tuple(fc.constant(dims), selectionArb(dims), fc.constantFrom(1, 2), fc.integer({ min: 0, max: 1 << 20 }), fc.nat(5), fc.nat(dims[1]!))),
+        async ([dims, sel, es, seed, shareAt, cut]) => {
           const fast = emptyChunk();
           const slow = emptyChunk();
           let frozen: { handle: SparseChunk; runs: number[]; values: number[] } | null = null;
-          for (let f = 0; f < dims[0]!; f++) {
-            const part = frameOf(sel, dims, f);
+          // each frame in two writes (rows before `cut`, then the rest): appends within a frame too
+          const steps = Array.from({ length: dims[0]! }, (_, f) => [frameOf(sel, dims, f, 0, cut), frameOf(sel, dims, f, cut)]).flat();
+          for (let f = 0; f < steps.length; f++) {
+            const part = steps[f];
             if (!part) continue;
             const req = requestOf(part, dims);
             const src = Uint8Array.from({ length: req.count * es }, (_, i) => (seed + 31 * f + 7 * i) & 0xff);
