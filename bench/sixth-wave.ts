@@ -21,7 +21,8 @@
  * `BENCH_PG_KINDS=gzip|raw` limits the point-group rows to ours with deflate 1 or unfiltered.
  *
  * Every measurement runs BENCH_W6_REPEAT (default 7) times, ours and h5py alternating (which goes first
- * alternates too), after BENCH_W6_WARMUP (default 1) untimed runs of each side, and the row reports the
+ * alternates too), after BENCH_W6_WARMUP (default 1; point-group rows BENCH_PG_WARMUP, default 5) untimed
+ * runs of each side, and the row reports the
  * median of the paired ratios (h5py time ÷ ours: > 1 means chunkform is faster) with the median times of
  * each side.
  * @module
@@ -44,6 +45,11 @@ const N = 2048;
 const REPEAT = Number(process.env.BENCH_W6_REPEAT ?? 7);
 /** Untimed runs of each side before the timed ones (V8 compiles the hot paths during the first runs). */
 const WARMUP = Number(process.env.BENCH_W6_WARMUP ?? 1);
+/**
+ * Warm-up of the point-group rows: their runs are short (200 calls) and V8 optimises the per-frame
+ * paths only after ≈ 1,000–2,000 calls, so one warm-up run left most timed runs cold.
+ */
+const PG_WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 5);
 const PYTHON = '/usr/bin/python3';
 /** Creations per measured window (ending at 100 / 400 / 1,600 links). */
 const WINDOW = 100;
@@ -238,11 +244,11 @@ export const median = (xs: number[]): number => {
 };
 
 /** Runs `ours` and `theirs` REPEAT times alternately; returns median times and the median paired ratio theirs / ours. */
-export async function paired(ours: () => Promise<number>, theirs: () => Promise<number>): Promise<{ ours: number; theirs: number; ratio: number }> {
+export async function paired(ours: () => Promise<number>, theirs: () => Promise<number>, warmup = WARMUP): Promise<{ ours: number; theirs: number; ratio: number }> {
   const a: number[] = [];
   const b: number[] = [];
   const r: number[] = [];
-  for (let i = 0; i < WARMUP; i++) (await ours(), await theirs());
+  for (let i = 0; i < warmup; i++) (await ours(), await theirs());
   for (let i = 0; i < REPEAT; i++) {
     let x: number;
     let y: number;
@@ -282,6 +288,7 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
         const w = await paired(
           () => oursWrite(ours, pf, gzip),
           async () => (await py.call({ cmd: 'coo_write', path: theirs })).s as number,
+          PG_WARMUP,
         );
         row(`point groups write (${title}), ours ${kind}`, w);
         console.log(`  ${''.padEnd(58)} ${((w.ours / FRAMES) * 1e6).toFixed(0).padStart(6)} µs ${((w.theirs / FRAMES) * 1e6).toFixed(0).padStart(6)} µs per frame`);
@@ -292,6 +299,7 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
             if (r.count !== pf.count) throw new Error(`bench points: h5py read ${String(r.count)} px per frame, expected ${pf.count}`);
             return r.s as number;
           },
+          PG_WARMUP,
         );
         row(`point groups read per frame, ours ${kind}`, rf);
         const ra = await paired(
@@ -301,6 +309,7 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
             if (r.count !== pf.count || r.sum !== pf.sum) throw new Error(`bench points: h5py read ${String(r.count)} px whole, expected ${pf.count}`);
             return r.s as number;
           },
+          PG_WARMUP,
         );
         row(`point groups read whole dataset, ours ${kind}`, ra);
         rmSync(ours, { force: true });
