@@ -6,9 +6,10 @@
  *
  * - `points`: BENCH_PG_FRAMES (default 200) frames of 2048² uint16, each with 80 non-overlapping 3×3 pixel
  *   groups (seeded random), in a sparse dataset `[frame, y, x]` (maxShape `[∞, 2048, 2048]`, chunks
- *   1×2048×2048; deflate 1 on both sections, and unfiltered) written frame by frame (`resize` + `write(values, selectBlocks(80
- *   boxes))`); h5py: COO — four 1-D datasets (u32 frame, u16 y, x, value; chunks of 65,536, gzip 1)
- *   appended frame by frame (resize + write) plus an offsets dataset. Reads: ours `readDefined(frame)` per
+ *   BENCH_PG_CHUNK×2048×2048, default 64 frames per chunk — h5py's COO chunks of 65,536 elements hold ≈ 91
+ *   frames; deflate 1 on both sections, and unfiltered) written frame by frame (`resize` + `write(values,
+ *   selectBlocks(80 boxes))`); h5py: COO — four 1-D datasets (u32 frame, u16 y, x, value; chunks of 65,536,
+ *   gzip 1) appended frame by frame (resize + write) plus an offsets dataset. Reads: ours `readDefined(frame)` per
  *   frame and `readDefined(all)`; h5py each frame's slices (after reading the offsets) and the arrays whole.
  *   Create and close are timed on both sides; reads include open and close.
  * - `groups`: 10,000 empty float32 (16,) datasets in 100 groups (file create and close included), and the
@@ -21,7 +22,8 @@
  * `BENCH_PG_KINDS=gzip|raw` limits the point-group rows to ours with deflate 1 or unfiltered.
  *
  * Every measurement runs BENCH_W6_REPEAT (default 7) times, ours and h5py alternating (which goes first
- * alternates too), after BENCH_W6_WARMUP (default 1) untimed runs of each side, and the row reports the
+ * alternates too), after BENCH_W6_WARMUP (default 1; point-group rows BENCH_PG_WARMUP, default 5) untimed
+ * runs of each side, and the row reports the
  * median of the paired ratios (h5py time ÷ ours: > 1 means chunkform is faster) with the median times of
  * each side.
  * @module
@@ -38,10 +40,17 @@ import { xorshift32 } from './xorshift.js';
 
 const FRAMES = Number(process.env.BENCH_PG_FRAMES ?? 200);
 const GROUPS_PER_FRAME = 80;
+/** Frames per chunk of our point-group dataset. */
+const PG_CHUNK = Number(process.env.BENCH_PG_CHUNK ?? 64);
 const N = 2048;
 const REPEAT = Number(process.env.BENCH_W6_REPEAT ?? 7);
 /** Untimed runs of each side before the timed ones (V8 compiles the hot paths during the first runs). */
 const WARMUP = Number(process.env.BENCH_W6_WARMUP ?? 1);
+/**
+ * Warm-up of the point-group rows: their runs are short (200 calls) and V8 optimises the per-frame
+ * paths only after ≈ 1,000–2,000 calls, so one warm-up run left most timed runs cold.
+ */
+const PG_WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 5);
 const PYTHON = '/usr/bin/python3';
 /** Creations per measured window (ending at 100 / 400 / 1,600 links). */
 const WINDOW = 100;
@@ -133,7 +142,7 @@ function writePointsFile(path: string, pf: PointFrames): void {
 async function oursWrite(path: string, pf: PointFrames, gzip: boolean): Promise<number> {
   const t0 = performance.now();
   const f = await createFile(path);
-  const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [0, N, N], maxShape: [null, N, N], chunks: [1, N, N], ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
+  const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [0, N, N], maxShape: [null, N, N], chunks: [PG_CHUNK, N, N], ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
   for (let i = 0; i < FRAMES; i++) {
     await ds.resize([i + 1, N, N]);
     await ds.write(pf.values[i]!, selectBlocks(pf.boxes[i]!));
@@ -259,11 +268,11 @@ export const median = (xs: number[]): number => {
 };
 
 /** Runs `ours` and `theirs` REPEAT times alternately; returns median times and the median paired ratio theirs / ours. */
-export async function paired(ours: () => Promise<number>, theirs: () => Promise<number>): Promise<{ ours: number; theirs: number; ratio: number }> {
+export async function paired(ours: () => Promise<number>, theirs: () => Promise<number>, warmup = WARMUP): Promise<{ ours: number; theirs: number; ratio: number }> {
   const a: number[] = [];
   const b: number[] = [];
   const r: number[] = [];
-  for (let i = 0; i < WARMUP; i++) (await ours(), await theirs());
+  for (let i = 0; i < warmup; i++) (await ours(), await theirs());
   for (let i = 0; i < REPEAT; i++) {
     let x: number;
     let y: number;
@@ -295,7 +304,7 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
       writePointsFile(bin, pf);
       await py.call({ cmd: 'load_points', path: bin, width: N });
       const theirs = join(dir, 'h5py-coo.h5');
-      const title = `${FRAMES} frames × ${GROUPS_PER_FRAME} 3×3 groups`;
+      const title = `${FRAMES} frames × ${GROUPS_PER_FRAME} 3×3 groups, ${PG_CHUNK} per chunk`;
       const kinds = (process.env.BENCH_PG_KINDS ?? 'gzip,raw').split(',');
       for (const gzip of [true, false].filter((g) => kinds.includes(g ? 'gzip' : 'raw'))) {
         const ours = join(dir, `ours-points-${gzip ? 'gzip' : 'raw'}.h5`);
@@ -303,6 +312,7 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
         const w = await paired(
           () => oursWrite(ours, pf, gzip),
           async () => (await py.call({ cmd: 'coo_write', path: theirs })).s as number,
+          PG_WARMUP,
         );
         row(`point groups write (${title}), ours ${kind}`, w);
         console.log(`  ${''.padEnd(58)} ${((w.ours / FRAMES) * 1e6).toFixed(0).padStart(6)} µs ${((w.theirs / FRAMES) * 1e6).toFixed(0).padStart(6)} µs per frame`);
@@ -313,6 +323,7 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
             if (r.count !== pf.count) throw new Error(`bench points: h5py read ${String(r.count)} px per frame, expected ${pf.count}`);
             return r.s as number;
           },
+          PG_WARMUP,
         );
         row(`point groups read per frame, ours ${kind}`, rf);
         const ra = await paired(
@@ -322,6 +333,7 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
             if (r.count !== pf.count || r.sum !== pf.sum) throw new Error(`bench points: h5py read ${String(r.count)} px whole, expected ${pf.count}`);
             return r.s as number;
           },
+          PG_WARMUP,
         );
         row(`point groups read whole dataset, ours ${kind}`, ra);
         rmSync(ours, { force: true });

@@ -82,13 +82,14 @@ async function check(ds: Dataset, m: Model, box: Box): Promise<void> {
 }
 
 describe('point-group frames', () => {
-  for (const gzip of [false, true]) {
-    it(`write frame by frame, read per frame / boxes / whole, erase (${gzip ? 'deflate' : 'unfiltered'})`, async () => {
+  // one frame per chunk, and 5 per chunk (frames appended to a cached chunk, chunks read frame by frame kept in the cache)
+  for (const [gzip, perChunk] of [[false, 1], [true, 1], [false, 5], [true, 5]] as const) {
+    it(`write frame by frame, read per frame / boxes / whole, erase (${gzip ? 'deflate' : 'unfiltered'}, ${perChunk} per chunk)`, async () => {
       const r = xorshift32(gzip ? 7 : 8);
       const m: Model = new Uint16Array(FRAMES * H * W);
       const store = new MemoryStore();
       const f = await createFile(store);
-      const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [0, H, W], maxShape: [null, H, W], chunks: [1, H, W], ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
+      const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [0, H, W], maxShape: [null, H, W], chunks: [perChunk, H, W], ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
       for (let i = 0; i < FRAMES; i++) {
         await ds.resize([i + 1, H, W]);
         const g = groups(r, i, 10 + (r() % 20));

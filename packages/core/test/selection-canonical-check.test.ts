@@ -38,3 +38,33 @@ describe('isCanonicalBoxes', () => {
     expect(isCanonicalBoxes(Float64Array.of(0, 1, 3, 3), 2)).toBe(false);
   });
 });
+
+describe('canonicalBoxes of longer lists', () => {
+  it('equals the sweep normalisation for lists of 24–90 boxes (packed sort, bands listed canonically)', () => {
+    // frames of a few small boxes (sorted per frame, as a file lists them), some boxes spanning
+    // two frames (a cover merged them), some lists shuffled, some with overlaps
+    const arb = fc.tuple(
+      fc.integer({ min: 2, max: 3 }),
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 1, max: 2 }), fc.integer({ min: 1, max: 3 })), { minLength: 24, maxLength: 90 }),
+      fc.boolean(),
+      fc.integer({ min: 0, max: 1 << 20 }),
+    );
+    fc.assert(
+      fc.property(arb, ([rank, raw, shuffle, seed]) => {
+        const boxes = raw.map(([f, y, x, df, s]) => (rank === 3 ? [f, f + df, y, y + s, x, x + s] : [f, f + df, x, x + s]));
+        boxes.sort((a, b) => a[0]! - b[0]! || a[2]! - b[2]! || a[a.length - 2]! - b[b.length - 2]!);
+        if (shuffle) {
+          let r = seed || 1;
+          for (let i = boxes.length - 1; i > 0; i--) {
+            r = (r * 1103515245 + 12345) & 0x7fffffff;
+            const j = r % (i + 1);
+            [boxes[i], boxes[j]] = [boxes[j]!, boxes[i]!];
+          }
+        }
+        const flat = Float64Array.from(boxes.flat());
+        expect(Array.from(canonicalBoxes(flat, rank))).toEqual(Array.from(normalizeBoxes(flat, rank)));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});

@@ -29,9 +29,12 @@ export const HEADROOM = 256;
 /** Value arrays made by {@link allocValues} and their free bytes in front (scratch). */
 const headroomed = new WeakMap<Uint8Array, number>();
 
-/** A zeroed value array of `n` bytes with `room` free bytes before it in its buffer. */
-export function allocValues(n: number, room = HEADROOM): Uint8Array {
-  const v = new Uint8Array(room + n).subarray(room);
+/**
+ * A zeroed value array of `n` bytes with `room` free bytes before it in its buffer (and
+ * `capacity - n` spare bytes after it, for appends: see ./append.ts).
+ */
+export function allocValues(n: number, room = HEADROOM, capacity = n): Uint8Array {
+  const v = new Uint8Array(room + Math.max(n, capacity)).subarray(room, room + n);
   headroomed.set(v, room);
   return v;
 }

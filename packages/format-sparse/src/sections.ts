@@ -40,7 +40,7 @@ import {
   selectionExtentMaxDims,
 } from '@chunkform/core/plugin';
 import { headroomOf, pairsToDefined } from './runs.js';
-import { lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
+import { lazyRuns, lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 
 /** Section numbers of a fixed-size sparse chunk (docs/structured-chunk-format.md §1). */
 export const SECTION_SELECTION = 0;
@@ -302,22 +302,8 @@ export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx
   const own = values === parts[1] ? values.slice() : values;
   // A decoded block list is canonical already (and validated above): it is the chunk's selection,
   // and its runs are derived when first needed (reading whole chunks never needs them).
-  if (sel.kind === 'blocks') return lazyRunsChunk(sel, own, dims);
+  if (sel.kind === 'blocks') return lazyRuns(sel, own, () => pairsToDefined(selectionRuns(sel, dims)));
   const runs = pairsToDefined(selectionRuns(sel, dims));
   return { selection: runsSelection(runs, dims), values: own, runs };
 }
 
-/** A chunk whose defined runs are computed from `selection` on first use (or set by a writer). */
-function lazyRunsChunk(selection: BlockSelection, values: Uint8Array, dims: readonly number[]): SparseChunk {
-  let runs: Float64Array | undefined;
-  return {
-    selection,
-    values,
-    get runs(): Float64Array {
-      return (runs ??= pairsToDefined(selectionRuns(selection, dims)));
-    },
-    set runs(r: Float64Array) {
-      runs = r;
-    },
-  };
-}

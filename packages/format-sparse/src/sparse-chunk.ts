@@ -6,7 +6,9 @@
  * @module
  */
 import {
+  boundingBox,
   intersect,
+  selectionCount,
   selectionRuns,
   selectNone,
   toBlocks,
@@ -18,6 +20,7 @@ import {
 } from '@chunkform/core';
 import { blocksFromCanonical, trustSelection } from '@chunkform/core/plugin';
 import { runsToBoxes } from './canonical.js';
+import { appendBoxes, appendDefined, appendsAfter, boxesInSlab, definedInRange } from './slabs.js';
 import {
   DEF,
   allocValues,
@@ -59,17 +62,47 @@ const borrowed = new WeakSet<Uint8Array>();
 export function shareChunk(mem: SparseChunk): SparseChunk {
   if (mem.values.length > 0) borrowed.add(mem.values);
   // `mem.runs` may be derived on first use (decoded chunks): not asked for until the handle needs it
+  return lazyRuns(mem.selection, mem.values, () => mem.runs, runsPending.has(mem));
+}
+
+/** Chunks made by {@link lazyRuns} whose runs nobody asked for yet. */
+const runsPending = new WeakSet<SparseChunk>();
+
+/** A chunk whose defined runs come from `derive` on first use (or are set by a writer); `pending`: not derived yet. */
+export function lazyRuns(selection: BlockSelection | NoneSelection, values: Uint8Array, derive: () => Float64Array, pending = true): SparseChunk {
   let runs: Float64Array | undefined;
-  return {
-    selection: mem.selection,
-    values: mem.values,
+  const mem: SparseChunk = {
+    selection,
+    values,
     get runs(): Float64Array {
-      return (runs ??= mem.runs);
+      runsPending.delete(mem);
+      return (runs ??= derive());
     },
     set runs(r: Float64Array) {
+      runsPending.delete(mem);
       runs = r;
     },
   };
+  if (pending) runsPending.add(mem);
+  return mem;
+}
+
+/**
+ * Bytes of a chunk's runs; while they are not derived, an upper bound from its boxes (one run per
+ * row of a box at most) — deriving them only to size a cache entry would cost more than a read.
+ */
+export function runsBytes(mem: SparseChunk): number {
+  const sel = mem.selection;
+  if (!runsPending.has(mem) || sel.kind !== 'blocks') return mem.runs.byteLength;
+  const b = sel.boxes;
+  const w = 2 * sel.rank;
+  let rows = 0;
+  for (let i = 0; i < b.length; i += w) {
+    let r = 1;
+    for (let k = i; k < i + w - 2; k += 2) r *= b[k + 1]! - b[k]!;
+    rows += r;
+  }
+  return 8 * DEF * rows;
 }
 
 /** Marks a chunk's values as shared with something else (e.g. a pending chunk image): copy before writing in place. */
@@ -183,7 +216,64 @@ export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array,
       return;
     }
   }
-  mergeWrite(mem, req, src, es, dims);
+  if (appendsAfter(mem.runs, r)) appendWrite(mem, r, src, es, dims);
+  else mergeWrite(mem, req, src, es, dims);
+}
+
+/**
+ * The runs, values and selection boxes that appends made for a chunk (arrays with spare room that
+ * only this chunk views; `boxes` null while the selection is derived from the runs on demand).
+ */
+const grown = new WeakMap<SparseChunk, { runs: Float64Array; values: Uint8Array; boxes: Float64Array | null }>();
+
+/**
+ * A write of elements that all come after the chunk's last defined element (./slabs.ts): runs and
+ * values extended in place when this chunk grew them before and nothing else shares them. The
+ * canonical boxes grow by those of the new elements when they start a later index of dimension 0
+ * (a new frame); otherwise the selection is derived from the runs when next asked for.
+ */
+function appendWrite(mem: SparseChunk, req: Float64Array, src: Uint8Array, es: number, dims: readonly number[]): void {
+  const own = grown.get(mem);
+  const oldRuns = mem.runs;
+  const inPlace = own !== undefined && own.runs === oldRuns && own.values === mem.values && !borrowed.has(mem.values);
+  // the current selection's boxes, when known without deriving them
+  const cur = own ? (own.runs === oldRuns ? own.boxes : null) : derivedSelection.has(mem) ? null : mem.selection.kind === 'blocks' ? mem.selection.boxes : null;
+  const lastLength = oldRuns[oldRuns.length - DEF + 1]!;
+  const next = appendDefined(oldRuns, mem.values, req, src, es, inPlace);
+  mem.runs = next.runs;
+  mem.values = next.values;
+  // a first new run that extended the last old one leaves the boxes to a rebuild
+  const extended = next.runs[oldRuns.length - DEF + 1] !== lastLength;
+  const boxes = cur && !extended ? appendBoxes(cur, next.runs, oldRuns.length, dims, inPlace && own?.boxes === cur) : null;
+  grown.set(mem, { ...next, boxes });
+  if (boxes) {
+    const sel = blocksFromCanonical(boxes, dims.length);
+    trustSelection(sel, dims);
+    mem.selection = sel;
+  } else deriveSelection(mem, dims);
+}
+
+/** Chunks whose selection {@link deriveSelection} derives from their runs. */
+const derivedSelection = new WeakSet<SparseChunk>();
+
+/** Makes `mem.selection` the canonical boxes of `mem.runs`, computed on first use after the runs change (a writer may still set it). */
+function deriveSelection(mem: SparseChunk, dims: readonly number[]): void {
+  if (derivedSelection.has(mem)) return;
+  derivedSelection.add(mem);
+  let sel: BlockSelection | NoneSelection | undefined;
+  let of: Float64Array | undefined;
+  Object.defineProperty(mem, 'selection', {
+    configurable: true,
+    enumerable: true,
+    get(): BlockSelection | NoneSelection {
+      if (of !== mem.runs) ((sel = runsSelection(mem.runs, dims)), (of = mem.runs));
+      return sel!;
+    },
+    set(s: BlockSelection | NoneSelection) {
+      sel = s;
+      of = mem.runs;
+    },
+  });
 }
 
 /** The general write of {@link writeChunk}: union of run lists and a value merge (any chunk, any request). */
@@ -253,6 +343,27 @@ export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly n
  * of the part.
  */
 export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[]): { selection: Selection; values: Uint8Array } {
+  const range = offsetRange(sel, dims);
+  const all = mem.selection;
+  if (range && all.kind === 'blocks') {
+    // a slab of dimension 0 (e.g. one frame of a chunk of several): whole groups of the canonical
+    // boxes, and all elements of the frames before it come first in C order
+    const inner = range[2];
+    const s = boxesInSlab(all.boxes, all.rank, range[0] / inner, range[1] / inner);
+    if (s && s.from === 0 && s.to === all.boxCount) return { selection: all, values: mem.values };
+    if (s) {
+      const w = 2 * all.rank;
+      const selection = s.count === 0 ? selectNone() : blocksFromCanonical(all.boxes.subarray(s.from * w, s.to * w), all.rank);
+      return { selection, values: mem.values.subarray(s.first * es, (s.first + s.count) * es) };
+    }
+  }
+  if (range && mem.runs.length > 0) {
+    // a slab of dimension 0: a range of runs, and their values are one piece of the value array
+    const d = definedInRange(mem.runs, range[0], range[1]);
+    if (d.count === definedCount(mem.runs)) return { selection: mem.selection, values: mem.values };
+    const selection = d.count === 0 ? selectNone() : runsSelection(d.runs, dims);
+    return { selection, values: mem.values.subarray(d.first * es, (d.first + d.count) * es) };
+  }
   const part = definedWithin(mem, sel, dims);
   if (part === mem.selection) return { selection: part, values: mem.values };
   // every run of the part lies inside one (maximal) defined run: the values move like an erase's
@@ -279,4 +390,24 @@ export function eraseChunk(mem: SparseChunk, sel: Selection, es: number, dims: r
   mem.runs = runs;
   mem.values = values;
   mem.selection = runsSelection(runs, dims);
+}
+
+/**
+ * The C-order offsets `[lo, hi)` of `sel` (chunk-relative) when it is one box spanning the chunk in
+ * every dimension but the first (a slab of dimension 0: one contiguous range), and the elements per
+ * index of dimension 0; null otherwise.
+ */
+function offsetRange(sel: Selection, dims: readonly number[]): [number, number, number] | null {
+  if (dims.length < 2 || sel.kind === 'points' || sel.kind === 'none') return null;
+  if (sel.kind === 'blocks' && sel.boxCount !== 1) return null;
+  const bb = boundingBox(sel, dims);
+  if (!bb) return null;
+  let inner = 1;
+  for (let d = 1; d < dims.length; d++) {
+    if (bb.start[d] !== 0 || bb.end[d] !== dims[d]) return null;
+    inner *= dims[d]!;
+  }
+  const lo = bb.start[0]! * inner;
+  const hi = bb.end[0]! * inner;
+  return selectionCount(sel, dims) === hi - lo ? [lo, hi, inner] : null;
 }

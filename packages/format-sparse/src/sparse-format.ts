@@ -24,6 +24,7 @@ import {
   emptyChunk,
   eraseChunk,
   readChunk,
+  runsBytes,
   shareChunk,
   writeChunk,
   type SparseChunk,
@@ -96,7 +97,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
 
   memSize(mem: SparseChunk): number {
     const sel = mem.selection;
-    return mem.values.length + mem.runs.byteLength + (sel.kind === 'blocks' ? sel.boxes.byteLength : 0) + 64;
+    return mem.values.length + runsBytes(mem) + (sel.kind === 'blocks' ? sel.boxes.byteLength : 0) + 64;
   }
 
   defined(mem: SparseChunk, chunkSel: Selection): Selection {

@@ -13,7 +13,7 @@ import { SparseFormat, runsToBoxes } from '../src/index.js';
 import { HEADROOM, allocValues, definedFromPoints, definedFromSorted, headroomOf } from '../src/runs.js';
 import { encodeSparseChunk } from '../src/sections.js';
 import { emptyChunk, mergeWrite, writeChunk, type SparseChunk } from '../src/sparse-chunk.js';
-import { dimsArb, makeContext, requestOf, selectionArb, volume } from './support.js';
+import { dimsArb, makeContext, requestOf, selectionArb, volume, sameMem } from './support.js';
 
 /** Request run orders: as mapped, reversed, or shuffled and cut into single elements (a point request). */
 type Order = 'as-is' | 'reversed' | 'points';
@@ -44,12 +44,6 @@ function withDuplicates(req: ChunkRequest): ChunkRequest {
   const extra: number[] = [];
   for (let i = 0; i < r.length; i += 6) extra.push(r[i]!, req.count + i, 1);
   return { ...req, runs: Float64Array.from([...r, ...extra]), count: req.count + r.length };
-}
-
-function sameMem(a: SparseChunk, b: SparseChunk): void {
-  expect(Array.from(a.runs)).toEqual(Array.from(b.runs));
-  expect(Array.from(a.values)).toEqual(Array.from(b.values));
-  expect(a.selection).toEqual(b.selection);
 }
 
 describe('first write into an empty chunk', () => {

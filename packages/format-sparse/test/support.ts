@@ -1,5 +1,7 @@
 /** Shared helpers of the format-sparse tests: contexts, requests from selections, random selections. */
 import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { SparseChunk } from '../src/sparse-chunk.js';
 import {
   parseDtype,
   selectBlocks,
@@ -92,4 +94,11 @@ export function selectionArb(dims: readonly number[]): fc.Arbitrary<Selection> {
       return selectHyperslab({ start, stride, count, block });
     });
   return fc.oneof(blocks, points, hyper) as fc.Arbitrary<Selection>;
+}
+
+/** Two chunks are equal: runs, values and (canonical) selection. */
+export function sameMem(a: SparseChunk, b: SparseChunk): void {
+  expect(Array.from(a.runs)).toEqual(Array.from(b.runs));
+  expect(Array.from(a.values)).toEqual(Array.from(b.values));
+  expect(a.selection).toEqual(b.selection);
 }

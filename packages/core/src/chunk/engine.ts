@@ -17,7 +17,7 @@ import { ChunkCache, type CacheEntry } from './cache.js';
 import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAll, type ChunkPart } from './defined.js';
 import { filledBytes, repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
-import { boundingBox, offsetSelection } from '../selection/algebra.js';
+import { boundingBox, offsetSelection, selectionCount } from '../selection/algebra.js';
 import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 import { defaultBackgroundBytes, ownedCopy, WriteQueue, type Holder } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
@@ -325,7 +325,25 @@ export class ChunkEngine<Mem> {
     if (!format.definedValues || !chunksAreSlabs(dims, chunkDims)) return undefined;
     const { list, at } = await this.candidates(sel);
     const parts = chunkParts(sel, dims, chunkDims, list);
-    return concatDefinedValues(parts, dims, chunkDims, (p) => this.p.guardValue(p.coords, async () => format.definedValues!(await this.loadMem(p.coords, this.recordOf(p, at)), p.chunkSel)));
+    return concatDefinedValues(parts, dims, chunkDims, (p) => this.p.guardValue(p.coords, async () => format.definedValues!(await this.loadPart(p, at), p.chunkSel)));
+  }
+
+  /**
+   * A chunk for a part of `readDefined`: a stored chunk read only in part is kept in the cache, as
+   * partial reads keep theirs (a chunk of several frames read frame by frame is decoded once).
+   */
+  private async loadPart(part: ChunkPart, at: number): Promise<Mem> {
+    const { cache, format, chunkDims } = this.o;
+    const key = part.coords.join(',');
+    const hit = cache.get(key);
+    if (hit) return hit.mem;
+    const rec = this.recordOf(part, at);
+    const mem = await this.loadMem(part.coords, rec);
+    const whole = chunkDims.reduce((n, c, d) => n * Math.min(c, this.o.dims()[d]! - part.start[d]!), 1);
+    if (rec !== null && selectionCount(part.chunkSel, chunkDims) < whole && !format.isEmpty?.(mem)) {
+      await this.admit({ key, coords: part.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });
+    }
+    return mem;
   }
 
   /**

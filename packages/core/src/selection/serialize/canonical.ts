@@ -50,10 +50,33 @@ function sortByStart(boxes: Float64Array, idx: Int32Array, m: number, off: numbe
     }
     return;
   }
+  let sorted = true;
+  for (let i = 1; i < m && sorted; i++) sorted = boxes[idx[i - 1]! * w + off]! <= boxes[idx[i]! * w + off]!;
+  if (sorted) return;
+  if (m <= PACK_MAX_BOXES) {
+    // keys below 2^32 and indices below 2^21 pack exactly into one float: a native typed-array sort
+    const packed = new Float64Array(m);
+    let small = true;
+    for (let i = 0; i < m && small; i++) {
+      const key = boxes[idx[i]! * w + off]!;
+      small = key >= 0 && key < PACK_KEY_LIMIT;
+      packed[i] = key * PACK_MAX_BOXES + i;
+    }
+    if (small) {
+      packed.sort();
+      const was = idx.slice(0, m);
+      for (let i = 0; i < m; i++) idx[i] = was[packed[i]! % PACK_MAX_BOXES]!;
+      return;
+    }
+  }
   const sub = Array.from(idx.subarray(0, m));
   sub.sort((a, b) => boxes[a * w + off]! - boxes[b * w + off]!);
   idx.set(sub);
 }
+
+/** Boxes and key bound of the packed sort in {@link sortByStart} (2^21 · 2^32 = 2^53: exact in a float). */
+const PACK_MAX_BOXES = 1 << 21;
+const PACK_KEY_LIMIT = 2 ** 32;
 
 /** Appends the boxes `[glo, ghi) × child` (nothing when the group is unset). */
 function emitGroup(out: Flat, glo: number, ghi: number, child: Flat, cw: number): void {
@@ -63,6 +86,53 @@ function emitGroup(out: Flat, glo: number, ghi: number, child: Flat, cw: number)
     out.push(ghi);
     for (let q = 0; q < cw; q++) out.push(child.buf[c + q]!);
   }
+}
+
+/**
+ * Copies the tails (numbers from `off` on, `rank` dimensions) of boxes `order[0..n)` into the empty
+ * `out` and keeps them when they are canonical as they stand; else empties `out` again and returns false.
+ */
+function tailsAsListed(boxes: Float64Array, order: Int32Array, n: number, off: number, rank: number, out: Flat): boolean {
+  const w = off + 2 * rank;
+  for (let i = 0; i < n; i++) {
+    const b = order[i]! * w;
+    for (let k = off; k < w; k++) out.push(boxes[b + k]!);
+  }
+  if (isCanonicalBoxes(out.buf.subarray(0, out.n), rank)) return true;
+  out.n = 0;
+  return false;
+}
+
+/** Lexicographic order of the tails (numbers from `off` to `w`) of boxes `a` and `b`. */
+function compareTails(boxes: Float64Array, a: number, b: number, off: number, w: number): number {
+  for (let k = off; k < w; k++) {
+    const d = boxes[a * w + k]! - boxes[b * w + k]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * The canonical cross-section of a band when the file lists it canonically — as it stands, or once
+ * the few boxes reaching in from an earlier band (listed after the band's own) are put in place by
+ * an insertion sort of at most `4n` moves — written to the empty `out`; false (and `out` empty) when
+ * it needs the full normalisation. `scratch` holds at least `n` entries.
+ */
+function canonicalTails(boxes: Float64Array, active: Int32Array, n: number, off: number, rank: number, out: Flat, scratch: Int32Array): boolean {
+  if (tailsAsListed(boxes, active, n, off, rank, out)) return true;
+  const w = off + 2 * rank;
+  let moves = 4 * n;
+  for (let i = 0; i < n; i++) {
+    const x = active[i]!;
+    let j = i - 1;
+    while (j >= 0 && compareTails(boxes, scratch[j]!, x, off, w) > 0) {
+      if (--moves < 0) return false;
+      scratch[j + 1] = scratch[j]!;
+      j--;
+    }
+    scratch[j + 1] = x;
+  }
+  return tailsAsListed(boxes, scratch, n, off, rank, out);
 }
 
 /** Canonical boxes of dimensions d.. of the union of boxes `idx[0..m)`, appended to `out`. */
@@ -156,7 +226,7 @@ function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank:
       }
       child.push(cs);
       child.push(ce);
-    } else {
+    } else if (!canonicalTails(boxes, active, na, coff, rank - d - 1, child, scratch)) {
       for (let i = 0; i < na; i++) scratch[i] = active[i]!;
       level(boxes, scratch, na, d + 1, rank, child, budget);
     }
