@@ -38,8 +38,16 @@ const SCATTER_BYTES = 512 << 10;
 /** Byte offsets up to this fit V8's small integers (`| 0` is exact). */
 const SMALL_INT = 0x3fffffff;
 
-/** Scratch buffers kept for reuse. */
+/** Scratch buffers kept for reuse (per reader, or shared for the default size). */
 const MAX_POOLED = 4;
+
+/**
+ * Scratch buffers of the default size ({@link SCATTER_BYTES}) with their row views, shared by all
+ * readers: a dataset opened for one read (a reader per open) then takes warm buffers and views made
+ * before instead of allocating 2 MiB and thousands of views, whose garbage cost a major collection
+ * per read of 256×256 tiles.
+ */
+const sharedPool: RowViews[] = [];
 
 /**
  * Reads of one batch in flight at once when the source reads on threads (`RawIO.parallel`; Node's
@@ -69,7 +77,7 @@ interface Span {
 /** Reads dense chunk parts with coalesced I/O; one instance per chunk format. */
 export class CoalescingReader {
   /** Scratch buffers, each with the views of its rows (see `RowViews`). */
-  private readonly pool: RowViews[] = [];
+  private readonly pool: RowViews[];
   private readonly scratchBytes: number;
 
   /**
@@ -83,6 +91,7 @@ export class CoalescingReader {
     private readonly check: (rec: ChunkRecord, hi: number) => void,
   ) {
     this.scratchBytes = Math.max(SCATTER_BYTES, chunkBytes);
+    this.pool = this.scratchBytes === SCATTER_BYTES ? sharedPool : [];
   }
 
   /**
