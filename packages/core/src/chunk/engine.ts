@@ -178,7 +178,12 @@ export class ChunkEngine<Mem> {
         hit.fullyAccessed = req.full;
         continue;
       }
-      const rec = await this.p.guardValue(req.coords, () => index.lookup(req.coords));
+      let rec: ChunkRecord | null;
+      try {
+        rec = await index.lookup(req.coords);
+      } catch (e) {
+        throw this.p.named(req.coords, e);
+      }
       if (rec) stored.push({ rec, req });
       else {
         this.fillMem ??= format.fill(req.coords);

@@ -26,6 +26,8 @@ export interface WriteSteps {
   guard(coords: readonly number[], fn: () => Promise<void>): Promise<void>;
   /** {@link guard} for a step with a result. */
   guardValue<T>(coords: readonly number[], fn: () => T | Promise<T>): Promise<T>;
+  /** The error `e` of a step on chunk `coords`, with the context {@link guard} adds. */
+  named(coords: readonly number[], e: unknown): unknown;
   /** Records a written chunk image in the index. */
   record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void>;
   /**
@@ -115,7 +117,13 @@ async function startGroup<Mem>(o: FullChunkTarget<Mem>, steps: WriteSteps, group
   const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
   let fresh = 0;
   for (const req of group) {
-    const old = await steps.guardValue(req.coords, () => steps.forRewrite(req.coords));
+    let rec: ChunkRecord | null;
+    try {
+      rec = await steps.forRewrite(req.coords);
+    } catch (e) {
+      throw steps.named(req.coords, e);
+    }
+    const old = rec;
     // Same size and fresh space (written since the last flush): rewritten in place. Otherwise the
     // old space goes (reused after the next flush when flushed) and the chunk gets new space.
     const inPlace = old !== null && old.size === size && store.isFresh(old.address, old.size);
@@ -173,7 +181,13 @@ async function startGroup<Mem>(o: FullChunkTarget<Mem>, steps: WriteSteps, group
       const results = await Promise.allSettled(writes);
       giveBack();
       for (const r of results) if (r.status === 'rejected') throw r.reason;
-      for (const it of items) await steps.guard(it.req.coords, () => steps.record(it.req.coords, it.address, { bytes: it.image, filterMask: 0 }, it.old));
+      for (const it of items) {
+        try {
+          await steps.record(it.req.coords, it.address, { bytes: it.image, filterMask: 0 }, it.old);
+        } catch (e) {
+          throw steps.named(it.req.coords, e);
+        }
+      }
     },
   };
 }
