@@ -8,10 +8,13 @@
  * frame) are read into that range first and copied to scratch from there, and other long runs are
  * read straight into their places with scatter reads (`RawIO.readScatter`, `preadv` under Node),
  * so that the array's first-touch page faults happen in the read, on the source's threads.
- * Where the source reads on threads (Node), up to {@link READS_IN_FLIGHT} reads run at once: the
- * pool reads while this thread copies, and touches a new result array's pages on several threads
- * (256×256 tiles of 1024×1024 uint16 frames: read into a new array 1.25 → 1.5 GB/s, into a reused
- * one ≈ 15 % faster; reading whole bands into the array beat scatter reads by 15–20 % in A/B runs).
+ * Into a new result array, where the source reads on threads (Node), up to {@link READS_IN_FLIGHT}
+ * reads run at once: the pool reads while this thread copies, and touches the array's pages on
+ * several threads (256×256 tiles of 1024×1024 uint16 frames: 1.25 → 1.5 GB/s; reading whole bands
+ * into the array beat scatter reads by 15–20 % in A/B runs). Into memory already touched (`readInto`)
+ * the reads are made one at a time on this thread: reads in flight there gained at most 15 % of
+ * wall time on an idle machine but cost 1.5–1.9× the CPU time (thread hand-offs), which decides on a
+ * busy one (h5py's CPU time ÷ ours 0.44–0.49 with reads in flight, 0.79 without, same runs).
  * @module
  */
 import type { ChunkRecord, ChunkRequest, RawIO } from '@chunkform/core';
@@ -50,8 +53,9 @@ const MAX_POOLED = 4;
 const sharedPool: RowViews[] = [];
 
 /**
- * Reads of one batch in flight at once when the source reads on threads (`RawIO.parallel`; Node's
- * pool has 4): the thread pool reads the next parts while this thread copies runs out of the last.
+ * Reads of one batch in flight at once into a new array when the source reads on threads
+ * (`RawIO.parallel`; Node's pool has 4): the thread pool reads the next parts while this thread
+ * copies runs out of the last.
  */
 export const READS_IN_FLIGHT = 4;
 
@@ -121,9 +125,11 @@ export class CoalescingReader {
       spans[k] = s;
     }
     if (!sorted) spans.sort((a, b) => a.lo - b.lo);
-    const tasks = this.tasks(spans, out, io, freshOutput);
-    if (!io.parallel) {
-      // Sources that read on the calling thread (browsers, memory) gain nothing from reads in flight.
+    const threaded = io.parallel === true && freshOutput;
+    const tasks = this.tasks(spans, out, io, freshOutput, threaded);
+    if (!threaded) {
+      // Sources that read on the calling thread (browsers, memory) gain nothing from reads in flight,
+      // nor do reads into memory already touched (see the module comment).
       for (const t of tasks) await t();
       return;
     }
@@ -146,7 +152,7 @@ export class CoalescingReader {
   }
 
   /** The reads of sorted `spans`, made one at a time as they are taken (scatter lists hold many views). */
-  private *tasks(spans: readonly Span[], out: Uint8Array, io: RawIO, fresh: boolean): Generator<() => Promise<void>> {
+  private *tasks(spans: readonly Span[], out: Uint8Array, io: RawIO, fresh: boolean, threaded: boolean): Generator<() => Promise<void>> {
     for (let i = 0; i < spans.length; ) {
       // A group: spans that follow each other in the file with small gaps.
       let j = i + 1;
@@ -168,11 +174,11 @@ export class CoalescingReader {
         let b = a + 1;
         while (b < j && spans[b]!.hi - start <= this.scratchBytes) b++;
         // (only where the source reads on other threads: elsewhere the extra copy would gain nothing)
-        const region = fresh && io.parallel ? this.outRegion(spans, a, b) : -1;
+        const region = threaded ? this.outRegion(spans, a, b) : -1;
         const [pa, pb] = [a, b];
-        if (region >= 0) yield () => this.scatterPart(spans, pa, pb, out, io, region);
+        if (region >= 0) yield () => this.scatterPart(spans, pa, pb, out, io, region, threaded);
         else if (fresh && io.readScatter && this.scatterable(spans, pa, pb)) yield* this.scatterLists(spans, pa, pb, out, io.readScatter);
-        else yield () => this.scatterPart(spans, pa, pb, out, io, -1);
+        else yield () => this.scatterPart(spans, pa, pb, out, io, -1, threaded);
         a = b;
       }
       i = j;
@@ -282,7 +288,7 @@ export class CoalescingReader {
    * threads, which then take a new array's first-touch page faults — and copied to scratch from
    * there (a copy within the L2 cache), so this thread's row copies go to pages already mapped.
    */
-  private async scatterPart(spans: readonly Span[], a: number, b: number, out: Uint8Array, io: RawIO, region: number): Promise<void> {
+  private async scatterPart(spans: readonly Span[], a: number, b: number, out: Uint8Array, io: RawIO, region: number, threaded: boolean): Promise<void> {
     const es = this.es;
     const views = this.pool.pop() ?? new RowViews(new Uint8Array(this.scratchBytes));
     const scratch = views.bytes;
@@ -291,8 +297,8 @@ export class CoalescingReader {
       const lo = spans[a]!.lo;
       const bytes = scratch.subarray(0, spans[b - 1]!.hi - lo);
       const target = region >= 0 ? out.subarray(region, region + bytes.length) : bytes;
-      // On threads when the source has them: other parts are read meanwhile.
-      if (io.parallel && io.readScatter) await io.readScatter(lo, [target]);
+      // On threads when the source has them and the output is new: other parts are read meanwhile.
+      if (threaded && io.readScatter) await io.readScatter(lo, [target]);
       else await io.readInto(lo, target);
       if (region >= 0) bytes.set(target);
       if (b - a > 1 && b - a <= MAX_MERGE) {

@@ -56,7 +56,8 @@ export interface FullChunkTarget<Mem> {
 /**
  * Writes the full chunks among `pieces` (a fixed-size format, `size` bytes each) in groups of about
  * {@link GATHER_BYTES}, see {@link startGroup}; the writes of one group run while the next group is
- * gathered (a store that writes on other threads then overlaps its copy into the file with ours).
+ * gathered (a store that writes on other threads then overlaps its copy into the file with ours),
+ * and the next group's writes start once they have finished.
  * Pieces that are partial or for which `ordinary` says so go through `ordinary.write` (in order).
  * Returns once every write has finished and every chunk is recorded in the index; on a failure,
  * once the writes in flight have settled.
@@ -72,10 +73,13 @@ export async function writeFullChunks<Mem>(
   const perGroup = Math.max(1, Math.floor(GATHER_BYTES / size));
   let inFlight: GroupInFlight | null = null;
   const next = async (group: readonly ChunkRequest[]): Promise<void> => {
-    const started = await startGroup(o, steps, group, src, size);
-    const prev = inFlight;
-    inFlight = started;
-    await prev?.finish();
+    // Built while the previous group's writes run; its writes start once those have finished (one
+    // write in flight: two to the same file only wait for each other in the kernel, spinning on its lock).
+    inFlight = await startGroup(o, steps, group, src, size, async () => {
+      const prev = inFlight;
+      inFlight = null;
+      await prev?.finish();
+    });
   };
   try {
     let group: ChunkRequest[] = [];
@@ -109,10 +113,17 @@ interface GroupInFlight {
 /**
  * Starts storing full chunks of a fixed-size format (`size` bytes each): new space for all chunks
  * that need it in one allocation, images built by the format (views of `src` where `src` holds a
- * chunk in stored order), one write per run of chunks adjacent in both the file and memory. The
- * index updates follow in `finish`, after the writes.
+ * chunk in stored order), then — once `before` has finished — one write per run of chunks adjacent
+ * in both the file and memory. The index updates follow in `finish`, after the writes.
  */
-async function startGroup<Mem>(o: FullChunkTarget<Mem>, steps: WriteSteps, group: readonly ChunkRequest[], src: Uint8Array, size: number): Promise<GroupInFlight> {
+async function startGroup<Mem>(
+  o: FullChunkTarget<Mem>,
+  steps: WriteSteps,
+  group: readonly ChunkRequest[],
+  src: Uint8Array,
+  size: number,
+  before: () => Promise<void>,
+): Promise<GroupInFlight> {
   const { format, store } = o;
   const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
   let fresh = 0;
@@ -156,6 +167,7 @@ async function startGroup<Mem>(o: FullChunkTarget<Mem>, steps: WriteSteps, group
       it.image = images[i]!;
       if (it.image?.length !== size) throw new ValueError(`chunk format "${format.name}" built a ${it.image?.length}-byte image, ${size} expected`);
     });
+    await before();
     for (let i = 0; i < items.length; ) {
       const first = items[i]!;
       let j = i + 1;
