@@ -10,7 +10,7 @@ Commands:
                                        u32 linear index (y*W+x) per point, u16 value per point; plus "width"
   {"cmd": "coo_write", "path": H5}     4 resizable 1-D datasets (frame u32, y u16, x u16, value u16; chunks of
                                        65,536, gzip 1) appended frame by frame (resize + write), plus a
-                                       per-frame offsets dataset; create and close included -> {"s"}
+                                       per-frame offsets dataset; create and close included -> {"s", "cpu"} (CPU seconds of the process)
   {"cmd": "coo_read_frames", "path"}   per frame: the frame's slice of y, x, value (offsets read first) -> {"s"}
   {"cmd": "coo_read_all", "path"}      y, x, value, frame read whole -> {"s"}
   {"cmd": "groups", "path", "groups", "per"}  create groups*per empty float32 (16,) datasets in `groups` groups
@@ -21,8 +21,8 @@ Commands:
                                        `window` creations ending at each mark -> {"per": [...], "s"}
   {"cmd": "load_frames", "path", "frames", "h", "w"}  raw uint16 frames for the dense rows (bench/seventh-wave.ts)
   {"cmd": "dense_write", "path", "chunks", "gzip", "per_frame"}  a chunked uint16 dataset written whole (or
-                                       frame by frame); create and close included -> {"s"}
-  {"cmd": "dense_read_into", "path"}   open, read_direct into a reused array, close -> {"s", "ok"}
+                                       frame by frame); create and close included -> {"s", "cpu"} (CPU seconds of the process)
+  {"cmd": "dense_read_into", "path"}   open, read_direct into a reused array, close -> {"s", "cpu", "ok"}
   {"cmd": "windows", "path", "windows", "size"}  size×size windows at (frame, y, x) (u32 triples in a file)
                                        read one by one with open and close; the sum of the values -> {"s", "sum"}
 """
@@ -147,6 +147,7 @@ def load_frames(msg):
 def dense_write(msg):
     data = state["dense"]
     gz = {"compression": "gzip", "compression_opts": 1} if msg.get("gzip") else {}
+    c0 = time.process_time()
     t0 = time.perf_counter()
     with h5py.File(msg["path"], "w") as f:
         ds = f.create_dataset("frames", shape=data.shape, dtype="<u2", chunks=tuple(msg["chunks"]), **gz)
@@ -155,16 +156,18 @@ def dense_write(msg):
                 ds[i] = data[i]
         else:
             ds[...] = data
-    return {"s": time.perf_counter() - t0}
+    return {"s": time.perf_counter() - t0, "cpu": time.process_time() - c0}
 
 
 def dense_read_into(msg):
     out = state["into"]
+    c0 = time.process_time()
     t0 = time.perf_counter()
     with h5py.File(msg["path"], "r") as f:
         f["frames"].read_direct(out)
     s = time.perf_counter() - t0
-    return {"s": s, "ok": bool(np.array_equal(out, state["dense"]))}
+    cpu = time.process_time() - c0
+    return {"s": s, "cpu": cpu, "ok": bool(np.array_equal(out, state["dense"]))}
 
 
 def windows(msg):

@@ -12,16 +12,18 @@
  *   first BENCH_W7_WINDOW_FRAMES (default 4) frames, stored in 256×256 gzip-1 tiles by h5py (both sides
  *   read the same file, opened once per run; each side sums every window, and the sums must agree).
  *
- * Repetitions, warm-up and the reported median of paired ratios are those of bench/sixth-wave.ts.
+ * Repetitions, warm-up and the reported median of paired ratios are those of bench/sixth-wave.ts. The tile
+ * rows add the CPU time of both processes (medians over all runs, warm-up included; ours counts the thread pool
+ * too) and same-run floors (`tileFloors`).
  * @module
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createFile, openFile, selectHyperslab, type Dataset } from '../packages/core/src/index.js';
 import { registerEverything } from '../packages/cli/src/registrations.js';
-import { H5py, paired, row } from './sixth-wave.js';
+import { H5py, median, paired, row } from './sixth-wave.js';
 import { xorshift32 } from './xorshift.js';
 import { detectorFrames } from './detector-frames.js';
 
@@ -37,21 +39,32 @@ function frames(): Uint16Array {
   return detectorFrames(FRAMES, H, W);
 }
 
-async function oursWrite(path: string, data: Uint16Array, chunks: number[]): Promise<number> {
+/** CPU seconds of this process (all threads: the thread pool's system calls count too) since `from`. */
+function cpuSince(from: NodeJS.CpuUsage): number {
+  const c = process.cpuUsage(from);
+  return (c.user + c.system) / 1e6;
+}
+
+async function oursWrite(path: string, data: Uint16Array, chunks: number[], cpu?: number[]): Promise<number> {
   rmSync(path, { force: true });
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const f = await createFile(path);
   await f.createDataset('frames', { dtype: 'uint16', shape: [FRAMES, H, W], chunks, data });
   await f.close();
-  return (performance.now() - t0) / 1000;
+  const s = (performance.now() - t0) / 1000;
+  cpu?.push(cpuSince(c0));
+  return s;
 }
 
-async function oursReadInto(path: string, into: Uint16Array, data: Uint16Array): Promise<number> {
+async function oursReadInto(path: string, into: Uint16Array, data: Uint16Array, cpu?: number[]): Promise<number> {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const f = await openFile(path);
   await ((await f.get('frames')) as Dataset).readInto(into);
   await f.close();
   const s = (performance.now() - t0) / 1000;
+  cpu?.push(cpuSince(c0));
   for (const i of [0, 12345, data.length >> 1, data.length - 1]) if (into[i] !== data[i]) throw new Error(`bench tiles: readInto element ${i}: ${into[i]} ≠ ${data[i]}`);
   return s;
 }
@@ -69,6 +82,51 @@ async function oursWindows(path: string, wins: Uint32Array): Promise<{ s: number
   return { s: (performance.now() - t0) / 1000, sum };
 }
 
+/**
+ * Same-run floors of the tile rows, each on its own (warm buffers, best of 5): `memcpy` of the whole array, the
+ * copy of its 204,800 tile rows of 512 B between frame order and tile order (one `set` per row from views made
+ * once: no HDF5, no I/O), and the system calls alone: writing the array into a new file in 1 MiB pieces,
+ * reading it back in 512 KiB pieces into a reused buffer (both synchronous, one thread).
+ */
+function tileFloors(dir: string, data: Uint16Array): void {
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const out = new Uint8Array(bytes.length);
+  const row = 512;
+  const band = 4 * 256 * row;
+  const scratch = new Uint8Array(band);
+  const views = Array.from({ length: band / row }, (_, k) => scratch.subarray(k * row, (k + 1) * row));
+  const best = (fn: () => void): number => {
+    let b = Infinity;
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      fn();
+      b = Math.min(b, performance.now() - t0);
+    }
+    return b;
+  };
+  const memcpy = best(() => out.set(bytes));
+  const rows = best(() => {
+    for (let b = 0; b < bytes.length; b += band) {
+      for (let y = 0; y < 256; y++) for (let c = 0; c < 4; c++) out.set(views[c * 256 + y]!, (b + y * 4 * row + c * row) | 0);
+    }
+  });
+  const path = join(dir, 'floor.bin');
+  const write = best(() => {
+    rmSync(path, { force: true });
+    const fd = openSync(path, 'wx');
+    for (let o = 0; o < bytes.length; o += 1 << 20) writeSync(fd, bytes, o, Math.min(1 << 20, bytes.length - o), o);
+    closeSync(fd);
+  });
+  const fd = openSync(path, 'r');
+  const read = best(() => {
+    for (let o = 0; o < bytes.length; o += band) readSync(fd, scratch, 0, Math.min(band, bytes.length - o), o);
+  });
+  closeSync(fd);
+  rmSync(path, { force: true });
+  const f = (ms: number): string => `${ms.toFixed(1)} ms`;
+  console.log(`  floors (best of 5, alone): memcpy ${f(memcpy)}, 204,800 row copies ${f(rows)}, write() of the file ${f(write)}, read() of it ${f(read)}`);
+}
+
 /** Runs the dense issue #11 rows (`rows`: tiles-write, tiles-read, frames-write, windows); `dir` is a scratch directory. */
 export async function runSeventhWave(dir: string, rows: ReadonlySet<string> = new Set(['tiles-write', 'tiles-read', 'frames-write', 'windows'])): Promise<void> {
   registerEverything();
@@ -82,31 +140,43 @@ export async function runSeventhWave(dir: string, rows: ReadonlySet<string> = ne
   console.log(`\nIssue #11 dense rows vs h5py ${String(hello.h5py)} (HDF5 ${String(hello.hdf5)}), ${FRAMES} frames of ${H}² uint16 (${(data.byteLength / 1e6).toFixed(0)} MB); median of paired ratios (h5py time ÷ ours)`);
   console.log(`  ${'workload'.padEnd(58)} ${'ours'.padStart(9)} ${'h5py'.padStart(9)}        ratio`);
   const theirs = join(dir, 'h5py-dense.h5');
-  const pyWrite = async (chunks: number[], gzip = false): Promise<number> => {
+  const pyWrite = async (chunks: number[], gzip = false, cpu?: number[]): Promise<number> => {
     rmSync(theirs, { force: true });
-    return (await py.call({ cmd: 'dense_write', path: theirs, chunks, gzip })).s as number;
+    const out = await py.call({ cmd: 'dense_write', path: theirs, chunks, gzip });
+    cpu?.push(out.cpu as number);
+    return out.s as number;
   };
+  // CPU time of the tile rows (both sides single processes; ours includes the thread pool's system calls).
+  const cpuRow = (what: string, ours: number[], theirs: number[]): void =>
+    console.log(`  ${`  CPU time, ${what}`.padEnd(58)} ${(median(ours) * 1000).toFixed(1).padStart(9)} ${(median(theirs) * 1000).toFixed(1).padStart(9)} ms     ${(median(theirs) / median(ours)).toFixed(2).padStart(6)}×`);
   try {
     if (rows.has('tiles-write') || rows.has('tiles-read')) {
       const ours = join(dir, 'ours-tiles.h5');
+      const cpu = { ow: [] as number[], tw: [] as number[], or: [] as number[], tr: [] as number[] };
       const w = await paired(
-        () => oursWrite(ours, data, [1, 256, 256]),
-        () => pyWrite([1, 256, 256]),
+        () => oursWrite(ours, data, [1, 256, 256], cpu.ow),
+        () => pyWrite([1, 256, 256], false, cpu.tw),
       );
-      if (rows.has('tiles-write')) row('256×256 tiles unfiltered: write', w);
+      if (rows.has('tiles-write')) {
+        row('256×256 tiles unfiltered: write', w);
+        cpuRow('write', cpu.ow, cpu.tw);
+      }
       if (rows.has('tiles-read')) {
         const into = new Uint16Array(data.length);
         const r = await paired(
-          () => oursReadInto(ours, into, data),
+          () => oursReadInto(ours, into, data, cpu.or),
           async () => {
             const out = await py.call({ cmd: 'dense_read_into', path: theirs });
             if (!out.ok) throw new Error('bench tiles: h5py read_direct returned other values');
+            cpu.tr.push(out.cpu as number);
             return out.s as number;
           },
         );
         row('256×256 tiles unfiltered: readInto (h5py read_direct)', r);
+        cpuRow('readInto', cpu.or, cpu.tr);
       }
       rmSync(ours, { force: true });
+      tileFloors(dir, data);
     }
     if (rows.has('frames-write')) {
       const ours = join(dir, 'ours-frames.h5');

@@ -3,14 +3,14 @@
  * the size a file already has is a no-op (on ext4 a truncate to 0 makes close() flush everything
  * written since), that `createFile` on an existing path starts from an empty file, and the
  * thread-pool reads: large reads in parallel pieces and scatter reads (`readv`), both stopping at
- * the end of the file.
+ * the end of the file; large writes on the thread pool, which close() waits for.
  */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFile, InvalidStateError, openFile, type Dataset } from '@chunkform/core';
-import { NodeFileStore, PARALLEL_READ_BYTES } from '../src/io/node-file.js';
+import { NodeFileStore, PARALLEL_READ_BYTES, THREADED_WRITE_BYTES } from '../src/io/node-file.js';
 
 describe('NodeFileStore', () => {
   it('writes, reads, and truncates (same size: unchanged; smaller; larger with zeros)', async () => {
@@ -109,5 +109,22 @@ describe('NodeFileStore', () => {
     if ('error' in r) expect(r.error).toBeInstanceOf(InvalidStateError);
     else expect(r.got).toBe(n);
     await expect(a.readInto(0, new Uint8Array(n))).rejects.toThrow(InvalidStateError);
+  });
+
+  it('writes large buffers on the thread pool (the same bytes as small writes, several in flight); close() waits for them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-nfs-'));
+    const n = 3 * THREADED_WRITE_BYTES + 77;
+    const big = Uint8Array.from({ length: n }, (_, i) => (i * 31 + (i >> 9)) & 255);
+    const s = await NodeFileStore.open(join(dir, 'w.bin'), 'w');
+    // Two large writes in flight at once, a small (synchronous) one between them, then close right away.
+    const a = s.write(5, big.subarray(0, THREADED_WRITE_BYTES));
+    await s.write(0, Uint8Array.of(1, 2, 3, 4, 5));
+    const b = s.write(5 + THREADED_WRITE_BYTES, big.subarray(THREADED_WRITE_BYTES));
+    const closing = s.close();
+    await Promise.all([a, b, closing]);
+    const got = readFileSync(join(dir, 'w.bin'));
+    expect(got.length).toBe(5 + n);
+    expect(Array.from(got.subarray(0, 5))).toEqual([1, 2, 3, 4, 5]);
+    expect(got.subarray(5).equals(big)).toBe(true);
   });
 });

@@ -8,14 +8,17 @@
  * frame) are read into that range first and copied to scratch from there, and other long runs are
  * read straight into their places with scatter reads (`RawIO.readScatter`, `preadv` under Node),
  * so that the array's first-touch page faults happen in the read, on the source's threads.
- * Where the source reads on threads (Node), up to {@link READS_IN_FLIGHT} reads run at once: the
- * pool reads while this thread copies, and touches a new result array's pages on several threads
- * (256×256 tiles of 1024×1024 uint16 frames: read into a new array 1.25 → 1.5 GB/s, into a reused
- * one ≈ 15 % faster; reading whole bands into the array beat scatter reads by 15–20 % in A/B runs).
+ * Into a new result array, where the source reads on threads (Node), up to {@link READS_IN_FLIGHT}
+ * reads run at once: the pool reads while this thread copies, and touches the array's pages on
+ * several threads (256×256 tiles of 1024×1024 uint16 frames: 1.25 → 1.5 GB/s; reading whole bands
+ * into the array beat scatter reads by 15–20 % in A/B runs). Into memory already touched (`readInto`)
+ * the reads are made one at a time on this thread: reads in flight there gained at most 15 % of
+ * wall time on an idle machine but cost 1.5–1.9× the CPU time (thread hand-offs), which decides on a
+ * busy one (h5py's CPU time ÷ ours 0.44–0.49 with reads in flight, 0.79 without, same runs).
  * @module
  */
 import type { ChunkRecord, ChunkRequest, RawIO } from '@chunkform/core';
-import { copyRunsMerged, MAX_MERGE } from './runs.js';
+import { copyRunsMerged, emptySpan, MAX_MERGE, RowViews, widenSpan } from './runs.js';
 
 /** One stored chunk and the part of a request that falls into it. */
 export interface ReadItem {
@@ -38,12 +41,21 @@ const SCATTER_BYTES = 512 << 10;
 /** Byte offsets up to this fit V8's small integers (`| 0` is exact). */
 const SMALL_INT = 0x3fffffff;
 
-/** Scratch buffers kept for reuse. */
+/** Scratch buffers kept for reuse (per reader, or shared for the default size). */
 const MAX_POOLED = 4;
 
 /**
- * Reads of one batch in flight at once when the source reads on threads (`RawIO.parallel`; Node's
- * pool has 4): the thread pool reads the next parts while this thread copies runs out of the last.
+ * Scratch buffers of the default size ({@link SCATTER_BYTES}) with their row views, shared by all
+ * readers: a dataset opened for one read (a reader per open) then takes warm buffers and views made
+ * before instead of allocating 2 MiB and thousands of views, whose garbage cost a major collection
+ * per read of 256×256 tiles.
+ */
+const sharedPool: RowViews[] = [];
+
+/**
+ * Reads of one batch in flight at once into a new array when the source reads on threads
+ * (`RawIO.parallel`; Node's pool has 4): the thread pool reads the next parts while this thread
+ * copies runs out of the last.
  */
 export const READS_IN_FLIGHT = 4;
 
@@ -68,7 +80,8 @@ interface Span {
 
 /** Reads dense chunk parts with coalesced I/O; one instance per chunk format. */
 export class CoalescingReader {
-  private readonly pool: Uint8Array[] = [];
+  /** Scratch buffers, each with the views of its rows (see `RowViews`). */
+  private readonly pool: RowViews[];
   private readonly scratchBytes: number;
 
   /**
@@ -82,6 +95,7 @@ export class CoalescingReader {
     private readonly check: (rec: ChunkRecord, hi: number) => void,
   ) {
     this.scratchBytes = Math.max(SCATTER_BYTES, chunkBytes);
+    this.pool = this.scratchBytes === SCATTER_BYTES ? sharedPool : [];
   }
 
   /**
@@ -111,9 +125,11 @@ export class CoalescingReader {
       spans[k] = s;
     }
     if (!sorted) spans.sort((a, b) => a.lo - b.lo);
-    const tasks = this.tasks(spans, out, io, freshOutput);
-    if (!io.parallel) {
-      // Sources that read on the calling thread (browsers, memory) gain nothing from reads in flight.
+    const threaded = io.parallel === true && freshOutput;
+    const tasks = this.tasks(spans, out, io, freshOutput, threaded);
+    if (!threaded) {
+      // Sources that read on the calling thread (browsers, memory) gain nothing from reads in flight,
+      // nor do reads into memory already touched (see the module comment).
       for (const t of tasks) await t();
       return;
     }
@@ -136,7 +152,7 @@ export class CoalescingReader {
   }
 
   /** The reads of sorted `spans`, made one at a time as they are taken (scatter lists hold many views). */
-  private *tasks(spans: readonly Span[], out: Uint8Array, io: RawIO, fresh: boolean): Generator<() => Promise<void>> {
+  private *tasks(spans: readonly Span[], out: Uint8Array, io: RawIO, fresh: boolean, threaded: boolean): Generator<() => Promise<void>> {
     for (let i = 0; i < spans.length; ) {
       // A group: spans that follow each other in the file with small gaps.
       let j = i + 1;
@@ -158,11 +174,11 @@ export class CoalescingReader {
         let b = a + 1;
         while (b < j && spans[b]!.hi - start <= this.scratchBytes) b++;
         // (only where the source reads on other threads: elsewhere the extra copy would gain nothing)
-        const region = fresh && io.parallel ? this.outRegion(spans, a, b) : -1;
+        const region = threaded ? this.outRegion(spans, a, b) : -1;
         const [pa, pb] = [a, b];
-        if (region >= 0) yield () => this.scatterPart(spans, pa, pb, out, io, region);
+        if (region >= 0) yield () => this.scatterPart(spans, pa, pb, out, io, region, threaded);
         else if (fresh && io.readScatter && this.scatterable(spans, pa, pb)) yield* this.scatterLists(spans, pa, pb, out, io.readScatter);
-        else yield () => this.scatterPart(spans, pa, pb, out, io, -1);
+        else yield () => this.scatterPart(spans, pa, pb, out, io, -1, threaded);
         a = b;
       }
       i = j;
@@ -261,21 +277,9 @@ export class CoalescingReader {
    * range in `out`; else -1.
    */
   private outRegion(spans: readonly Span[], a: number, b: number): number {
-    const es = this.es;
-    let oLo = Infinity;
-    let oHi = -Infinity;
-    let sum = 0;
-    for (let k = a; k < b; k++) {
-      const r = spans[k]!.item.req.runs;
-      for (let t = 0; t < r.length; t += 3) {
-        const o = r[t + 1]! * es;
-        const n = r[t + 2]! * es;
-        if (o < oLo) oLo = o;
-        if (o + n > oHi) oHi = o + n;
-        sum += n;
-      }
-    }
-    return sum === oHi - oLo && sum === spans[b - 1]!.hi - spans[a]!.lo ? oLo : -1;
+    const s = emptySpan();
+    for (let k = a; k < b; k++) widenSpan(s, spans[k]!.item.req.runs, this.es);
+    return s.bytes === s.hi - s.lo && s.bytes === spans[b - 1]!.hi - spans[a]!.lo ? s.lo : -1;
   }
 
   /**
@@ -284,16 +288,17 @@ export class CoalescingReader {
    * threads, which then take a new array's first-touch page faults — and copied to scratch from
    * there (a copy within the L2 cache), so this thread's row copies go to pages already mapped.
    */
-  private async scatterPart(spans: readonly Span[], a: number, b: number, out: Uint8Array, io: RawIO, region: number): Promise<void> {
+  private async scatterPart(spans: readonly Span[], a: number, b: number, out: Uint8Array, io: RawIO, region: number, threaded: boolean): Promise<void> {
     const es = this.es;
-    const scratch = this.pool.pop() ?? new Uint8Array(this.scratchBytes);
+    const views = this.pool.pop() ?? new RowViews(new Uint8Array(this.scratchBytes));
+    const scratch = views.bytes;
     const small = out.length <= SMALL_INT;
     try {
       const lo = spans[a]!.lo;
       const bytes = scratch.subarray(0, spans[b - 1]!.hi - lo);
       const target = region >= 0 ? out.subarray(region, region + bytes.length) : bytes;
-      // On threads when the source has them: other parts are read meanwhile.
-      if (io.parallel && io.readScatter) await io.readScatter(lo, [target]);
+      // On threads when the source has them and the output is new: other parts are read meanwhile.
+      if (threaded && io.readScatter) await io.readScatter(lo, [target]);
       else await io.readInto(lo, target);
       if (region >= 0) bytes.set(target);
       if (b - a > 1 && b - a <= MAX_MERGE) {
@@ -301,12 +306,14 @@ export class CoalescingReader {
         const runs: Float64Array[] = [];
         const bases: number[] = [];
         const chunks: Uint8Array[] = [];
+        const rows: RowViews[] = [];
         for (let k = a; k < b; k++) {
           runs.push(spans[k]!.item.req.runs);
           bases.push(spans[k]!.item.rec.address - lo);
           chunks.push(bytes);
+          rows.push(views);
         }
-        copyRunsMerged(runs, chunks, bases, out, es, true);
+        copyRunsMerged(runs, chunks, bases, out, es, true, rows);
         return;
       }
       for (let k = a; k < b; k++) {
@@ -315,10 +322,7 @@ export class CoalescingReader {
         const base = item.rec.address - lo;
         if (small) {
           // Small-integer offsets keep V8 on its fast subarray/set paths (measured 1.4× faster).
-          for (let t = 0; t < r.length; t += 3) {
-            const c = (base + r[t]! * es) | 0;
-            out.set(bytes.subarray(c, (c + r[t + 2]! * es) | 0), (r[t + 1]! * es) | 0);
-          }
+          for (let t = 0; t < r.length; t += 3) out.set(views.row((base + r[t]! * es) | 0, (r[t + 2]! * es) | 0), (r[t + 1]! * es) | 0);
         } else {
           for (let t = 0; t < r.length; t += 3) {
             const c = base + r[t]! * es;
@@ -327,7 +331,7 @@ export class CoalescingReader {
         }
       }
     } finally {
-      if (this.pool.length < MAX_POOLED) this.pool.push(scratch);
+      if (this.pool.length < MAX_POOLED) this.pool.push(views);
     }
   }
 }

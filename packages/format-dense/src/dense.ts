@@ -16,7 +16,7 @@ import {
   type RawIO,
 } from '@chunkform/core';
 import { isPartialEdgeChunk } from '@chunkform/core/plugin';
-import { copyRunsIn, copyRunsMerged, copyRunsOut, fillBuffer, filledBuffer, MAX_MERGE, runsByteRange } from './runs.js';
+import { copyRunsIn, copyRunsMerged, copyRunsOut, copyRunsStaged, fillBuffer, filledBuffer, MAX_MERGE, runsByteRange, stagePieces } from './runs.js';
 import { CoalescingReader, type ReadItem } from './coalesce.js';
 
 /** Scratch buffers kept for reuse (the engine has at most this many chunk reads in flight). */
@@ -107,31 +107,44 @@ export class DenseUnfilteredFormat extends DenseFormat {
 
   /**
    * The stored images of chunks written in full: views of `src` where it holds a chunk in order,
-   * else built in `scratch(i)`, copying the rows of neighbouring chunks in `src` order.
+   * else built in the scratch buffer — through staging copies of the stretches of `src` they come
+   * from when their rows are short (`stagePieces`, `copyRunsStaged`), else copying the rows of
+   * neighbouring chunks in `src` order.
    */
-  fullImages(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (i: number) => Uint8Array): Uint8Array[] {
-    const images: Uint8Array[] = [];
+  fullImages(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (extra: number) => Uint8Array): Uint8Array[] {
+    const size = this.chunkBytes;
+    const images: Uint8Array[] = new Array(reqs.length);
     const runs: Float64Array[] = [];
-    const built: Uint8Array[] = [];
-    const builtReqs: ChunkRequest[] = [];
+    const at: number[] = [];
     for (let i = 0; i < reqs.length; i++) {
-      const req = reqs[i]!;
-      const r = req.runs;
+      const r = reqs[i]!.runs;
       if (r.length === 3 && r[0] === 0 && r[2] === this.chunkElements) {
         const b = r[1]! * this.es;
-        images.push(src.subarray(b, b + this.chunkBytes));
+        images[i] = src.subarray(b, b + size);
         continue;
       }
-      const image = scratch(i);
-      // An edge chunk keeps fill values outside the dataset; an interior one is fully overwritten.
-      if (req.count !== this.chunkElements) fillBuffer(image, this.ctx.fillValue ?? new Uint8Array(this.es));
-      images.push(image);
       runs.push(r);
-      built.push(image);
-      builtReqs.push(req);
+      at.push(i * size);
     }
-    if (built.length > 1 && built.length <= MAX_MERGE) copyRunsMerged(runs, built, new Array<number>(built.length).fill(0), src, this.es, false);
-    else for (let q = 0; q < built.length; q++) copyRunsIn(built[q]!, builtReqs[q]!, src, this.es);
+    if (runs.length === 0) return images;
+    const pieces = stagePieces(runs, this.es);
+    let extra = 0;
+    for (const p of pieces) if (p.staged) extra = Math.max(extra, p.span.hi - p.span.lo);
+    const buf = scratch(extra);
+    const stage = reqs.length * size;
+    const built: Uint8Array[] = [];
+    for (let k = 0; k < at.length; k++) {
+      const i = at[k]! / size;
+      const image = (images[i] = buf.subarray(at[k]!, at[k]! + size));
+      built.push(image);
+      // An edge chunk keeps fill values outside the dataset; an interior one is fully overwritten.
+      if (reqs[i]!.count !== this.chunkElements) fillBuffer(image, this.ctx.fillValue ?? new Uint8Array(this.es));
+    }
+    for (const { from, to, span, staged } of pieces) {
+      if (staged && buf.length - stage >= span.hi - span.lo) copyRunsStaged(runs.slice(from, to), at.slice(from, to), src, span, buf, stage, this.es);
+      else if (to - from > 1 && to - from <= MAX_MERGE) copyRunsMerged(runs.slice(from, to), built.slice(from, to), new Array<number>(to - from).fill(0), src, this.es, false);
+      else for (let q = from; q < to; q++) copyRunsIn(built[q]!, reqs[at[q]! / size]!, src, this.es);
+    }
     return images;
   }
 

@@ -28,7 +28,7 @@ import { registerIndexes } from '@chunkform/indexes';
 import { registerFilters } from '@chunkform/filters';
 import { DenseFilteredFormat, DenseUnfilteredFormat, registerDenseFormats } from '../src/index.js';
 import { CoalescingReader } from '../src/coalesce.js';
-import { copyRunsIn, copyRunsMerged, copyRunsOut } from '../src/runs.js';
+import { copyRunsIn, copyRunsMerged, copyRunsOut, copyRunsStaged, RowViews, stagePieces } from '../src/runs.js';
 
 /** A container with the dense formats; `plain`: the unfiltered format without its batched paths. */
 function container(plain = false): Container {
@@ -146,6 +146,65 @@ describe('copyRunsMerged', () => {
       expect(back).toEqual(backWant);
       expect(back).toEqual(base);
     }
+  });
+});
+
+describe('staged chunk building (copyRunsStaged, stagePieces)', () => {
+  /** Rows of `k` tiles of `th` rows × `tw` elements side by side in a buffer `k·tw` elements wide, tile q at rows from `y0`. */
+  const tileRuns = (k: number, th: number, tw: number, y0: number): Float64Array[] =>
+    Array.from({ length: k }, (_, q) => Float64Array.from(Array.from({ length: th }, (_, y) => [y * tw, (y0 + y) * k * tw + q * tw, tw]).flat()));
+
+  it('builds the same chunks as run-by-run copies, through one staging copy per piece', () => {
+    for (const es of [1, 2, 4]) {
+      const runs = [...tileRuns(4, 8, 16, 0), ...tileRuns(4, 8, 16, 8)];
+      const src = Uint8Array.from({ length: 4 * 16 * 16 * es }, (_, i) => (i * 29 + es) & 255);
+      const size = 8 * 16 * es;
+      const bases = runs.map((_, q) => q * size);
+      const pieces = stagePieces(runs, es);
+      // Small tiles: all eight fit one piece, spanning exactly the bytes they copy.
+      expect(pieces).toEqual([{ from: 0, to: 8, span: { lo: 0, hi: src.length, bytes: src.length }, staged: true }]);
+      const buf = new Uint8Array(8 * size + src.length).fill(0xee);
+      copyRunsStaged(runs, bases, src, pieces[0]!.span, buf, 8 * size, es);
+      for (let q = 0; q < runs.length; q++) {
+        const want = new Uint8Array(size);
+        copyRunsIn(want, { runs: runs[q]! } as ChunkRequest, src, es);
+        expect(buf.subarray(q * size, (q + 1) * size)).toEqual(want);
+      }
+    }
+  });
+
+  it('splits pieces at 512 KiB of the buffer and stages only short rows over a stretch at most twice what they copy', () => {
+    // 256×256 tiles of 2-byte elements, four across (a 512 KiB band each): one piece per band.
+    const bands = [...tileRuns(4, 256, 256, 0), ...tileRuns(4, 256, 256, 256)];
+    expect(stagePieces(bands, 2).map((p) => [p.from, p.to, p.staged])).toEqual([
+      [0, 4, true],
+      [4, 8, true],
+    ]);
+    // One tile out of a band four tiles wide: the stretch is four times what it copies.
+    expect(stagePieces(tileRuns(4, 256, 256, 0).slice(0, 1), 2)[0]!.staged).toBe(false);
+    // Rows of 8 KiB: copied one by one.
+    expect(stagePieces(tileRuns(2, 16, 4096, 0), 2).every((p) => !p.staged)).toBe(true);
+    // A tile whose rows span more than 512 KiB (half of a band two tiles wide) is a piece of its own, staged.
+    expect(stagePieces(tileRuns(2, 600, 450, 0), 1).map((p) => [p.from, p.to, p.staged])).toEqual([
+      [0, 1, true],
+      [1, 2, true],
+    ]);
+  });
+});
+
+describe('RowViews', () => {
+  it('hands out the bytes of any range, the same view again for a row at a multiple of its length', () => {
+    const bytes = Uint8Array.from({ length: 4096 }, (_, i) => i & 255);
+    const v = new RowViews(bytes);
+    const a = v.row(512, 256);
+    expect(a).toEqual(bytes.subarray(512, 768));
+    expect(v.row(512, 256)).toBe(a);
+    expect(v.row(100, 256)).toEqual(bytes.subarray(100, 356)); // not at a multiple
+    expect(v.row(0, 300)).toEqual(bytes.subarray(0, 300)); // another length
+    expect(v.row(4000, 96)).toEqual(bytes.subarray(4000, 4096));
+    expect(new RowViews(bytes).row(8, 1)).toEqual(bytes.subarray(8, 9)); // too many rows to keep: a fresh view
+    bytes[600] = 7;
+    expect(a[88]).toBe(7); // views, not copies
   });
 });
 
@@ -292,7 +351,7 @@ describe('CoalescingReader', () => {
     expect(Array.from(out.subarray(1500 * 256))).toEqual(Array.from(big.subarray(1500 * 300 + 100_000, 1500 * 300 + 100_256)));
   });
 
-  it('with a threaded source, keeps reads in flight whose completions come back in any order (same values)', async () => {
+  it('with a threaded source, keeps reads into a new buffer in flight, completions in any order (same values); into a reused one, one at a time', async () => {
     const next = rng(5);
     // 40 chunks of 8 rows × 300 bytes in a 2-chunk-wide buffer, stored in shuffled order, far apart.
     const big = Uint8Array.from({ length: 1 << 20 }, (_, i) => (i * 11 + (i >> 9)) & 255);
@@ -320,7 +379,9 @@ describe('CoalescingReader', () => {
       const out = new Uint8Array(40 * 2400);
       await new CoalescingReader(1, 2400, check).read(items, out, threaded, fresh);
       expect(out).toEqual(want);
-      expect(most).toBeGreaterThan(1);
+      // Into a reused buffer the reads are made one at a time on the calling thread (plain reads).
+      if (fresh) expect(most).toBeGreaterThan(1);
+      else expect([most, io.reads.length]).toEqual([0, 40]);
     }
   });
 
@@ -374,6 +435,7 @@ const CASES: Case[] = [
   { name: 'odd chunk byte size (no 8-byte alignment)', dtype: 'uint8', shape: [20, 23], chunks: [3, 5], fillValue: 9 },
   { name: '3-D tiles, extensible array', dtype: 'uint16', shape: [5, 33, 40], chunks: [2, 8, 16], maxShape: [null, 33, 40] },
   { name: '1-D, v2 B-tree', dtype: 'int32', shape: [1000], chunks: [64], maxShape: [null] },
+  { name: 'small tiles in bands (staged gathering), edge chunks', dtype: 'uint16', shape: [2, 120, 250], chunks: [1, 32, 32], fillValue: 3 },
 ];
 
 type Arr = Uint8Array | Int32Array | Uint16Array;
@@ -537,6 +599,85 @@ g.close()
     expect(Array.from((await ((await g.get('v1')) as Dataset).read()) as Uint16Array)).toEqual(expectOf(v1path, 'v1'));
     await g.close();
   });
+});
+
+describe('gathered full-chunk writes in flight', () => {
+  /**
+   * A MemoryStore whose writes of 64 KiB or more take a few milliseconds (as on the thread pool), noting how many
+   * are in flight at once, whether a buffer changed while its write was in flight, and whether a write was
+   * still under way after `settled` was set; the `failAt`-th such write fails.
+   */
+  class SlowStore extends MemoryStore {
+    big = 0;
+    inFlight = 0;
+    most = 0;
+    failAt = -1;
+    changed = false;
+    settled = false;
+    late = false;
+    override async write(offset: number, bytes: Uint8Array): Promise<void> {
+      if (bytes.length < 1 << 16) return super.write(offset, bytes);
+      const k = this.big++;
+      const before = bytes.slice();
+      this.most = Math.max(this.most, ++this.inFlight);
+      await new Promise((r) => setTimeout(r, 3));
+      this.inFlight--;
+      if (this.settled) this.late = true;
+      if (k === this.failAt) throw new Error('disk full');
+      if (!before.every((b, i) => b === bytes[i])) this.changed = true;
+      return super.write(offset, bytes);
+    }
+  }
+
+  // 12 frames of 256×512 uint16 in 64×64 tiles: three groups of 128 tiles, built through the shared gather buffers.
+  const shape = [12, 256, 512];
+  const data = Uint16Array.from({ length: 12 * 256 * 512 }, (_, i) => (i * 2654435761) >>> 20);
+
+  it('gathers each group while the previous group\'s write runs, one write at a time, never changing a buffer in flight', async () => {
+    const store = new SlowStore();
+    // The dense format, noting the large writes in flight whenever it builds a group's images.
+    const seen: number[] = [];
+    const c = container();
+    registerChunkFormat(
+      {
+        name: 'dense-watched',
+        layoutClass: 'chunked',
+        create: (ctx) => {
+          const fmt = new DenseUnfilteredFormat(ctx);
+          const build = fmt.fullImages.bind(fmt);
+          fmt.fullImages = (reqs, src, scratch) => (seen.push(store.inFlight), build(reqs, src, scratch));
+          return fmt;
+        },
+      },
+      { container: c, replace: true },
+    );
+    const f = await createFile(store, { container: c });
+    await f.createDataset('x', { dtype: 'uint16', shape, chunks: [1, 64, 64], data });
+    expect(store.inFlight).toBe(0);
+    await f.close();
+    expect(store.big).toBe(3);
+    expect(seen).toEqual([0, 1, 1]);
+    expect(store.most).toBe(1);
+    expect(store.changed).toBe(false);
+    const g = await openFile(store.toBytes(), { container: container() });
+    expect(Array.from((await ((await g.get('x')) as Dataset).read()) as Uint16Array)).toEqual(Array.from(data));
+    await g.close();
+  });
+
+  for (const failAt of [0, 1, 2]) {
+    it(`a failing group write (${failAt}) is thrown once the writes in flight have settled; nothing is written afterwards`, async () => {
+      const store = new SlowStore();
+      const f = await createFile(store, { container: container() });
+      const d = await f.createDataset('x', { dtype: 'uint16', shape, chunks: [1, 64, 64] });
+      store.failAt = failAt;
+      await expect(d.write(data)).rejects.toThrow(/disk full/);
+      expect(store.inFlight).toBe(0);
+      store.settled = true;
+      await new Promise((r) => setTimeout(r, 20));
+      expect(store.late).toBe(false);
+      expect(store.changed).toBe(false);
+    });
+  }
 });
 
 describe('bad input', () => {

@@ -153,12 +153,14 @@ export interface ChunkFormat<Mem = unknown> {
   fileReadMany?(items: readonly { rec: ChunkRecord; req: ChunkRequest }[], out: Uint8Array, io: RawIO, hints?: { freshOutput?: boolean }): Promise<void>;
   /**
    * Fixed-size formats: the stored images of chunks each built entirely from a full request — for
-   * request i a view of `src` when it already is the chunk in stored order, otherwise written into
-   * the buffer `scratch(i)` returns ({@link imageSize} bytes, contents undefined). Lets the engine
-   * gather many chunks into one buffer and write chunks adjacent in the file with one I/O (and the
-   * format copy rows of neighbouring chunks in `src` order). Requires {@link imageSize}.
+   * request i a view of `src` when it already is the chunk in stored order, otherwise bytes
+   * `[i × imageSize, (i + 1) × imageSize)` of the buffer that `scratch(extra)` returns (called at
+   * most once; contents undefined; at least `reqs.length × imageSize + extra` bytes, and those past
+   * the images are the format's to use while it builds them, e.g. to stage a stretch of `src`). Lets
+   * the engine gather many chunks into one buffer and write chunks adjacent in the file with one I/O.
+   * Requires {@link imageSize}.
    */
-  fullImages?(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (i: number) => Uint8Array): Uint8Array[];
+  fullImages?(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (extra: number) => Uint8Array): Uint8Array[];
   /** Stored bytes of every chunk, for formats with {@link fullImages} (fixed-size chunks). */
   readonly imageSize?: number;
   /**

@@ -12,7 +12,7 @@ import { mapChunksAt, mapToChunks } from './mapping.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-format.js';
-import { GATHER_BYTES, GATHER_IMAGE_MAX, putFullChunks, writePlaced, type Placed } from './gather.js';
+import { GATHER_BYTES, GATHER_IMAGE_MAX, writeFullChunks, writePlaced, type Placed } from './gather.js';
 import { ChunkCache, type CacheEntry } from './cache.js';
 import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAll, type ChunkPart } from './defined.js';
 import { filledBytes, repeatFirst } from '../storage/flat-runs.js';
@@ -146,7 +146,12 @@ export class ChunkEngine<Mem> {
     if (q?.busy && pieces.some((p) => q.has(p.coords.join(',')))) await q.settle();
     if (format.fullImages && format.imageSize && !format.variableSize) {
       await this.settle();
-      await this.writeBatched(pieces, src, format.imageSize);
+      // Full chunks not in the cache are gathered in groups and chunks adjacent in the file (new
+      // chunks are allocated together) written with one I/O; partial and cached chunks take the ordinary path.
+      await writeFullChunks(this.o, this.p, pieces, src, format.imageSize, {
+        wanted: (req) => this.o.cache.get(req.coords.join(',')) !== undefined,
+        write: (req) => this.p.guard(req.coords, () => this.writePiece(req, src)),
+      });
       return;
     }
     // Background encoding for calls up to the queue's bound: the chunks built from `src` must not
@@ -180,7 +185,12 @@ export class ChunkEngine<Mem> {
         hit.fullyAccessed = req.full;
         continue;
       }
-      const rec = await this.p.guardValue(req.coords, () => index.lookup(req.coords));
+      let rec: ChunkRecord | null;
+      try {
+        rec = await index.lookup(req.coords);
+      } catch (e) {
+        throw this.p.named(req.coords, e);
+      }
       if (rec) stored.push({ rec, req });
       else {
         this.fillMem ??= format.fill(req.coords);
@@ -196,28 +206,6 @@ export class ChunkEngine<Mem> {
       // fine one by one, `out` is complete and the read succeeds).
       for (const { rec, req } of stored) await this.p.guard(req.coords, () => this.readStored(rec, req, out));
     }
-  }
-
-  /**
-   * Writes for fixed-size formats with `fullImages`: full chunks not in the cache are gathered in
-   * groups, chunks adjacent in the file (new chunks are allocated together) written with one I/O and
-   * then recorded in the index; partial and cached chunks take the ordinary path.
-   */
-  private async writeBatched(pieces: readonly ChunkRequest[], src: Uint8Array, size: number): Promise<void> {
-    const perGroup = Math.max(1, Math.floor(GATHER_BYTES / size));
-    let group: ChunkRequest[] = [];
-    for (const req of pieces) {
-      if (!req.full || this.o.cache.get(req.coords.join(','))) {
-        await this.p.guard(req.coords, () => this.writePiece(req, src));
-        continue;
-      }
-      group.push(req);
-      if (group.length === perGroup) {
-        await putFullChunks(this.o, this.p, group, src, size);
-        group = [];
-      }
-    }
-    if (group.length > 0) await putFullChunks(this.o, this.p, group, src, size);
   }
 
   /**

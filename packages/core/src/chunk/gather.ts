@@ -15,7 +15,10 @@ export const GATHER_BYTES = 1 << 20;
 /** Dirty chunk images up to this size are written together with their neighbours in the file by `flush`. */
 export const GATHER_IMAGE_MAX = 64 << 10;
 
-/** Gather buffers kept for reuse by all engines (a write holds one while it fills and writes it). */
+/** Gather buffers of this size (the images of a group and room for the format's staging) are kept for reuse... */
+const POOLED_BYTES = 3 * GATHER_BYTES;
+/** ...by all engines, this many (a write holds one while it fills and writes it). */
+const POOLED = 2;
 const gatherPool: Uint8Array[] = [];
 
 /** The engine's steps that gathered writes use. */
@@ -24,6 +27,8 @@ export interface WriteSteps {
   guard(coords: readonly number[], fn: () => Promise<void>): Promise<void>;
   /** {@link guard} for a step with a result. */
   guardValue<T>(coords: readonly number[], fn: () => T | Promise<T>): Promise<T>;
+  /** The error `e` of a step on chunk `coords`, with the context {@link guard} adds. */
+  named(coords: readonly number[], e: unknown): unknown;
   /** Records a written chunk image in the index. */
   record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void>;
   /**
@@ -43,24 +48,94 @@ export interface Placed {
   written(): void;
 }
 
+/** The engine's parts that gathered full-chunk writes use. */
+export interface FullChunkTarget<Mem> {
+  format: ChunkFormat<Mem>;
+  store: ChunkStore;
+}
+
 /**
- * Stores full chunks of a fixed-size format (`size` bytes each): new space for all chunks that
- * need it in one allocation, images built by the format (views of `src` where `src` holds a chunk
- * in stored order), one write per run of chunks adjacent in both the file and memory, then the
- * index updates.
+ * Writes the full chunks among `pieces` (a fixed-size format, `size` bytes each) in groups of about
+ * {@link GATHER_BYTES}, see {@link startGroup}; the writes of one group run while the next group is
+ * gathered (a store that writes on other threads then overlaps its copy into the file with ours),
+ * and the next group's writes start once they have finished.
+ * Pieces that are partial or for which `ordinary` says so go through `ordinary.write` (in order).
+ * Returns once every write has finished and every chunk is recorded in the index; on a failure,
+ * once the writes in flight have settled.
  */
-export async function putFullChunks<Mem>(
-  o: { format: ChunkFormat<Mem>; index: ChunkIndex; store: ChunkStore },
+export async function writeFullChunks<Mem>(
+  o: FullChunkTarget<Mem>,
+  steps: WriteSteps,
+  pieces: readonly ChunkRequest[],
+  src: Uint8Array,
+  size: number,
+  ordinary: { wanted(req: ChunkRequest): boolean; write(req: ChunkRequest): Promise<void> },
+): Promise<void> {
+  const perGroup = Math.max(1, Math.floor(GATHER_BYTES / size));
+  let inFlight: GroupInFlight | null = null;
+  const next = async (group: readonly ChunkRequest[]): Promise<void> => {
+    // Built while the previous group's writes run; its writes start once those have finished (one
+    // write in flight: two to the same file only wait for each other in the kernel, spinning on its lock).
+    inFlight = await startGroup(o, steps, group, src, size, async () => {
+      const prev = inFlight;
+      inFlight = null;
+      await prev?.finish();
+    });
+  };
+  try {
+    let group: ChunkRequest[] = [];
+    for (const req of pieces) {
+      if (!req.full || ordinary.wanted(req)) {
+        await ordinary.write(req);
+        continue;
+      }
+      group.push(req);
+      if (group.length === perGroup) {
+        await next(group);
+        group = [];
+      }
+    }
+    if (group.length > 0) await next(group);
+  } catch (e) {
+    const last = inFlight as GroupInFlight | null;
+    inFlight = null;
+    await last?.finish().catch(() => undefined); // its writes settle before the failure leaves this call
+    throw e;
+  }
+  await (inFlight as GroupInFlight | null)?.finish();
+}
+
+/** A group of full chunks whose writes are under way. */
+interface GroupInFlight {
+  /** Waits for the writes, gives the gather buffer back and records the chunks in the index (throws the first failure). Call once. */
+  finish(): Promise<void>;
+}
+
+/**
+ * Starts storing full chunks of a fixed-size format (`size` bytes each): new space for all chunks
+ * that need it in one allocation, images built by the format (views of `src` where `src` holds a
+ * chunk in stored order), then — once `before` has finished — one write per run of chunks adjacent
+ * in both the file and memory. The index updates follow in `finish`, after the writes.
+ */
+async function startGroup<Mem>(
+  o: FullChunkTarget<Mem>,
   steps: WriteSteps,
   group: readonly ChunkRequest[],
   src: Uint8Array,
   size: number,
-): Promise<void> {
+  before: () => Promise<void>,
+): Promise<GroupInFlight> {
   const { format, store } = o;
   const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
   let fresh = 0;
   for (const req of group) {
-    const old = await steps.guardValue(req.coords, () => steps.forRewrite(req.coords));
+    let rec: ChunkRecord | null;
+    try {
+      rec = await steps.forRewrite(req.coords);
+    } catch (e) {
+      throw steps.named(req.coords, e);
+    }
+    const old = rec;
     // Same size and fresh space (written since the last flush): rewritten in place. Otherwise the
     // old space goes (reused after the next flush when flushed) and the chunk gets new space.
     const inPlace = old !== null && old.size === size && store.isFresh(old.address, old.size);
@@ -73,17 +148,27 @@ export async function putFullChunks<Mem>(
     for (const it of items) if (it.address < 0) (it.address = next), (next += size);
   }
   items.sort((a, b) => a.address - b.address);
-  const gather = size * items.length <= GATHER_BYTES ? (gatherPool.pop() ?? new Uint8Array(GATHER_BYTES)) : null;
+  let gather: Uint8Array | null = null;
+  const giveBack = (): void => {
+    const g = gather as Uint8Array | null;
+    gather = null;
+    if (g?.length === POOLED_BYTES && gatherPool.length < POOLED) gatherPool.push(g);
+  };
+  const writes: Promise<void>[] = [];
   try {
     const images = format.fullImages!(
       items.map((it) => it.req),
       src,
-      (i) => (gather ? gather.subarray(i * size, (i + 1) * size) : new Uint8Array(size)),
+      (extra) => {
+        const need = size * items.length + extra;
+        return (gather = need <= POOLED_BYTES ? (gatherPool.pop() ?? new Uint8Array(POOLED_BYTES)) : new Uint8Array(need));
+      },
     );
     items.forEach((it, i) => {
       it.image = images[i]!;
       if (it.image?.length !== size) throw new ValueError(`chunk format "${format.name}" built a ${it.image?.length}-byte image, ${size} expected`);
     });
+    await before();
     for (let i = 0; i < items.length; ) {
       const first = items[i]!;
       let j = i + 1;
@@ -94,13 +179,30 @@ export async function putFullChunks<Mem>(
         items[j]!.image.byteOffset === items[j - 1]!.image.byteOffset + size
       ) j++;
       const bytes = new Uint8Array(first.image.buffer, first.image.byteOffset, (j - i) * size);
-      await steps.guard(first.req.coords, () => store.write(first.address, bytes));
+      const w = steps.guard(first.req.coords, () => store.write(first.address, bytes));
+      w.catch(() => undefined); // thrown by finish()
+      writes.push(w);
       i = j;
     }
-  } finally {
-    if (gather && gatherPool.length < 2) gatherPool.push(gather);
+  } catch (e) {
+    await Promise.allSettled(writes);
+    giveBack();
+    throw e;
   }
-  for (const it of items) await steps.guard(it.req.coords, () => steps.record(it.req.coords, it.address, { bytes: it.image, filterMask: 0 }, it.old));
+  return {
+    async finish() {
+      const results = await Promise.allSettled(writes);
+      giveBack();
+      for (const r of results) if (r.status === 'rejected') throw r.reason;
+      for (const it of items) {
+        try {
+          await steps.record(it.req.coords, it.address, { bytes: it.image, filterMask: 0 }, it.old);
+        } catch (e) {
+          throw steps.named(it.req.coords, e);
+        }
+      }
+    },
+  };
 }
 
 /** Writes placed chunk images (one I/O per run of adjacent addresses, copied together), then records them in the index. */

@@ -129,16 +129,11 @@ function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab()): ChunkPiec
       const csm = g.cStride[m]!;
       const bsm = bStride[m]!;
       if (km1 - km0 === 3) {
-        // one run per row: write the triples straight into the (pre-sized) buffer
+        // one run per row: rows that cannot merge go straight into the (pre-sized) buffer
         const c0 = tm[km0]! * csm;
         const b0 = tm[km0 + 2]! * bsm;
         const len = tm[km0 + 1]! * csm;
-        for (let k = 3 * s.first[grp]!; k < kEnd; k += 3) {
-          const n = t[k + 1]!;
-          let c = cBase + t[k]! * cs + c0;
-          let b = bBase + t[k + 2]! * bs + b0;
-          for (let u = 0; u < n; u++, c += cs, b += bs) out.push(c, b, len);
-        }
+        for (let k = 3 * s.first[grp]!; k < kEnd; k += 3) out.pushRows(t[k + 1]!, cBase + t[k]! * cs + c0, cs, bBase + t[k + 2]! * bs + b0, bs, len);
         return;
       }
       for (let k = 3 * s.first[grp]!; k < kEnd; k += 3) {

@@ -35,6 +35,33 @@ export class TripleBuilder {
     this.buf[n + 2] = len;
     this.n = n + 3;
   }
+  /**
+   * Pushes `rows` runs of `len`, the k-th at `c + k·cs` and `b + k·bs`: where rows cannot touch
+   * (`cs` or `bs` ≠ `len`), all but the first go straight into the buffer.
+   */
+  pushRows(rows: number, c: number, cs: number, b: number, bs: number, len: number): void {
+    if (rows <= 0) return;
+    if (cs === len && bs === len) {
+      this.push(c, b, rows * len);
+      return;
+    }
+    this.push(c, b, len);
+    const n0 = this.n;
+    const need = n0 + 3 * (rows - 1);
+    if (need > this.buf.length) {
+      const next = new Float64Array(Math.max(need, this.buf.length * 2));
+      next.set(this.buf.subarray(0, n0));
+      this.buf = next;
+    }
+    const buf = this.buf;
+    for (let k = 1, n = n0; k < rows; k++, n += 3) {
+      buf[n] = c + k * cs;
+      buf[n + 1] = b + k * bs;
+      buf[n + 2] = len;
+    }
+    this.n = need;
+    this.count += (rows - 1) * len;
+  }
   result(): Float64Array {
     // A view, not a copy: pieces live for one read or write.
     return this.n === this.buf.length ? this.buf : this.buf.subarray(0, this.n);
