@@ -44,6 +44,11 @@ export class Dataset extends ReadDataset {
   /** The dataset's attributes. */
   declare readonly attrs: Attributes;
 
+  /** @internal */
+  protected override async chunked(): Promise<ChunkedStorage> {
+    return (await super.chunked()) as ChunkedStorage;
+  }
+
 
   /** Writes with numpy-style indices, like h5py's `dset[2, 10:20] = data` → `dset.set(data, 2, [10, 20])`. */
   async set(data: unknown, ...spec: SliceSpec[]): Promise<void> {
@@ -126,8 +131,9 @@ export class Dataset extends ReadDataset {
     if (storage.objectValues) return writeObjects(storage, storage.objectValues, data, sel, count, this.elementSize);
     const bytes = valuesToBytes(this.ctx, data, this.dtype, count, `write dataset "${this.path}"`);
     if (count === 0) return;
-    await storage.write(sel, bytes);
-  }}
+    await storage.write!(sel, bytes);
+  }
+}
 
 /** Validates user arguments common to dataset creation. @internal */
 export function checkShape(shape: readonly number[], maxShape: readonly (number | null)[] | undefined, path: string): void {

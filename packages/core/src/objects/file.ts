@@ -15,6 +15,7 @@ import { FileWriter, type FlushOptions } from '../file/file-writer.js';
 import { CommittedDatatype, Group } from './group.js';
 import { Dataset } from './dataset.js';
 import { Attributes } from './attributes.js';
+import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { LinkGraph } from './link-graph.js';
 import { groupMessages } from './group-create.js';
 import type { Container } from '../di/container.js';
@@ -87,6 +88,7 @@ const FULL_CLASSES: ObjectClasses = {
   Dataset,
   CommittedDatatype,
   Attributes,
+  ChunkedStorage,
 };
 
 /** An open HDF5 file: the root group, plus {@link flush} and {@link close}. */

@@ -33,7 +33,7 @@ import { selectAll, type Selection } from '../selection/selection.js';
 import { slice, type SliceSpec } from '../selection/slice.js';
 import { selectionCount, validateSelection } from '../selection/algebra.js';
 import type { DatasetStorage } from '../storage/dataset-storage.js';
-import { ChunkedStorage, type ChunkInfo } from '../storage/chunked-storage.js';
+import { ReadChunkedStorage, type ChunkInfo } from '../storage/read-chunked-storage.js';
 import type { LockMode } from '../file/lock.js';
 import { datasetState, storageOf, type DatasetAccessOptions, type DatasetState } from './dataset-state.js';
 import type { ReadAttributes } from './read-attributes.js';
@@ -432,9 +432,9 @@ export class ReadDataset {
   }
 
   /** @internal */
-  protected async chunked(): Promise<ChunkedStorage> {
+  protected async chunked(): Promise<ReadChunkedStorage> {
     const s = await this.storage();
-    if (!(s instanceof ChunkedStorage)) throw new ValueError('the dataset is not chunked', { path: this.path });
+    if (!(s instanceof ReadChunkedStorage)) throw new ValueError('the dataset is not chunked', { path: this.path });
     return s;
   }
 

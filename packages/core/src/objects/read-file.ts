@@ -17,6 +17,7 @@ import type { ObjectClasses } from './object-classes.js';
 import { ReadAttributes } from './read-attributes.js';
 import { ReadDataset } from './read-dataset.js';
 import { ReadCommittedDatatype, ReadGroup } from './read-group.js';
+import { ReadChunkedStorage } from '../storage/read-chunked-storage.js';
 
 /** Options of the read-only `openFile` (`@chunkform/core/read`). */
 export interface ReadOpenOptions {
@@ -39,6 +40,7 @@ const READ_CLASSES: ObjectClasses = {
   Dataset: ReadDataset,
   CommittedDatatype: ReadCommittedDatatype,
   Attributes: ReadAttributes,
+  ChunkedStorage: ReadChunkedStorage,
 };
 
 /** An HDF5 file open for reading: the root group, plus {@link close}. */
