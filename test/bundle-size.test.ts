@@ -59,12 +59,12 @@ globalThis.chunkform = core;`,
   it(`read-only dense + deflate + one index from @chunkform/core/read: ≤ ${READ_CEILING} KB today (target 60 KB), and it reads`, async () => {
     const { code, gz } = await bundle(
       'read-only-dense-deflate-fixed-array',
-      `import { openFile, ReadDataset } from './packages/core/src/read.ts';
+      `import { openFile, ReadDataset, ReadGroup } from './packages/core/src/read.ts';
 import { registerDenseFormats } from './packages/format-dense/src/index.ts';
 import { registerDeflate } from './packages/filters/src/index.ts';
 import { registerFixedArrayIndex } from './packages/indexes/src/index.ts';
 registerDenseFormats(); registerDeflate(); registerFixedArrayIndex();
-export { openFile, ReadDataset };`,
+export { openFile, ReadDataset, ReadGroup };`,
     );
     expect(gz).toBeLessThanOrEqual(READ_CEILING * KB);
 
@@ -91,7 +91,9 @@ with h5py.File(sys.argv[1], 'w', libver='latest') as f:
     expect(ds.layout.class === 'chunked' && ds.layout.index.type).toBe('fixed-array');
     const values = await ds.read();
     expect(values).toEqual(Uint16Array.from({ length: 40 * 30 }, (_, i) => (i * 7) % 1000));
-    expect(await (await f.get('/entry')).attrs.get('title')).toBe('frames');
+    const g = await f.get('/entry');
+    expect(g).toBeInstanceOf(mod.ReadGroup);
+    expect(await (g as InstanceType<typeof mod.ReadGroup>).attrs.get('title')).toBe('frames');
     // read-only: no writing calls exist on what it gives
     expect('write' in ds).toBe(false);
     expect('createDataset' in f).toBe(false);
