@@ -61,9 +61,9 @@ globalThis.chunkform = core;`,
       'read-only-dense-deflate-fixed-array',
       `import { openFile, ReadDataset, ReadGroup } from './packages/core/src/read.ts';
 import { registerDenseFormats } from './packages/format-dense/src/index.ts';
-import { registerDeflate } from './packages/filters/src/index.ts';
+import { registerInflate } from './packages/filters/src/index.ts';
 import { registerFixedArrayIndex } from './packages/indexes/src/index.ts';
-registerDenseFormats(); registerDeflate(); registerFixedArrayIndex();
+registerDenseFormats(); registerInflate(); registerFixedArrayIndex();
 export { openFile, ReadDataset, ReadGroup };`,
     );
     expect(gz).toBeLessThanOrEqual(READ_CEILING * KB);
