@@ -1,7 +1,25 @@
 /**
  * Bundle budgets (min+gzip, esbuild minify for the browser + zlib gzip level 9) of what a web app imports,
  * and a run of the read-only bundle in Node against a file h5py wrote (the bundle measured is the bundle
- * that reads). SIZES_MEASURED_BELOW
+ * that reads). Issue #14's targets are 60 KB and 140 KB; the ceilings are the sizes measured, so the
+ * bundles cannot grow back:
+ * - read-only dense + deflate + fixed-array index from `@chunkform/core/read`: ≈ 66.8 KB (≈ 205 KB min)
+ *   with `registerInflate()`, ≈ 69.3 KB with `registerDeflate()` (the compressor: ≈ 2.5 KB). It was
+ *   ≈ 101 KB through `@chunkform/core`, whose classes reach the whole write path. The 6.8 KB above the
+ *   target, measured by building without each part: tsyringe + tslib + the metadata polyfill ≈ 4.6 KB
+ *   (kept: the DI container is a design choice); the dense format's dataset creator ≈ 1.1 KB (registered
+ *   with the reading code by the one provider object); estimated from their minified size, the write half
+ *   of the fixed-array index (create, insert, resize, flush, the header and data block encoders) ≈ 1.5 KB
+ *   and the write methods of compact and contiguous storage ≈ 0.6 KB. The range reader (HttpRangeSource,
+ *   ≈ 5 KB min) is read path: URLs are what a web app opens.
+ * - everything (all chunk formats, indexes and filters registered, `import * as core`): ≈ 158.5 KB
+ *   (≈ 482 KB min; ≈ 156 KB before the read-only classes were split off: the same code compresses
+ *   ≈ 2.5 KB worse across the new module boundaries). Measured by building without each part: the two
+ *   bitshuffle WebAssembly builds embedded as base64 ≈ 7.3 KB (the scalar one ≈ 2.2 KB, used only on
+ *   engines without wasm SIMD or when asked for by name; the JavaScript fallback covers those engines
+ *   too), tsyringe + tslib + polyfill
+ *   ≈ 4.8 KB; besides them two zstd decoders by design (zstd-wasm's glue ≈ 8 KB min, fzstd ≈ 7 KB min)
+ *   and the write path itself (about half of core's 296 KB min).
  * The sizes are printed for the CI log.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,9 +34,9 @@ import { runPython } from './oracle/fixtures.js';
 const root = resolve(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-bundle-'));
 const KB = 1024;
-/** Ceilings (KB, min+gzip): the sizes measured, rounded up (see the comment above). */
-const EVERYTHING_CEILING = 160;
-const READ_CEILING = 72;
+/** Ceilings (KB, min+gzip): the sizes measured, rounded up to the next 0.5 KB (see the comment above). */
+const EVERYTHING_CEILING = 159;
+const READ_CEILING = 67;
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
