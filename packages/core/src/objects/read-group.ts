@@ -60,12 +60,12 @@ const MAX_SOFT_LINK_HOPS = 32;
 
 /**
  * An HDF5 group, read-only: what `@chunkform/core/read` gives; `Group` of `@chunkform/core` adds
- * creating groups, datasets and links. Reading calls (`keys`, `links`, `get`, attribute reads) run alongside each other;
- * creating groups, datasets and links and changing attributes run alone in the file. All take
- * their turn with the other calls on the file in the order they were made (see {@link Dataset}).
+ * creating groups, datasets and links. Reading calls (`keys`, `links`, `get`, attribute reads) run
+ * alongside each other; creating groups, datasets and links and changing attributes run alone in the
+ * file. All take their turn with the other calls on the file in the order they were made (see
+ * {@link ReadDataset}).
  */
 export class ReadGroup {
-
   /** The group's attributes. */
   readonly attrs: ReadAttributes;
 
