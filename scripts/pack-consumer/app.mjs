@@ -1,6 +1,7 @@
 // What an npm user runs with plain node (no TypeScript, no bundler): write and read a dense and a
 // sparse dataset through the published packages. Used by .ci/pack-check (copied into a project outside the workspace).
 import { createFile, openFile, selectBlocks } from '@chunkform/core';
+import { openFile as openReadOnly, ReadDataset } from '@chunkform/core/read';
 import { registerDenseFormats } from '@chunkform/format-dense';
 import { registerSparseFormat } from '@chunkform/format-sparse';
 import { registerIndexes } from '@chunkform/indexes';
@@ -25,4 +26,11 @@ if (dense.length !== frames.length || dense.some((v, i) => v !== frames[i])) thr
 const { values } = await (await r.get('/roi')).readDefined();
 if (values.length !== 100 || values.some((v) => v !== 7)) throw new Error('sparse values differ');
 await r.close();
-console.log('pack-check: plain-node ESM app wrote and read dense and sparse datasets');
+// the read-only entry opens the same file, with read-only classes
+const ro = await openReadOnly(path);
+const roFrames = await ro.get('/frames');
+if (!(roFrames instanceof ReadDataset) || 'write' in roFrames) throw new Error('@chunkform/core/read gave a writable dataset');
+const roValues = await roFrames.read();
+if (roValues.length !== frames.length || roValues.some((v, i) => v !== frames[i])) throw new Error('read-only entry: dense values differ');
+await ro.close();
+console.log('pack-check: plain-node ESM app wrote and read dense and sparse datasets (and read them through @chunkform/core/read)');

@@ -3,7 +3,7 @@
  * bytes digested (lookup3), their count and first few values; sparse datasets also digest the defined
  * selection's runs.
  */
-import { Dataset, lookup3, selectHyperslab, selectionRuns, type Group } from '../../packages/core/src/index.js';
+import { lookup3, ReadDataset, selectHyperslab, selectionRuns, type ReadGroup } from '../../packages/core/src/index.js';
 
 export interface ReadDigest {
   count: number;
@@ -17,10 +17,10 @@ function bytesOf(v: unknown): Uint8Array {
   return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 }
 
-/** Reads `path` (one frame along the first dimension when `frame` is given; sparse: `readDefined`). */
-export async function readDigest(file: Group, path: string, frame?: number): Promise<ReadDigest> {
+/** Reads `path` (read-only or full classes alike; one frame along the first dimension when `frame` is given; sparse: `readDefined`). */
+export async function readDigest(file: ReadGroup, path: string, frame?: number): Promise<ReadDigest> {
   const ds = await file.get(path);
-  if (!(ds instanceof Dataset)) throw new Error(`${path} is not a dataset`);
+  if (!(ds instanceof ReadDataset)) throw new Error(`${path} is not a dataset`);
   const shape = ds.shape;
   const sel = frame === undefined ? undefined : selectHyperslab({ start: [frame, ...shape.slice(1).map(() => 0)], block: [1, ...shape.slice(1)] });
   if (ds.layout.class === 'structured') {

@@ -1,11 +1,11 @@
 /**
  * Browser test page (bundled by esbuild in test/browser.test.ts): opens an HDF5 file over HTTP with the
- * public packages and exposes `readDataset(url, path, frame?)`, which returns a digest of what it read, for
+ * public packages — the read-only entry `@chunkform/core/read` — and exposes `readDataset(url, path, frame?)`, which returns a digest of what it read, for
  * the test to compare with the same read in Node. Zstd's WebAssembly is deliberately not served beside the
  * bundle: the read must still finish, through the pure-JavaScript fallback.
  */
 import { readDigest, type ReadDigest } from './read-digest.js';
-import { openFile } from '../../packages/core/src/index.js';
+import { openFile } from '../../packages/core/src/read.js';
 import { registerDenseFormats } from '../../packages/format-dense/src/index.js';
 import { registerSparseFormat } from '../../packages/format-sparse/src/index.js';
 import { registerIndexes } from '../../packages/indexes/src/index.js';

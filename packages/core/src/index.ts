@@ -11,46 +11,16 @@
  * await f.attrs.set('instrument', 'LCLS-II');
  * await f.close();
  */
-export * from './errors.js';
+// Everything `@chunkform/core/read` exports: the errors, the read-only classes the full ones below
+// extend, byte sources, datatype and message types, selections; its read-only `openFile` is replaced
+// by the full one below (an explicit export wins over `export *`).
+export * from './read.js';
 export { openFile, createFile, H5File, FILE_MODES, type FileMode, type OpenOptions, type CreateOptions } from './objects/file.js';
 export type { FlushOptions } from './file/file-writer.js';
-export {
-  Group,
-  ExternalLink,
-  CommittedDatatype,
-  type LinkInfo,
-  type H5Node,
-  type CreateGroupOptions,
-  type CreateDatasetOptions,
-} from './objects/group.js';
-export { Dataset, UNLIMITED } from './objects/dataset.js';
+export { Group, CommittedDatatype, type H5Node, type CreateGroupOptions, type CreateDatasetOptions } from './objects/group.js';
+export { Dataset } from './objects/dataset.js';
 export { Attributes, type SetAttributeOptions } from './objects/attributes.js';
-export { MemoryStore, isByteStore, type ByteSource, type ByteStore } from './io/byte-store.js';
-export { HttpRangeSource, type HttpRangeOptions, type HttpRangeStats } from './io/http-range.js';
-export { BlobSource } from './io/blob-source.js';
-export type { FileSourceInput } from './io/source-input.js';
-export type {
-  Datatype,
-  ByteOrder,
-  IntegerType,
-  FloatType,
-  StringType,
-  EnumType,
-  CompoundType,
-  ArrayType,
-  VlenSequenceType,
-  OpaqueType,
-  BitfieldType,
-  ReferenceType,
-  TimeType,
-} from './format/messages/datatype.js';
-export type { Dataspace } from './format/messages/dataspace.js';
-export type { DataLayout } from './format/messages/layout.js';
-export type { FilterPipeline } from './format/messages/filter-pipeline.js';
-export type { FillValue } from './format/messages/fill-value.js';
-export type { Values } from './values/types.js';
 export { parseDtype, dtypeToString, type DtypeSpec } from './values/dtype.js';
-export { CASTINGS, type Casting } from './values/cast.js';
 export { lookup3 } from './format/checksum/lookup3.js';
 
 // ---- chunked storage: the chunk format layer, indexes, filters, DI ----------------------------
@@ -104,7 +74,6 @@ export { formatKey, KNOWN_FORMAT_PACKAGES, KNOWN_FORMAT_NAMES } from './chunk/ch
 export type { ChunkInfo } from './storage/chunked-storage.js';
 export type { DatasetAccessOptions, ReadIntoOptions, ReadOptions } from './objects/dataset.js';
 export type { FilterOptions, FilterSpec } from './objects/filter-options.js';
-export * from './selection/index.js';
 export type { StructChunkInfo, StructChunkWriteInfo } from './structured/sections.js';
 export { chooseStructuredChunkIndex, type StructuredChunkIndexChoice } from './chunk/choose-index.js';
 export type { StructuredIndexContext } from './chunk/chunk-index.js';

@@ -6,7 +6,7 @@
  * `registerFilter`.
  */
 import { registerFilter, type Container, type RegisterOptions } from '@chunkform/core';
-import { deflateFilter } from './deflate/index.js';
+import { deflateFilter, inflateFilter } from './deflate/index.js';
 import { fletcher32Filter } from './fletcher32/index.js';
 import { nbitFilter } from './nbit/index.js';
 import { scaleOffsetFilter } from './scaleoffset/index.js';
@@ -17,7 +17,7 @@ import { bitshuffleFilter } from './bitshuffle/index.js';
 import { ALL_FILTERS } from './builtin.js';
 import { installWorkerPool } from './workers/pool.js';
 
-export { deflateFilter, deflateBackend, decodeLimit, DEFAULT_DEFLATE_LEVEL } from './deflate/index.js';
+export { deflateFilter, inflateFilter, deflateBackend, decodeLimit, DEFAULT_DEFLATE_LEVEL } from './deflate/index.js';
 export { shuffleFilter, shuffle, unshuffle } from './shuffle/index.js';
 export { fletcher32Filter, fletcher32, appendFletcher32, verifyFletcher32 } from './fletcher32/index.js';
 export { scaleOffsetFilter, scaleOffsetDecode, scaleOffsetEncode, scaleOffsetSetLocal, SO_FLOAT_DSCALE, SO_INT, type FillValueContext } from './scaleoffset/index.js';
@@ -46,6 +46,14 @@ export function registerFilters(opts?: Container | RegisterOptions): void {
 /** Registers deflate (filter 1). */
 export function registerDeflate(opts?: Container | RegisterOptions): void {
   registerFilter(deflateFilter, opts);
+}
+/**
+ * Registers deflate (filter 1) for reading only: chunks decode as with {@link registerDeflate}, and the
+ * compressor stays out of the bundle (≈ 3 KB min+gzip in browsers); writing deflate chunks is a
+ * `FilterError`. Use one of the two per container (registering the other then needs `{ replace: true }`).
+ */
+export function registerInflate(opts?: Container | RegisterOptions): void {
+  registerFilter(inflateFilter, opts);
 }
 /** Registers shuffle (filter 2). */
 export function registerShuffle(opts?: Container | RegisterOptions): void {

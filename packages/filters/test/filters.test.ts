@@ -23,6 +23,9 @@ import {
   ALL_FILTERS,
   appendFletcher32,
   deflateFilter,
+  inflateFilter,
+  registerDeflate,
+  registerInflate,
   fletcher32,
   nbitFilter,
   registerFilters,
@@ -235,6 +238,20 @@ describe('deflate', () => {
     await expect(async () => deflateFilter.encode(data, ctx([10]))).rejects.toThrow(FilterError);
     expect(deflateFilter.setLocal!([], { datatype: OPAQUE, elementSize: 1, chunkDims: [1] })).toEqual([6]);
     expect(() => deflateFilter.setLocal!([11], { datatype: OPAQUE, elementSize: 1, chunkDims: [1] })).toThrow(FilterError);
+  });
+
+  it('registerInflate: decodes what deflate wrote, refuses to encode, and is one registration or the other', async () => {
+    const data = new Uint8Array(5000).map((_, i) => (i * 7) % 31);
+    const c = createContainer();
+    registerInflate(c);
+    registerInflate(c); // again: nothing changes
+    const f = resolveFilter(1, c)!;
+    expect(f).toBe(inflateFilter);
+    expect(await f.decode(await deflateFilter.encode(data, ctx([4])), ctx([4], { chunkDims: [5000] }))).toEqual(data);
+    await expect(async () => f.encode(data, ctx([4]))).rejects.toThrow(/reading only \(registerInflate\).*registerDeflate\(\)/);
+    expect(() => registerDeflate(c)).toThrow(/already registered for filter id 1/);
+    registerDeflate({ container: c, replace: true });
+    expect(resolveFilter(1, c)).toBe(deflateFilter);
   });
 });
 

@@ -45,7 +45,8 @@ export function laneOf(buf: Uint8Array): ObjectLane | undefined {
 /** What the dataset asks of its storage to move lane values. */
 interface LaneStorage {
   read(sel: Selection, count: number, into?: Uint8Array): Promise<unknown>;
-  write(sel: Selection, bytes: Uint8Array): Promise<void>;
+  /** Absent in read-only storage (writes only reach storage that has it). */
+  write?(sel: Selection, bytes: Uint8Array): Promise<void>;
 }
 
 /** Reads the `count` elements of `sel` through a lane: the user values. */
@@ -64,5 +65,5 @@ export async function writeObjects(storage: LaneStorage, ov: ObjectValues, data:
   if (count === 0) return;
   const buf = new Uint8Array(count * elementSize);
   attachLane(buf, { values });
-  await storage.write(sel, buf);
+  await storage.write!(sel, buf);
 }

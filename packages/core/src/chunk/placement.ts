@@ -2,20 +2,20 @@
  * Where chunk images go in the file and how the chunk index learns of them, for one dataset's chunk
  * engine: space for an image (its old space only when that is fresh, else new space), the record of
  * a chunk about to be rewritten (copy-on-write for the last flushed state, docs/data-safety.md), index
- * updates, removal, and the error context (dataset path and chunk) added to every step's failures.
+ * updates and removal, with the error context of ./guard.ts.
  * @module
  */
-import { H5Error, UnsupportedError } from '../errors.js';
+import { UnsupportedError } from '../errors.js';
+import { ChunkGuard } from './guard.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkImage, ChunkStore } from './chunk-format.js';
 import type { WriteSteps } from './gather.js';
 
 /** Places, records and removes the chunks of one dataset. */
-export class ChunkPlacement implements WriteSteps {
-  /** Counts the changes made to the chunk index (records found before a change may be stale). */
-  changes = 0;
-
-  constructor(private readonly o: { path: string; index: ChunkIndex; store: ChunkStore }) {}
+export class ChunkPlacement extends ChunkGuard implements WriteSteps {
+  constructor(private readonly o: { path: string; index: ChunkIndex; store: ChunkStore }) {
+    super(o.path);
+  }
 
   /** Writes a chunk image (to its old space when that is fresh and the size is unchanged) and records it in the index. */
   async put(coords: readonly number[], image: ChunkImage): Promise<void> {
@@ -80,32 +80,5 @@ export class ChunkPlacement implements WriteSteps {
       filterMask: image.filterMask,
       ...(image.sections ? { sections: image.sections } : {}),
     });
-  }
-
-  /** {@link guard} for a step with a result. */
-  async guardValue<T>(coords: readonly number[], fn: () => T | Promise<T>): Promise<T> {
-    let v!: T;
-    await this.guard(coords, async () => {
-      v = await fn();
-    });
-    return v;
-  }
-
-  /** Adds the dataset path and chunk coordinates to errors that lack them. */
-  async guard(coords: readonly number[], fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (e) {
-      throw this.named(coords, e);
-    }
-  }
-
-  /**
-   * `e` with the dataset path and chunk coordinates added when it lacks them: for loops over many
-   * chunks that catch once instead of wrapping every step in {@link guard} (two async frames per step).
-   */
-  named(coords: readonly number[], e: unknown): unknown {
-    if (e instanceof H5Error && (e.path === undefined || e.path === this.o.path)) return e.withPath(`${this.o.path} (chunk [${coords.join(', ')}])`, true);
-    return e;
   }
 }

@@ -18,6 +18,12 @@ export interface StoredAttribute {
   body: Uint8Array;
 }
 
+/**
+ * The stores open in this session, by header: a constant of its own, so that reading (which only asks
+ * for a store) does not reach the encoders of the kind below.
+ */
+const ATTRIBUTE_STORES = new WeakMap<HeaderModel, DenseStore<StoredAttribute>>();
+
 /** Objects' attribute messages in dense storage. */
 export const DENSE_ATTRIBUTES: DenseKind<StoredAttribute> = {
   infoType: ATTRIBUTE_INFO,
@@ -29,10 +35,10 @@ export const DENSE_ATTRIBUTES: DenseKind<StoredAttribute> = {
   encode: (a) => a.body,
   decode: (bytes, sizes) => ({ name: decodeAttribute(bytes, sizes).name, body: bytes }),
   nameOf: (a) => a.name,
-  stores: new WeakMap(),
+  stores: ATTRIBUTE_STORES,
 };
 
 /** The dense attribute store of a header changed in this session, if any. */
 export function denseAttributeStoreOf(model: HeaderModel): DenseStore<StoredAttribute> | undefined {
-  return DENSE_ATTRIBUTES.stores.get(model);
+  return ATTRIBUTE_STORES.get(model);
 }

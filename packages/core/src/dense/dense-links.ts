@@ -19,6 +19,12 @@ import { linkNameClass, linkOrderClass } from './index-records.js';
 import type { DenseKind, DenseStore } from './dense-store.js';
 
 
+/**
+ * The stores open in this session, by header: a constant of its own, so that reading (which only asks
+ * for a store) does not reach the encoders of the kind below.
+ */
+const LINK_STORES = new WeakMap<HeaderModel, DenseStore<LinkMessage>>();
+
 /** Groups' link messages in dense storage. */
 export const DENSE_LINKS: DenseKind<LinkMessage> = {
   infoType: LINK_INFO,
@@ -31,12 +37,12 @@ export const DENSE_LINKS: DenseKind<LinkMessage> = {
   decode: decodeLink,
   nameOf: (l) => l.name,
   orderOf: (l) => l.creationOrder,
-  stores: new WeakMap(),
+  stores: LINK_STORES,
 };
 
 /** The dense link store of a group header changed in this session, if any. */
 export function denseLinkStoreOf(model: HeaderModel): DenseStore<LinkMessage> | undefined {
-  return DENSE_LINKS.stores.get(model);
+  return LINK_STORES.get(model);
 }
 
 /**

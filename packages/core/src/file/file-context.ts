@@ -21,6 +21,7 @@ import { HeaderModel } from './header-model.js';
 import { SourceMetadataReader } from './metadata-reader.js';
 import type { FileWriter } from './file-writer.js';
 import { FileLock } from './lock.js';
+import type { ObjectClasses } from '../objects/object-classes.js';
 import { defaultContainer, type Container } from '../di/container.js';
 import { DEFAULT_MAX_READ_BYTES } from '../storage/read-limit.js';
 
@@ -32,6 +33,8 @@ export class FileContext {
   private heaps = new Map<number, Map<number, Uint8Array>>();
   /** Registrations (filters, chunk indexes, chunk formats) datasets of this file resolve from. */
   container: Container = defaultContainer;
+  /** The classes of the file's groups, datasets and attributes (set by the `openFile` that opened it). */
+  objects!: ObjectClasses;
   /** Set when the file is writable. */
   writer: FileWriter | null = null;
   closed = false;

@@ -18,7 +18,6 @@ import type { ChunkCacheOptions } from '../chunk/cache.js';
 import type { DatasetStorage } from '../storage/dataset-storage.js';
 import { CompactStorage } from '../storage/compact-storage.js';
 import { ContiguousStorage } from '../storage/contiguous-storage.js';
-import { ChunkedStorage } from '../storage/chunked-storage.js';
 
 /** Options when a dataset is opened. */
 export interface DatasetAccessOptions {
@@ -99,7 +98,7 @@ async function openStorage(ctx: FileContext, model: HeaderModel, state: DatasetS
     case 'chunked':
     case 'structured': {
       const { chunkCache, ...formatAccess } = state.access;
-      return ChunkedStorage.open(ctx, model, {
+      return ctx.objects.ChunkedStorage.open(ctx, model, {
         ...(layout.class === 'structured' ? { sectionPipelines: sectionPipelines(parts.sectionFilters, layout.sectionCount) } : {}),
         ...(Object.keys(formatAccess).length > 0 ? { access: formatAccess } : {}),
         path,

@@ -3,20 +3,25 @@
  * (the root group plus flush/close).
  * @module
  */
-import { FileAccessError, InvalidStateError, UnsupportedError, ValueError } from '../errors.js';
+import { FileAccessError, UnsupportedError, ValueError } from '../errors.js';
 import { DEFAULT_SIZES, UNDEFINED_ADDRESS, isDefinedAddress } from '../format/bytes.js';
 import { FILE_SPACE_INFO, NIL, messageTypeName } from '../format/messages/message-types.js';
 import { encodeSuperblock } from '../format/superblock.js';
-import { isByteStore, MemoryStore, type ByteSource, type ByteStore } from '../io/byte-store.js';
-import type { HttpRangeOptions } from '../io/http-range.js';
-import { isHttpUrl, isUrlOrBlob, toByteSource, type FileSourceInput } from '../io/source-input.js';
+import { isByteStore, type ByteSource, type ByteStore } from '../io/byte-store.js';
+import { isHttpUrl, isUrlOrBlob, type FileSourceInput } from '../io/source-input.js';
 import { FileContext } from '../file/file-context.js';
+import type { HeaderModel } from '../file/header-model.js';
 import { FileWriter, type FlushOptions } from '../file/file-writer.js';
-import { Group } from './group.js';
+import { CommittedDatatype, Group } from './group.js';
+import { Dataset } from './dataset.js';
+import { Attributes } from './attributes.js';
+import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { LinkGraph } from './link-graph.js';
 import { groupMessages } from './group-create.js';
 import type { Container } from '../di/container.js';
 import { validReadLimit } from '../storage/read-limit.js';
+import type { ObjectClasses } from './object-classes.js';
+import { closeFile, fileBytes, nodeStore, openContext, readSource, type ReadOpenOptions } from './read-file.js';
 
 /** How {@link openFile} opens a file (h5py's `mode`). */
 export type FileMode = 'r' | 'r+' | 'w' | 'w-' | 'x' | 'a';
@@ -25,7 +30,7 @@ export type FileMode = 'r' | 'r+' | 'w' | 'w-' | 'x' | 'a';
 export const FILE_MODES: readonly FileMode[] = ['r', 'r+', 'w', 'w-', 'x', 'a'];
 
 /** Options of {@link openFile}. */
-export interface OpenOptions {
+export interface OpenOptions extends ReadOpenOptions {
   /**
    * As h5py's `mode`:
    * - `'r'` read-only, the file must exist (default);
@@ -43,17 +48,6 @@ export interface OpenOptions {
   mode?: FileMode;
   /** Superblock version of a file the mode creates (`'w'`, `'w-'`, `'x'`, `'a'`): see {@link CreateOptions}. */
   superblockVersion?: 2 | 3;
-  /** Where filters, chunk indexes and chunk formats are looked up (default: chunkform's own container, `defaultContainer`). */
-  container?: Container;
-  /**
-   * Largest result one dataset read may allocate, in bytes (default 1 GiB; `Infinity` for no limit but
-   * the platform's). A larger read throws `ResourceLimitError` before allocating anything; a
-   * read can raise it with its own `maxReadBytes` option. It protects against files whose dataspace
-   * claims more elements than anyone stored.
-   */
-  maxReadBytes?: number;
-  /** URLs: request headers, `fetch`, block size, cache budget and retries of the {@link HttpRangeSource}. */
-  http?: HttpRangeOptions;
   /**
    * Streaming writes (default: on; the bound per dataset is two chunks per filter worker thread plus
    * two, within 8–256 MiB): a write of whole chunks of a
@@ -88,12 +82,21 @@ function backgroundBytes(opt: boolean | { maxBytes: number } | undefined): numbe
   return opt.maxBytes;
 }
 
+/** The full object classes (groups, datasets and attributes that write). */
+const FULL_CLASSES: ObjectClasses = {
+  Group,
+  Dataset,
+  CommittedDatatype,
+  Attributes,
+  ChunkedStorage,
+};
+
 /** An open HDF5 file: the root group, plus {@link flush} and {@link close}. */
 export class H5File extends Group {
   /** @internal */
   constructor(
     ctx: FileContext,
-    root: Awaited<ReturnType<FileContext['header']>>,
+    root: HeaderModel,
     /** 'r' or 'r+' ('w' files report 'r+'). */
     readonly mode: 'r' | 'r+',
     private readonly owned: ByteSource | null,
@@ -149,29 +152,13 @@ export class H5File extends Group {
    * @param opts.durable sync to stable storage before closing (default false).
    */
   async close(opts: FlushOptions = {}): Promise<void> {
-    return this.ctx.lock.file('write', async () => {
-      if (this.ctx.closed) return;
-      try {
-        await this.ctx.writer?.flush(opts);
-      } finally {
-        this.ctx.closed = true;
-        await this.owned?.close?.();
-      }
-    });
+    return closeFile(this.ctx, this.owned, async () => this.ctx.writer?.flush(opts));
   }
 
   /** The bytes of a file created in memory (`createFile(new MemoryStore())`), after a flush. */
   toBytes(): Uint8Array {
-    const s = this.ctx.source;
-    if (s instanceof MemoryStore) return s.toBytes();
-    throw new InvalidStateError('toBytes() is only available for in-memory files');
+    return fileBytes(this.ctx);
   }
-}
-
-/** Opens a path through the `#node-file` import: Node's file store, or a clear error in browsers. */
-async function nodeStore(path: string, mode: 'r' | 'r+' | 'w' | 'x'): Promise<ByteStore> {
-  const mod = await import('#node-file');
-  return mod.NodeFileStore.open(path, mode);
 }
 
 /**
@@ -201,9 +188,9 @@ export async function openFile(src: string | FileSourceInput, opts: OpenOptions 
     const what = bytes ? ', not the bytes of a file' : remote ? ', not a URL or Blob (they are read-only)' : '';
     throw new ValueError(`mode "${mode}" needs a path or a writable ByteStore${what}`);
   }
-  if (remote) {
-    const { source, name } = await toByteSource(src as string | URL | Blob, opts.http);
-    return openSource(source, name, 'r', null, opts);
+  if (mode === 'r') {
+    const { source, name, owned } = await readSource(src, opts.http);
+    return openSource(source, name, 'r', owned, opts);
   }
   const create: CreateOptions = {
     ...(opts.superblockVersion !== undefined ? { superblockVersion: opts.superblockVersion } : {}),
@@ -235,16 +222,12 @@ export async function openFile(src: string | FileSourceInput, opts: OpenOptions 
     const store = await nodeStore(src, mode);
     return openSource(store, src, mode, store, opts);
   }
-  if (bytes) return openSource(new MemoryStore(src instanceof Uint8Array ? src : new Uint8Array(src)), '(memory)', mode, null, opts);
   return openSource(src as ByteSource, '(source)', mode, null, opts);
 }
 
 /** Opens an existing file in `source` ('r' or 'r+'); closes `owned` when that fails. */
 async function openSource(source: ByteSource, name: string, mode: 'r' | 'r+', owned: ByteSource | null, opts: OpenOptions): Promise<H5File> {
-  try {
-    const ctx = await FileContext.open(source, name);
-    if (opts.container) ctx.container = opts.container;
-    if (opts.maxReadBytes !== undefined) ctx.maxReadBytes = opts.maxReadBytes;
+  const { ctx, root } = await openContext(source, name, owned, opts, FULL_CLASSES, async (ctx) => {
     const bg = backgroundBytes(opts.backgroundWrites);
     if (bg !== undefined) ctx.backgroundBytes = bg;
     if (mode === 'r+') {
@@ -259,12 +242,8 @@ async function openSource(source: ByteSource, name: string, mode: 'r' | 'r+', ow
       ctx.writer = new FileWriter(source, ctx, ctx.superblock.eofAddress, ctx.superblock.version as 2 | 3);
       ctx.writer.graph = new LinkGraph(ctx, false);
     }
-    const root = await ctx.header(ctx.rootAddress);
-    return new H5File(ctx, root, mode, owned);
-  } catch (e) {
-    await owned?.close?.();
-    throw e;
-  }
+  });
+  return new H5File(ctx, root, mode, owned);
 }
 
 /**
@@ -324,6 +303,7 @@ async function createIn(store: ByteStore, name: string, opts: CreateOptions, own
       superblockSize,
       name,
     );
+    ctx.objects = FULL_CLASSES;
     if (opts.container) ctx.container = opts.container;
     const bg = backgroundBytes(opts.backgroundWrites);
     if (bg !== undefined) ctx.backgroundBytes = bg;

@@ -1,65 +1,33 @@
 /**
- * `Group`: an HDF5 group (h5py's `Group`): link listing, path lookup (hard, soft and external
- * links), and creating groups and datasets.
+ * `Group`: an HDF5 group (h5py's `Group`): everything {@link ReadGroup} reads (link listing, path
+ * lookup), plus creating groups, datasets and links, moving and deleting links.
  * @module
  */
-import { FormatError, H5Error, NotFoundError, UnsupportedError, ValueError } from '../errors.js';
-import type { Datatype } from '../format/messages/datatype.js';
+import { H5Error, NotFoundError, UnsupportedError, ValueError } from '../errors.js';
 import type { LinkMessage } from '../format/messages/link.js';
-import { isDefinedAddress } from '../format/bytes.js';
-import { DATASPACE, DATATYPE, GROUP_INFO, LAYOUT, LINK, LINK_INFO, SYMBOL_TABLE } from '../format/messages/message-types.js';
-import { denseLinkStoreOf, findDenseLink } from '../dense/dense-links.js';
 import { storeLink, unstoreLink } from './group-links.js';
 import type { DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
-import { Attributes } from './attributes.js';
+import type { Attributes } from './attributes.js';
 import { Dataset } from './dataset.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
 import { selectAll } from '../selection/selection.js';
 import { newDatasetHeader, type CreateLayout, type NewDatasetHeader } from './dataset-create.js';
-import { isGroupHeader, linkInfoOf, linkStorageOf, readLinks, type LinkStorage } from './links.js';
-import type { LinkList } from './link-list.js';
-import { resolveDatatypeMessage } from './shared-datatype.js';
+import { linkStorageOf, type LinkStorage } from './links.js';
 import { valuesToBytes } from './values-io.js';
 import type { FilterOptions } from './filter-options.js';
 import { groupMessages } from './group-create.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
 import type { ChunkIndexOption } from '../chunk/index-option.js';
+import { ExternalLink, joinPath, ReadCommittedDatatype, ReadGroup } from './read-group.js';
 
-/** A link to an object in another file (reported, not followed). */
-export class ExternalLink {
-  readonly kind = 'external' as const;
-  constructor(
-    /** Name of the target file, as stored. */
-    readonly file: string,
-    /** Path of the target object inside that file. */
-    readonly path: string,
-  ) {}
-}
+export { ExternalLink, joinPath, openObject, ReadCommittedDatatype, ReadGroup, type LinkInfo, type ReadNode } from './read-group.js';
 
 /** A committed (named) datatype stored as an object of its own. */
-export class CommittedDatatype {
-  readonly kind = 'datatype' as const;
-  readonly attrs: Attributes;
-  constructor(ctx: FileContext, model: HeaderModel, readonly path: string, readonly dtype: Datatype) {
-    this.attrs = new Attributes(ctx, async () => model, path);
-  }
-}
-
-/** What a link describes. */
-export interface LinkInfo {
-  name: string;
-  kind: 'hard' | 'soft' | 'external' | 'user';
-  /** Object header address of a hard link's target. */
-  address?: number;
-  /** Target path of a soft link. */
-  target?: string;
-  /** External link: target file and path. */
-  file?: string;
-  path?: string;
-  /** Creation order index, when the group tracks it. */
-  creationOrder?: number;
+export class CommittedDatatype extends ReadCommittedDatatype {
+  /** The datatype's attributes. */
+  declare readonly attrs: Attributes;
 }
 
 /** Anything a path can lead to. */
@@ -118,109 +86,33 @@ export interface CreateDatasetOptions extends FilterOptions {
   readonly [formatOption: string]: unknown;
 }
 
-const MAX_SOFT_LINK_HOPS = 32;
-
-
 /**
  * An HDF5 group. Reading calls (`keys`, `links`, `get`, attribute reads) run alongside each other;
  * creating groups, datasets and links and changing attributes run alone in the file. All take
  * their turn with the other calls on the file in the order they were made (see {@link Dataset}).
  */
-export class Group {
+export class Group extends ReadGroup {
   /** The group's attributes. */
-  readonly attrs: Attributes;
-
-  /** @internal */
-  constructor(
-    protected readonly ctx: FileContext,
-    protected readonly model: HeaderModel,
-    /** Full path ('/' for the root group). */
-    readonly path: string,
-  ) {
-    this.attrs = new Attributes(ctx, async () => this.model, path);
-  }
-
-  /** Last path component ('/' for the root group). */
-  get name(): string {
-    return this.path === '/' ? '/' : this.path.slice(this.path.lastIndexOf('/') + 1);
-  }
-
-  /** Link names: creation order when the group tracks it, else name order (as h5py lists them). */
-  async keys(): Promise<string[]> {
-    return (await this.links()).map((l) => l.name);
-  }
-
-  /** All links of this group, described. */
-  async links(): Promise<LinkInfo[]> {
-    return this.ctx.lock.file('read', async () => (await this.linkMessages()).links.map(describeLink));
-  }
-
-  /** The link called `name` in this group. */
-  async getLink(name: string): Promise<LinkInfo> {
-    return this.ctx.lock.file('read', async () => {
-      const l = (await this.linkMessages()).get(name);
-      if (!l) throw new NotFoundError(`no link "${name}"`, { path: this.path });
-      return describeLink(l);
-    });
-  }
-
-  /** True when `path` leads to an object (dangling soft links → false). */
-  async has(path: string): Promise<boolean> {
-    try {
-      await this.get(path);
-      return true;
-    } catch (e) {
-      if (e instanceof NotFoundError) return false;
-      throw e;
-    }
-  }
+  declare readonly attrs: Attributes;
 
   /**
    * The object at `path` (absolute, or relative to this group). Soft links are followed; an external
    * link at the end of the path is returned as an {@link ExternalLink}.
    */
-  async get(path: string): Promise<H5Node> {
-    return this.ctx.lock.file('read', () => {
-      this.ctx.ensureOpen();
-      return this.resolve(path, 0);
-    });
+  override async get(path: string): Promise<H5Node> {
+    return (await super.get(path)) as H5Node;
   }
 
-  private async resolve(path: string, hops: number): Promise<H5Node> {
-    const absolute = path.startsWith('/');
-    let node: Group = absolute ? await this.root() : this;
-    const parts = path.split('/').filter((p) => p.length > 0 && p !== '.');
-    if (parts.length === 0) return node;
-    for (let i = 0; i < parts.length; i++) {
-      const name = parts[i]!;
-      const l = await node.findLink(name);
-      const here = joinPath(node.path, name);
-      if (!l) throw new NotFoundError(`"${here}" does not exist`, { path: here });
-      let target: H5Node;
-      if (l.kind === 'hard') {
-        target = await openObject(this.ctx, l.address!, here);
-      } else if (l.kind === 'soft') {
-        if (hops >= MAX_SOFT_LINK_HOPS) throw new FormatError(`too many soft links (${hops}) resolving "${path}"`, { path: here });
-        try {
-          target = await node.resolve(l.target!, hops + 1);
-        } catch (e) {
-          if (e instanceof NotFoundError) throw new NotFoundError(`soft link "${here}" → "${l.target}" is dangling`, { path: here });
-          throw e;
-        }
-      } else if (l.kind === 'external') {
-        target = new ExternalLink(l.externalFile ?? '', l.externalPath ?? '');
-      } else {
-        throw new UnsupportedError(`user-defined link type at "${here}" is not supported`, { path: here });
-      }
-      if (i === parts.length - 1) return target;
-      if (!(target instanceof Group)) {
-        const what = target instanceof ExternalLink ? `an external link to ${target.file}:${target.path}` : 'not a group';
-        throw new NotFoundError(`"${here}" is ${what}`, { path: here });
-      }
-      node = target;
-    }
-    return node;
+  /** @internal */
+  protected override async resolve(path: string, hops: number): Promise<H5Node> {
+    return (await super.resolve(path, hops)) as H5Node;
   }
+
+  /** @internal */
+  protected override async root(): Promise<Group> {
+    return (await super.root()) as Group;
+  }
+
 
   /**
    * Creates a group (and missing intermediate groups). A failure (the name exists, a path
@@ -467,86 +359,4 @@ export class Group {
         throw e;
       }
     }
-  }
-
-  /** The root group of this file. */
-  protected async root(): Promise<Group> {
-    const addr = this.ctx.rootAddress;
-    return new Group(this.ctx, await this.ctx.header(addr), '/');
-  }
-
-  /**
-   * The link called `name`: from the cached list, else — in dense storage not changed in this
-   * session — through the name index (O(log N) reads), else from the list.
-   */
-  private async findLink(name: string): Promise<LinkMessage | undefined> {
-    const cached = this.model.derived.get('links') as LinkList | undefined;
-    if (cached) return cached.get(name);
-    const info = linkInfoOf(this.model, this.ctx);
-    if (info && !denseLinkStoreOf(this.model) && isDefinedAddress(info.fractalHeapAddress)) {
-      try {
-        const found = await findDenseLink(this.ctx, info, name, this.model.derived);
-        if (found !== null) return found;
-      } catch (e) {
-        throw e instanceof H5Error ? e.withPath(this.path) : e;
-      }
-    }
-    return (await this.linkMessages()).get(name);
-  }
-
-  /** The decoded link messages (cached on the header model until it changes). */
-  private async linkMessages(): Promise<LinkList> {
-    const cached = this.model.derived.get('links') as LinkList | undefined;
-    if (cached) return cached;
-    try {
-      const links = await readLinks(this.ctx, this.model);
-      this.model.derived.set('links', links);
-      return links;
-    } catch (e) {
-      throw e instanceof H5Error ? e.withPath(this.path) : e;
-    }
-  }
-
-  /** @internal the header model (for tools and the CLI). */
-  get headerModel(): HeaderModel {
-    return this.model;
-  }
-}
-
-/** Opens the object whose header is at `address` as a group, dataset or committed datatype. @internal */
-export async function openObject(ctx: FileContext, address: number, path: string): Promise<Group | Dataset | CommittedDatatype> {
-  let model: HeaderModel;
-  try {
-    model = await ctx.header(address);
-  } catch (e) {
-    throw e instanceof H5Error ? e.withPath(path) : e;
-  }
-  if (model.find(LAYOUT) || (model.find(DATASPACE) && model.find(DATATYPE))) return Dataset.open(ctx, model, path);
-  if (isGroupHeader(model)) return new Group(ctx, model, path);
-  const dt = model.find(DATATYPE);
-  if (dt) return new CommittedDatatype(ctx, model, path, await resolveDatatypeMessage(ctx, dt, path));
-  // HDF5 treats an object header without group or dataset messages as an (empty) group only for the root.
-  if (path === '/') return new Group(ctx, model, path);
-  throw new FormatError('object header describes neither a group, a dataset nor a datatype', {
-    path,
-    structure: 'object header',
-    address,
-  });
-}
-
-function describeLink(l: LinkMessage): LinkInfo {
-  const out: LinkInfo = { name: l.name, kind: l.kind };
-  if (l.kind === 'hard') out.address = l.address!;
-  if (l.kind === 'soft') out.target = l.target!;
-  if (l.kind === 'external') {
-    out.file = l.externalFile ?? '';
-    out.path = l.externalPath ?? '';
-  }
-  if (l.creationOrder !== undefined) out.creationOrder = l.creationOrder;
-  return out;
-}
-
-/** Joins a group path and a name. */
-export function joinPath(parent: string, name: string): string {
-  return parent === '/' ? `/${name}` : `${parent}/${name}`;
-}
+  }}

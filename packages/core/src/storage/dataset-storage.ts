@@ -22,8 +22,8 @@ export interface DatasetStorage {
    * caller reuses across reads) the bytes are stored there and `into` is returned as `bytes`.
    */
   read(sel: Selection, count: number, into?: Uint8Array): Promise<StorageRead>;
-  /** Writes the elements of `sel` from `bytes` (selection order). */
-  write(sel: Selection, bytes: Uint8Array): Promise<void>;
+  /** Writes the elements of `sel` from `bytes` (selection order; absent in read-only storage). */
+  write?(sel: Selection, bytes: Uint8Array): Promise<void>;
   /** Writes pending state (cached chunks, index structures, layout message updates). */
   flush?(): Promise<void>;
   /** The defined elements within `sel` (storage without undefined elements: `sel`). */

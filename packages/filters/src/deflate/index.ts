@@ -35,12 +35,17 @@ export function decodeLimit(ctx: Pick<FilterContext, 'chunkDims' | 'elementSize'
   return n > 0 ? 2 * n + 65536 : 0;
 }
 
+/** Spec IV.A.2.l, filter 1: inflates one chunk (both registrations decode with it). */
+function decode(data: Uint8Array, ctx: FilterContext): ReturnType<Filter['decode']> {
+  return zlibDecompress(data, chunkBytes(ctx), decodeLimit(ctx));
+}
+
 /** The deflate (zlib) filter (id 1). */
 export const deflateFilter: Filter = {
   id: ID,
   name: NAME,
   encode: (data, ctx) => zlibCompress(data, level(ctx)),
-  decode: (data, ctx) => zlibDecompress(data, chunkBytes(ctx), decodeLimit(ctx)),
+  decode,
   setLocal(clientData) {
     const l = clientData.length === 0 ? DEFAULT_DEFLATE_LEVEL : clientData[0]!;
     if (clientData.length > 1 || !Number.isInteger(l) || l < 0 || l > 9) {
@@ -48,4 +53,21 @@ export const deflateFilter: Filter = {
     }
     return [l];
   },
+};
+
+/**
+ * The deflate filter for apps that only read (id 1; `registerInflate`): decodes as {@link deflateFilter}
+ * does, and leaves the compressor (fflate's deflate in browsers) out of the bundle. Encoding is a
+ * {@link FilterError}: register {@link deflateFilter} (`registerDeflate`) to write deflate-compressed chunks.
+ */
+export const inflateFilter: Filter = {
+  id: ID,
+  name: NAME,
+  encode: () => {
+    throw new FilterError('deflate is registered for reading only (registerInflate); register it with registerDeflate() to write deflate-compressed chunks', {
+      filterId: ID,
+      filterName: NAME,
+    });
+  },
+  decode,
 };
