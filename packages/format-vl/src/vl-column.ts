@@ -1,41 +1,82 @@
 /**
  * VL string chunks ↔ columnar strings ({@link VLStrings}, docs/format-vl.md §5.1): a write copies
  * each run's byte range straight into the chunk's heap and computes the entries from the offsets;
- * a read collects each run's bytes (one copy per stretch of values adjacent in the heap) and the
- * value lengths, and joins them into one buffer with offsets at the end. No JS string is made.
+ * a read stages each run's bytes (one copy per stretch of values adjacent in the heap) and the
+ * value lengths, and makes offsets of them at the end. No JS string is made.
  * @module
  */
 import type { ColumnarValues } from '@chunkform/core';
 import { define, ensure, setBytes, type VlChunk } from './vl-chunk.js';
 import { VLStrings, checkColumn } from './vl-strings.js';
 
-/** A columnar read in progress: the lengths of the values and the bytes of each run. */
+/**
+ * A columnar read in progress: the length of each value, and the bytes of each request run copied
+ * into one staging buffer as the runs arrive. Runs usually arrive in read order (a whole or row
+ * read of chunks in C order): the staging buffer is then the result's bytes as they are.
+ */
 export class ColumnRead {
-  /** Byte length of each value of the read (0: empty or undefined). */
-  readonly lengths: Float64Array;
-  /** Bytes of the runs read so far … */
-  readonly pieces: Uint8Array[] = [];
-  /** … and the read position of each piece's first value. */
+  /**
+   * `lengths[i + 1]`: byte length of value `i` of the read (0: empty or undefined); made the
+   * offsets in place by {@link finish}. (A single value fits a heap, a `Uint8Array`: < 2^32 bytes.)
+   */
+  readonly lengths: Uint32Array;
+  /** The read position of each piece's first value … */
   readonly starts: number[] = [];
+  /** … and where its bytes are in `buf`. */
+  readonly at: number[] = [];
+  /** Staging buffer: the pieces' bytes back to back, in arrival order. */
+  buf = new Uint8Array(1 << 16);
+  /** Bytes of all pieces. */
+  total = 0;
+  /** Every piece so far starts after the previous one (read order). */
+  inOrder = true;
+  /** Values whose lengths are known so far. */
+  seen = 0;
 
   constructor(count: number) {
-    this.lengths = new Float64Array(count);
+    this.lengths = new Uint32Array(count + 1);
+  }
+
+  /**
+   * Room for `n` more bytes at `total`: returns the staging buffer. It grows to what the whole read
+   * needs at the bytes per value seen so far (one or two allocations for a large read), at least doubling.
+   */
+  room(n: number): Uint8Array {
+    const need = this.total + n;
+    if (need > this.buf.length) {
+      const estimate = this.seen > 0 ? Math.ceil((need / this.seen) * (this.lengths.length - 1) * 1.0625) : 0;
+      const b = new Uint8Array(Math.max(need, this.buf.length * 2, estimate));
+      b.set(this.buf.subarray(0, this.total));
+      this.buf = b;
+    }
+    return this.buf;
+  }
+
+  /** Records a piece of `n` bytes just staged at `total` for the values from read position `start`. */
+  added(start: number, n: number): void {
+    const k = this.starts.length;
+    if (k > 0 && start < this.starts[k - 1]!) this.inOrder = false;
+    this.starts.push(start);
+    this.at.push(this.total);
+    this.total += n;
   }
 
   /** The values read, as one buffer and offsets. */
   finish(): VLStrings {
-    const n = this.lengths.length;
-    let total = 0;
-    for (let i = 0; i < n; i++) total += this.lengths[i]!;
-    const offsets = total > 0xffffffff ? new Float64Array(n + 1) : new Uint32Array(n + 1);
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      offsets[i] = at;
-      at += this.lengths[i]!;
+    const total = this.total;
+    const offsets = total > 0xffffffff ? Float64Array.from(this.lengths) : this.lengths;
+    for (let i = 1; i < offsets.length; i++) offsets[i] += offsets[i - 1]!;
+    let bytes: Uint8Array;
+    if (this.inOrder) bytes = this.buf.length - total > total >>> 3 ? this.buf.slice(0, total) : this.buf.subarray(0, total);
+    else {
+      bytes = new Uint8Array(total);
+      const { starts, buf } = this;
+      for (let p = 0; p < starts.length; p++) {
+        const a = this.at[p]!;
+        const e = p + 1 < starts.length ? this.at[p + 1]! : total;
+        bytes.set(buf.subarray(a, e), offsets[starts[p]!]!);
+      }
     }
-    offsets[n] = at;
-    const bytes = new Uint8Array(total);
-    for (let p = 0; p < this.pieces.length; p++) bytes.set(this.pieces[p]!, offsets[this.starts[p]!]!);
     return new VLStrings(bytes, offsets);
   }
 }
@@ -54,9 +95,9 @@ export function stringColumns(ascii: boolean, path: string): ColumnarValues {
 }
 
 /**
- * Reads the string values of the request's runs into `col` (read positions from `base`). A piece
- * is a view of the heap when the run's values lie back to back in it (the read holds the dataset:
- * no write changes the heap before `finish`), otherwise the values are gathered a stretch at a time.
+ * Reads the string values of the request's runs into `col` (read positions from `base`): their
+ * lengths, and their bytes staged with one copy per stretch of values adjacent in the heap (one per
+ * run when the run's values lie back to back, as a chunk written at once stores them).
  */
 export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, base: number): void {
   const { off, len, defined, heap } = mem;
@@ -66,40 +107,30 @@ export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, ba
     const b = base + runs[r + 1]!;
     const n = runs[r + 2]!;
     let total = 0;
-    let from = -1; // heap start of the run's values when they are back to back
-    let next = -1;
     for (let k = 0; k < n; k++) {
       const i = c + k;
       const L = defined && !defined[i] ? 0 : len[i]!;
-      lengths[b + k] = L;
-      if (L === 0) continue;
-      if (from === -1) from = next = off[i]!;
-      else if (next !== off[i]!) next = -2;
-      if (next >= 0) next += L;
+      lengths[b + k + 1] = L;
       total += L;
     }
+    col.seen += n;
     if (total === 0) continue;
-    let piece: Uint8Array;
-    if (next >= 0) piece = heap.subarray(from, from + total);
-    else {
-      piece = new Uint8Array(total);
-      let at = 0;
-      let s = -1; // the stretch being gathered: heap[s, e)
-      let e = -1;
-      for (let k = 0; k < n; k++) {
-        const L = lengths[b + k]!;
-        if (L === 0) continue;
-        const o = off[c + k]!;
-        if (o !== e) {
-          if (s >= 0) at += copy(piece, at, heap, s, e);
-          s = o;
-        }
-        e = o + L;
+    const buf = col.room(total);
+    let at = col.total;
+    let s = -1; // the stretch being copied: heap[s, e)
+    let e = -1;
+    for (let k = 0; k < n; k++) {
+      const L = lengths[b + k + 1]!;
+      if (L === 0) continue;
+      const o = off[c + k]!;
+      if (o !== e) {
+        if (s >= 0) at += copy(buf, at, heap, s, e);
+        s = o;
       }
-      copy(piece, at, heap, s, e);
+      e = o + L;
     }
-    col.pieces.push(piece);
-    col.starts.push(b);
+    copy(buf, at, heap, s, e);
+    col.added(b, total);
   }
 }
 

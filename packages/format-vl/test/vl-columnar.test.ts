@@ -112,6 +112,17 @@ describe('columnar writes and reads of VL string datasets', () => {
     });
   }
 
+  it('a read of megabytes (the staging buffer grows), whole and by rows of a 2-D dataset', async () => {
+    const v = Array.from({ length: 24000 }, (_, i) => `${i} ${'y'.repeat(i % 90)}${i % 997 === 0 ? 'ü' : ''}`);
+    const { file } = await memoryFile();
+    const d = await createVlDataset(file, 's', { dtype: 'string', shape: [200, 120], chunks: [64, 50] });
+    await d.write(VLStrings.from(v));
+    const col = await d.readColumnar<VLStrings>();
+    expect(col.bytes.length).toBeGreaterThan(1 << 20);
+    expect(col.toArray()).toEqual(v);
+    expect((await d.readColumnar<VLStrings>(selectHyperslab({ start: [70, 0], count: [100, 120] }))).toArray()).toEqual(v.slice(70 * 120, 170 * 120));
+  });
+
   it('sparse: undefined elements and chunks never written read as empty strings', async () => {
     const { file } = await memoryFile();
     const d = await createVlDataset(file, 's', { dtype: 'string', shape: [100], chunks: [10], sparse: true });
