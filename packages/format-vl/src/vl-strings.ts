@@ -147,7 +147,7 @@ export class VLStrings implements Iterable<string> {
 /** Position of the first byte ≥ 0x80 in `bytes[a…b)`, or -1. */
 export function firstNonAscii(bytes: Uint8Array, a: number, b: number): number {
   let i = a;
-  // eight bytes at a time until the first word with a high bit
+  // to a 4-byte boundary, then four bytes at a time until the first word with a high bit
   const w = (bytes.byteOffset + i) & 3;
   for (let k = 0; k < ((4 - w) & 3) && i < b; k++, i++) if (bytes[i]! >= 0x80) return i;
   if (i + 4 <= b) {
