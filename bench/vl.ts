@@ -5,7 +5,9 @@
  *
  * Workload: BENCH_VL_N (default 1,000,000) log-line / event-label strings of 5–60 bytes (ASCII, from a
  * fixed seed), written as one 1-D dataset with one `write` and read back whole (`read()`: a `string[]`),
- * then BENCH_VL_RANDOM (default 1,000) single-string reads at random indices (after reopening the file).
+ * and as columns (`VLStrings`: one byte buffer + offsets, written with `write(column)` and read with
+ * `readColumnar()`, no JS string per value; the column is built from the `string[]` before the
+ * timing, `VLStrings.from` timed apart), then BENCH_VL_RANDOM (default 1,000) single-string reads at random indices (after reopening the file).
  * chunkform: dense VL chunks of BENCH_VL_CHUNK (default 1,024) and of 8× as many strings (heap sections
  * of ≈ 260 KB: deflated on the filter worker pool, in parallel across chunks, behind the caller), with
  * deflate level 1 on the heap section, plus shuffle + deflate on the entries, and without filters.
@@ -29,7 +31,7 @@ import { deflate, deflateSync, inflate } from 'node:zlib';
 import { createFile, openFile, selectHyperslab, type Dataset } from '../packages/core/src/index.js';
 import { registerIndexes } from '../packages/indexes/src/index.js';
 import { registerFilters, startWorkers, workerPoolSize, workerStats } from '../packages/filters/src/index.js';
-import { createVlDataset, registerVlFormat, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
+import { VLStrings, createVlDataset, registerVlFormat, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
 import { median } from './timing.js';
 import { xorshift32 } from './xorshift.js';
 
@@ -129,6 +131,8 @@ interface Config {
   chunk: number;
   label: string;
   opts: Partial<VlDatasetOptions>;
+  /** Written from a `VLStrings` and read with `readColumnar` (no random reads: the same as the `string[]` row's). */
+  columnar?: boolean;
 }
 
 /** Runs the VL comparison in `dir` and prints the tables. */
@@ -159,7 +163,11 @@ export async function runVl(dir: string): Promise<void> {
     { chunk: 8 * CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate } },
     { chunk: CHUNK, label: 'deflate 1 on the heap, shuffle + deflate 1 on the entries', opts: { filters: { ...heapDeflate, entries: [{ id: 2 }, { id: 1, clientData: [1] }] } } },
     { chunk: CHUNK, label: 'no filters', opts: {} },
+    { chunk: CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate }, columnar: true },
+    { chunk: CHUNK, label: 'no filters', opts: {}, columnar: true },
   ];
+  const column = VLStrings.from(data);
+  const fromTimes: Sample[] = [];
 
   const h5 = join(dir, 'vl-h5py.h5');
   const py = { w: [] as Sample[], r: [] as Sample[], rand: [] as Sample[], size: 0 };
@@ -177,16 +185,30 @@ export async function runVl(dir: string): Promise<void> {
   const ours = configs.map(() => ({ w: [] as Sample[], r: [] as Sample[], rand: [] as Sample[], size: 0 }));
   const file = join(dir, 'vl-chunkform.h5');
   const run = async (k: number): Promise<void> => {
-    const { chunk, opts } = configs[k]!;
+    const { chunk, opts, columnar } = configs[k]!;
     const o = ours[k]!;
     rmSync(file, { force: true });
     o.w.push(
       await timed(async () => {
         const f = await createFile(file, { superblockVersion: 3 });
-        await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [N], chunks: [chunk], data, ...opts });
+        await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [N], chunks: [chunk], data: columnar ? column : data, ...opts });
         await f.close();
       }),
     );
+    if (columnar) {
+      let col: VLStrings | null = null;
+      o.r.push(
+        await timed(async () => {
+          const f = await openFile(file);
+          col = await ((await f.get('s')) as Dataset).readColumnar<VLStrings>();
+          await f.close();
+        }),
+      );
+      const c = col as VLStrings | null;
+      if (c?.length !== N || c.get(0) !== data[0] || c.get(N - 1) !== data[N - 1] || c.get(N >> 1) !== data[N >> 1]) throw new Error('bench: chunkform columnar read back other strings');
+      o.size = statSync(file).size;
+      return;
+    }
     let got: string[] = [];
     o.r.push(
       await timed(async () => {
@@ -213,6 +235,7 @@ export async function runVl(dir: string): Promise<void> {
     o.size = statSync(file).size;
   };
   for (let r = 0; r < REPEAT; r++) {
+    fromTimes.push(await timed(async () => void VLStrings.from(data)));
     if (r % 2 === 0) h5py();
     for (let k = 0; k < configs.length; k++) await run(r % 2 === 0 ? k : configs.length - 1 - k);
     if (r % 2 === 1) h5py();
@@ -227,19 +250,22 @@ export async function runVl(dir: string): Promise<void> {
     `\n## variable-length strings (issue #13): ${N.toLocaleString('en')} strings of 5–60 bytes (${fmt(text.length / 1e6, 1)} MB of text), ` +
       `${REPEAT} interleaved repetitions, medians; ratios = h5py ÷ ours (> 1: chunkform faster); filter worker pool: ${threads} of ${workerPoolSize()} threads\n`,
   );
-  console.log('| | write | read whole (`string[]`) | 1000 random reads | file | write vs h5py (wall / CPU) | read vs h5py (wall / CPU) | random vs h5py | size vs h5py |');
+  console.log('| | write | read whole | 1000 random reads | file | write vs h5py (wall / CPU) | read vs h5py (wall / CPU) | random vs h5py | size vs h5py |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   console.log(`| h5py 1.10 (global heap) | ${fmt(med(py.w))} s | ${fmt(med(py.r))} s | ${fmt(med(py.rand) * 1000, 1)} ms | ${fmt(py.size / 1e6, 1)} MB | | | | |`);
   configs.forEach((c, k) => {
     const o = ours[k]!;
+    const how = c.columnar ? 'columnar write / columnar read (`VLStrings`)' : '`string[]` write / read';
+    const rand = c.columnar ? '—' : `${fmt(med(o.rand) * 1000, 1)} ms`;
     console.log(
-      `| chunkform, VL chunks of ${c.chunk}, ${c.label} | ${fmt(med(o.w))} s | ${fmt(med(o.r))} s | ${fmt(med(o.rand) * 1000, 1)} ms | ${fmt(o.size / 1e6, 1)} MB | ` +
-        `${fmt(ratio(py.w, o.w))}× / ${fmt(ratio(py.w, o.w, cpu))}× | ${fmt(ratio(py.r, o.r))}× / ${fmt(ratio(py.r, o.r, cpu))}× | ${fmt(ratio(py.rand, o.rand))}× | ${fmt(o.size / py.size, 2)}× |`,
+      `| chunkform, VL chunks of ${c.chunk}, ${c.label}, ${how} | ${fmt(med(o.w))} s | ${fmt(med(o.r))} s | ${rand} | ${fmt(o.size / 1e6, 1)} MB | ` +
+        `${fmt(ratio(py.w, o.w))}× / ${fmt(ratio(py.w, o.w, cpu))}× | ${fmt(ratio(py.r, o.r))}× / ${fmt(ratio(py.r, o.r, cpu))}× | ${c.columnar ? '—' : `${fmt(ratio(py.rand, o.rand))}×`} | ${fmt(o.size / py.size, 2)}× |`,
     );
   });
+  console.log(`\nBuilding the column from the \`string[]\` (\`VLStrings.from\`, not in the columnar write rows): ${fmt(med(fromTimes))} s (CPU ${fmt(med(fromTimes, cpu))} s).`);
   const ws = workerStats();
   console.log(`\nFilter pipelines run on the worker pool during the repetitions: ${ws.done} (${ws.failed} failed there and ran on the main thread).`);
-  console.log(`CPU seconds (medians): h5py write ${fmt(med(py.w, cpu))}, read ${fmt(med(py.r, cpu))}; ` + configs.map((c, k) => `${c.chunk}/${c.label}: write ${fmt(med(ours[k]!.w, cpu))}, read ${fmt(med(ours[k]!.r, cpu))}`).join('; '));
+  console.log(`CPU seconds (medians): h5py write ${fmt(med(py.w, cpu))}, read ${fmt(med(py.r, cpu))}; ` + configs.map((c, k) => `${c.chunk}/${c.label}${c.columnar ? ' (columnar)' : ''}: write ${fmt(med(ours[k]!.w, cpu))}, read ${fmt(med(ours[k]!.r, cpu))}`).join('; '));
 
   // ceilings, same run: what the deflate rows and the string[] reads cannot go below on this machine
   const cl = await ceilings(text, ends, 8 * CHUNK, 3);

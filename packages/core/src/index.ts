@@ -32,7 +32,7 @@ export type {
   ChunkRequest,
   RawIO,
 } from './chunk/chunk-format.js';
-export { laneOf, type ObjectLane, type ObjectValues } from './chunk/object-lane.js';
+export { laneOf, type ObjectLane, type ObjectValues, type ColumnarValues } from './chunk/object-lane.js';
 export type {
   ChunkIndex,
   ChunkIndexContext,

@@ -22,6 +22,7 @@ import { vlCreator, type VlDatasetOptions } from './vl-create.js';
 
 export { VlFormat } from './vl-format.js';
 export type { VlChunk } from './vl-chunk.js';
+export { VLStrings, type VLOffsets } from './vl-strings.js';
 export { vlCreator, vlDatasetMessages, type VlDatasetOptions, type VlSectionFilters } from './vl-create.js';
 export { ENTRY_SIZE, DENSE_SECTIONS, SPARSE_SECTIONS } from './vl-sections.js';
 

@@ -6,7 +6,7 @@
  * values only add to the unused-byte count, and {@link compact} takes the space back.
  * @module
  */
-import { putString, type VlCodec } from './vl-values.js';
+import { putAsciiBatch, putString, type VlCodec } from './vl-values.js';
 
 /** Bytes at the start of the heap that hold its unused-byte count. */
 export const HEAP_HEADER = 4;
@@ -63,59 +63,16 @@ function bytesOf(mem: VlChunk, i: number, bs: number): number {
   return mem.defined && !mem.defined[i] ? 0 : mem.len[i]! * bs;
 }
 
-/** Stores `v` (checked by the codec's `fromUser`) as the value of element `i`. */
-export function setValue(mem: VlChunk, i: number, v: unknown, codec: VlCodec, path: string): void {
-  const bs = codec.baseSize;
-  const old = bytesOf(mem, i, bs);
-  mem.text = undefined;
+/** Marks element `i` defined (sparse chunks). */
+export function define(mem: VlChunk, i: number): void {
   if (mem.defined && !mem.defined[i]) {
     mem.defined[i] = 1;
     mem.count++;
   }
-  let nb: number;
-  if (codec.text) {
-    const s = v as string;
-    if (old === 0 && s.length > 0) {
-      // the common case: a new value appended where the heap has room
-      nb = putString(mem.heap, mem.end, s, codec.ascii, path);
-      if (nb >= 0) {
-        mem.off[i] = mem.end;
-        mem.len[i] = nb;
-        mem.end += nb;
-        return;
-      }
-    }
-    if (s.length === 0) nb = 0;
-    else if (s.length * 3 <= old) {
-      // fits where the old value was whatever its encoding
-      nb = putString(mem.heap, mem.off[i]!, s, codec.ascii, path);
-      mem.len[i] = nb;
-      mem.unused += old - nb;
-      return;
-    } else {
-      ensure(mem, s.length * 3);
-      nb = putString(mem.heap, mem.end, s, codec.ascii, path);
-      if (nb <= old && nb > 0) {
-        mem.heap.copyWithin(mem.off[i]!, mem.end, mem.end + nb);
-        mem.len[i] = nb;
-        mem.unused += old - nb;
-        return;
-      }
-    }
-  } else {
-    const bytes = codec.encode(v);
-    nb = bytes.length;
-    if (nb > 0 && nb <= old) {
-      mem.heap.set(bytes, mem.off[i]!);
-      mem.len[i] = nb / bs;
-      mem.unused += old - nb;
-      return;
-    }
-    if (nb > 0) {
-      ensure(mem, nb);
-      mem.heap.set(bytes, mem.end);
-    }
-  }
+}
+
+/** Element `i`'s new value is the `nb` bytes at the heap's end (or empty): the old value's `old` bytes become unused. */
+function commit(mem: VlChunk, i: number, old: number, nb: number, bs: number): void {
   mem.unused += old;
   if (nb === 0) {
     mem.off[i] = 0;
@@ -125,6 +82,64 @@ export function setValue(mem: VlChunk, i: number, v: unknown, codec: VlCodec, pa
   mem.off[i] = mem.end;
   mem.len[i] = nb / bs;
   mem.end += nb;
+}
+
+/** Stores `bytes` (a whole number of base elements of `bs` bytes) as the value of element `i`. */
+export function setBytes(mem: VlChunk, i: number, bytes: Uint8Array, bs: number): void {
+  const old = bytesOf(mem, i, bs);
+  mem.text = undefined;
+  define(mem, i);
+  const nb = bytes.length;
+  if (nb > 0 && nb <= old) {
+    mem.heap.set(bytes, mem.off[i]!);
+    mem.len[i] = nb / bs;
+    mem.unused += old - nb;
+    return;
+  }
+  if (nb > 0) {
+    ensure(mem, nb);
+    mem.heap.set(bytes, mem.end);
+  }
+  commit(mem, i, old, nb, bs);
+}
+
+/** Stores `v` (checked by the codec's `fromUser`) as the value of element `i`. */
+export function setValue(mem: VlChunk, i: number, v: unknown, codec: VlCodec, path: string): void {
+  if (!codec.text) {
+    setBytes(mem, i, codec.encode(v), codec.baseSize);
+    return;
+  }
+  const old = bytesOf(mem, i, 1);
+  mem.text = undefined;
+  define(mem, i);
+  const s = v as string;
+  let nb = 0;
+  if (old === 0 && s.length > 0) {
+    // the common case: a new value appended where the heap has room
+    nb = putString(mem.heap, mem.end, s, codec.ascii, path);
+    if (nb >= 0) {
+      commit(mem, i, 0, nb, 1);
+      return;
+    }
+  }
+  if (s.length === 0) nb = 0;
+  else if (s.length * 3 <= old) {
+    // fits where the old value was whatever its encoding
+    nb = putString(mem.heap, mem.off[i]!, s, codec.ascii, path);
+    mem.len[i] = nb;
+    mem.unused += old - nb;
+    return;
+  } else {
+    ensure(mem, s.length * 3);
+    nb = putString(mem.heap, mem.end, s, codec.ascii, path);
+    if (nb <= old && nb > 0) {
+      mem.heap.copyWithin(mem.off[i]!, mem.end, mem.end + nb);
+      mem.len[i] = nb;
+      mem.unused += old - nb;
+      return;
+    }
+  }
+  commit(mem, i, old, nb, 1);
 }
 
 /** Makes element `i` undefined (sparse) and frees its heap bytes. */
@@ -213,7 +228,6 @@ export function writeValues(mem: VlChunk, runs: Float64Array, values: readonly u
   }
 }
 
-const utf8 = new TextEncoder();
 /** Strings joined per `encodeInto` when appending: small joins stay in V8's young generation. */
 const JOIN = 64;
 
@@ -224,7 +238,7 @@ const JOIN = 64;
  * one. The heap has room for the ASCII bytes of every string (`ensure` by the caller).
  */
 function appendText(mem: VlChunk, runs: Float64Array, values: readonly unknown[], base: number, codec: VlCodec, path: string): void {
-  const { off, len, defined } = mem;
+  const { off, len } = mem;
   const parts: string[] = [];
   for (let r = 0; r < runs.length; r += 3) {
     const c = runs[r]!;
@@ -235,10 +249,8 @@ function appendText(mem: VlChunk, runs: Float64Array, values: readonly unknown[]
       parts.length = m;
       let chars = 0;
       for (let q = 0; q < m; q++) chars += (parts[q] = values[b + k + q] as string).length;
-      const joined = m === 1 ? parts[0]! : parts.join('');
       if (mem.end + chars + 4 > mem.heap.length) ensure(mem, chars);
-      const res = chars === 0 ? null : utf8.encodeInto(joined, mem.heap.subarray(mem.end, mem.end + chars));
-      if (res === null || (res.read === chars && res.written === chars)) {
+      if (putAsciiBatch(parts, chars, mem.heap, mem.end)) {
         let at = mem.end;
         for (let q = 0; q < m; q++) {
           const i = c + k + q;
@@ -246,10 +258,7 @@ function appendText(mem: VlChunk, runs: Float64Array, values: readonly unknown[]
           off[i] = L === 0 ? 0 : at;
           len[i] = L;
           at += L;
-          if (defined && !defined[i]) {
-            defined[i] = 1;
-            mem.count++;
-          }
+          define(mem, i);
         }
         mem.end = at;
       } else {

@@ -23,6 +23,8 @@ import { emptyVlChunk, eraseValue, readValues, writeEmpty, writeValues, type VlC
 import { anySectionFiltered } from '@chunkform/core/plugin';
 import { DENSE_SECTIONS, SPARSE_SECTIONS, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
 import { vlCodec, type VlCodec } from './vl-values.js';
+import { ColumnRead, readColumn, stringColumns, writeColumn } from './vl-column.js';
+import { VLStrings } from './vl-strings.js';
 
 /** Variable-length structured chunks (layout class 4, structured chunk type 1). */
 export class VlFormat implements ChunkFormat<VlChunk> {
@@ -43,7 +45,8 @@ export class VlFormat implements ChunkFormat<VlChunk> {
       throw new UnsupportedError(`VL chunks have ${DENSE_SECTIONS} (dense) or ${SPARSE_SECTIONS} (sparse) sections, this layout ${sections}`, { path: ctx.datasetPath });
     }
     try {
-      this.objectValues = vlCodec(ctx.datatype, ctx.datasetPath);
+      const codec = vlCodec(ctx.datatype, ctx.datasetPath);
+      this.objectValues = codec.text ? { ...codec, columnar: stringColumns(codec.ascii, ctx.datasetPath) } : codec;
     } catch (e) {
       if (e instanceof ValueError) throw new UnsupportedError(`a VL chunk layout with a datatype VL chunks cannot hold: ${e.detail}`, { path: ctx.datasetPath });
       throw e;
@@ -73,11 +76,16 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   memRead(mem: VlChunk, req: ChunkRequest, out: Uint8Array): void {
     const lane = laneOf(out);
     if (!lane) throw new UnsupportedError('variable-length chunk values are read through Dataset.read (they are not element bytes)', { path: this.ctx.datasetPath });
-    readValues(mem, req.runs, lane.values, this.base(out), this.objectValues, req.count);
+    if (lane.columnar instanceof ColumnRead) readColumn(mem, req.runs, lane.columnar, this.base(out));
+    else readValues(mem, req.runs, lane.values, this.base(out), this.objectValues, req.count);
   }
 
   memWrite(mem: VlChunk, req: ChunkRequest, src: Uint8Array): void {
     const lane = laneOf(src);
+    if (lane?.columnar instanceof VLStrings) {
+      writeColumn(mem, req.runs, lane.columnar, this.base(src));
+      return;
+    }
     if (lane) {
       writeValues(mem, req.runs, lane.values, this.base(src), this.objectValues, this.ctx.datasetPath);
       return;

@@ -104,6 +104,18 @@ function asArray(data: unknown, count: number, path: string): ArrayLike<unknown>
 }
 
 /**
+ * Encodes the strings of `parts` (`chars` UTF-16 units together), joined, at
+ * `buf[at…]`, which has room for `chars` bytes: true when they were all ASCII (one byte per
+ * character, so each string's bytes follow from its length). On false the bytes written there
+ * mean nothing and the caller encodes the strings one by one over them.
+ */
+export function putAsciiBatch(parts: readonly string[], chars: number, buf: Uint8Array, at: number): boolean {
+  if (chars === 0) return true;
+  const r = utf8enc.encodeInto(parts.length === 1 ? parts[0]! : parts.join(''), buf.subarray(at, at + chars));
+  return r.read === chars && r.written === chars;
+}
+
+/**
  * Encodes `s` at `heap[at…]` and returns the byte count, or -1 when the heap has no room for it
  * (up to `3 × s.length` bytes). ASCII is copied char by char; the rest goes through `encodeInto`.
  */

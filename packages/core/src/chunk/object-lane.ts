@@ -16,6 +16,24 @@ import type { Values } from '../values/types.js';
 /** One value per element of a request buffer. */
 export interface ObjectLane {
   values: unknown[];
+  /**
+   * The values of all the lane's elements in a form of the format's own (e.g. columnar strings:
+   * one byte buffer and offsets), used instead of `values` when set (see {@link ColumnarValues}).
+   */
+  columnar?: unknown;
+}
+
+/**
+ * A format's columnar form of many values at once (e.g. one UTF-8 byte buffer plus offsets for
+ * strings): accepted by writes and returned by `Dataset.readColumnar` without one JS value per element.
+ */
+export interface ColumnarValues {
+  /** The checked columnar form of user `data` for `count` elements, or undefined when `data` is not columnar. */
+  fromUser(data: unknown, count: number): unknown;
+  /** An empty lane payload that the format's `memRead` fills for a read of `count` elements. */
+  forRead(count: number): unknown;
+  /** The filled payload → what `Dataset.readColumnar` returns. */
+  toUser(payload: unknown): unknown;
 }
 
 /** What a format that keeps values itself tells the dataset (see the module comment). */
@@ -26,6 +44,8 @@ export interface ObjectValues {
   toUser(values: unknown[]): Values;
   /** The value an element that was never written reads as. */
   fill(): unknown;
+  /** The format's columnar form, when it has one. */
+  readonly columnar?: ColumnarValues;
 }
 
 /** Lanes by the memory of their request buffer (a view of the same memory finds the lane too). */
@@ -59,11 +79,23 @@ export async function readObjects(storage: LaneStorage, ov: ObjectValues, sel: S
   return ov.toUser(lane.values);
 }
 
-/** Writes user `data` to the `count` elements of `sel` through a lane. */
+/** Reads the `count` elements of `sel` through a lane in the format's columnar form. */
+export async function readColumnar(storage: LaneStorage, ov: ObjectValues | undefined, sel: Selection, count: number, elementSize: number, path: string): Promise<unknown> {
+  const col = ov?.columnar;
+  if (!col) throw new UnsupportedError("the dataset's storage has no columnar form of its values (read them with read())", { path });
+  const buf = new Uint8Array(count * elementSize);
+  const lane: ObjectLane = { values: [], columnar: col.forRead(count) };
+  attachLane(buf, lane);
+  if (count > 0) await storage.read(sel, count, buf);
+  return col.toUser(lane.columnar);
+}
+
+/** Writes user `data` to the `count` elements of `sel` through a lane (columnar data as it is). */
 export async function writeObjects(storage: LaneStorage, ov: ObjectValues, data: unknown, sel: Selection, count: number, elementSize: number): Promise<void> {
-  const values = ov.fromUser(data, count);
+  const columnar = ov.columnar?.fromUser(data, count);
+  const lane: ObjectLane = columnar !== undefined ? { values: [], columnar } : { values: ov.fromUser(data, count) };
   if (count === 0) return;
   const buf = new Uint8Array(count * elementSize);
-  attachLane(buf, { values });
+  attachLane(buf, lane);
   await storage.write!(sel, buf);
 }

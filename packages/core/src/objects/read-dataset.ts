@@ -43,7 +43,7 @@ import { resolveDatatypeMessage } from './shared-datatype.js';
 import { elementCount } from './shape.js';
 import { checkDatasetSizes } from './plausibility.js';
 import { checkReadSize, validReadLimit } from '../storage/read-limit.js';
-import { readObjects } from '../chunk/object-lane.js';
+import { readColumnar, readObjects } from '../chunk/object-lane.js';
 import { bytesToValues } from './values-io.js';
 import { CASTINGS, castInto, nativeArrayType, type Casting } from '../values/cast.js';
 
@@ -251,6 +251,25 @@ export class ReadDataset {
    */
   async read(selection?: Selection, opts: ReadOptions = {}): Promise<Values> {
     return this.locked('read', () => this.readValues(selection ?? selectAll(), opts.maxReadBytes));
+  }
+
+  /**
+   * Reads values in the columnar form of the dataset's chunk format, without one JS value per
+   * element: for variable-length strings of `@chunkform/format-vl` a `VLStrings` (one UTF-8 byte
+   * buffer plus offsets, like Apache Arrow's string arrays). `T` names that form.
+   * Without a selection, the whole dataset.
+   * @throws UnsupportedError when the dataset's storage has no columnar form.
+   * @throws ResourceLimitError when the result would exceed `maxReadBytes` (nothing is allocated).
+   */
+  async readColumnar<T = unknown>(selection?: Selection, opts: ReadOptions = {}): Promise<T> {
+    return this.locked('read', async () => {
+      const sel = selection ?? selectAll();
+      const count = this.countOf(sel);
+      const limit = opts.maxReadBytes === undefined ? this.ctx.maxReadBytes : validReadLimit(opts.maxReadBytes, 'read');
+      checkReadSize(count, this.elementSize, limit, this.path);
+      const storage = await this.storage();
+      return (await readColumnar(storage, storage.objectValues, sel, count, this.elementSize, this.path)) as T;
+    });
   }
 
   /**

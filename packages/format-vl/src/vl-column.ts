@@ -1,0 +1,177 @@
+/**
+ * VL string chunks ↔ columnar strings ({@link VLStrings}, docs/format-vl.md §5.1): a write copies
+ * each run's byte range straight into the chunk's heap and computes the entries from the offsets;
+ * a read stages each run's bytes (one copy per stretch of values adjacent in the heap) and the
+ * value lengths, and makes offsets of them at the end. No JS string is made.
+ * @module
+ */
+import type { ColumnarValues } from '@chunkform/core';
+import { define, ensure, setBytes, type VlChunk } from './vl-chunk.js';
+import { VLStrings, checkColumn } from './vl-strings.js';
+
+/**
+ * A columnar read in progress: the length of each value, and the bytes of each request run copied
+ * into one staging buffer as the runs arrive. Runs usually arrive in read order (a whole or row
+ * read of chunks in C order): the staging buffer is then the result's bytes as they are.
+ */
+export class ColumnRead {
+  /**
+   * `lengths[i + 1]`: byte length of value `i` of the read (0: empty or undefined); made the
+   * offsets in place by {@link finish}. (A single value fits a heap, a `Uint8Array`: < 2^32 bytes.)
+   */
+  readonly lengths: Uint32Array;
+  /** The read position of each piece's first value … */
+  readonly starts: number[] = [];
+  /** … and where its bytes are in `buf`. */
+  readonly at: number[] = [];
+  /** Staging buffer: the pieces' bytes back to back, in arrival order. */
+  buf = new Uint8Array(1 << 16);
+  /** Bytes of all pieces. */
+  total = 0;
+  /** Every piece so far starts after the previous one (read order). */
+  inOrder = true;
+  /** Values whose lengths are known so far. */
+  seen = 0;
+
+  constructor(count: number) {
+    this.lengths = new Uint32Array(count + 1);
+  }
+
+  /**
+   * Room for `n` more bytes at `total`: returns the staging buffer. It grows to what the whole read
+   * needs at the bytes per value seen so far (one or two allocations for a large read), at least doubling.
+   */
+  room(n: number): Uint8Array {
+    const need = this.total + n;
+    if (need > this.buf.length) {
+      const estimate = this.seen > 0 ? Math.ceil((need / this.seen) * (this.lengths.length - 1) * 1.0625) : 0;
+      const b = new Uint8Array(Math.max(need, this.buf.length * 2, estimate));
+      b.set(this.buf.subarray(0, this.total));
+      this.buf = b;
+    }
+    return this.buf;
+  }
+
+  /** Records a piece of `n` bytes just staged at `total` for the values from read position `start`. */
+  added(start: number, n: number): void {
+    const k = this.starts.length;
+    if (k > 0 && start < this.starts[k - 1]!) this.inOrder = false;
+    this.starts.push(start);
+    this.at.push(this.total);
+    this.total += n;
+  }
+
+  /** The values read, as one buffer and offsets. */
+  finish(): VLStrings {
+    const total = this.total;
+    const offsets = total > 0xffffffff ? Float64Array.from(this.lengths) : this.lengths;
+    for (let i = 1; i < offsets.length; i++) offsets[i] += offsets[i - 1]!;
+    let bytes: Uint8Array;
+    if (this.inOrder) bytes = this.buf.length - total > total >>> 3 ? this.buf.slice(0, total) : this.buf.subarray(0, total);
+    else {
+      bytes = new Uint8Array(total);
+      const { starts, buf } = this;
+      for (let p = 0; p < starts.length; p++) {
+        const a = this.at[p]!;
+        const e = p + 1 < starts.length ? this.at[p + 1]! : total;
+        bytes.set(buf.subarray(a, e), offsets[starts[p]!]!);
+      }
+    }
+    return new VLStrings(bytes, offsets);
+  }
+}
+
+/** The columnar form of a VL string dataset's values (core's `ObjectValues.columnar`). */
+export function stringColumns(ascii: boolean, path: string): ColumnarValues {
+  return {
+    fromUser(data: unknown, count: number): unknown {
+      if (!(data instanceof VLStrings)) return undefined;
+      checkColumn(data, count, ascii, path);
+      return data;
+    },
+    forRead: (count) => new ColumnRead(count),
+    toUser: (payload) => (payload as ColumnRead).finish(),
+  };
+}
+
+/**
+ * Reads the string values of the request's runs into `col` (read positions from `base`): their
+ * lengths, and their bytes staged with one copy per stretch of values adjacent in the heap (one per
+ * run when the run's values lie back to back, as a chunk written at once stores them).
+ */
+export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, base: number): void {
+  const { off, len, defined, heap } = mem;
+  const lengths = col.lengths;
+  for (let r = 0; r < runs.length; r += 3) {
+    const c = runs[r]!;
+    const b = base + runs[r + 1]!;
+    const n = runs[r + 2]!;
+    let total = 0;
+    for (let k = 0; k < n; k++) {
+      const i = c + k;
+      const L = defined && !defined[i] ? 0 : len[i]!;
+      lengths[b + k + 1] = L;
+      total += L;
+    }
+    col.seen += n;
+    if (total === 0) continue;
+    const buf = col.room(total);
+    let at = col.total;
+    let s = -1; // the stretch being copied: heap[s, e)
+    let e = -1;
+    for (let k = 0; k < n; k++) {
+      const L = lengths[b + k + 1]!;
+      if (L === 0) continue;
+      const o = off[c + k]!;
+      if (o !== e) {
+        if (s >= 0) at += copy(buf, at, heap, s, e);
+        s = o;
+      }
+      e = o + L;
+    }
+    copy(buf, at, heap, s, e);
+    col.added(b, total);
+  }
+}
+
+function copy(to: Uint8Array, at: number, from: Uint8Array, s: number, e: number): number {
+  to.set(from.subarray(s, e), at);
+  return e - s;
+}
+
+/**
+ * Writes the strings of `col` (checked) at the request's runs (column positions from `base`): a
+ * run over elements without values is one copy of its byte range to the heap's end, with offsets
+ * and lengths from the column's offsets; other runs store value by value.
+ */
+export function writeColumn(mem: VlChunk, runs: Float64Array, col: VLStrings, base: number): void {
+  const { bytes, offsets } = col;
+  const { off, len } = mem;
+  mem.text = undefined;
+  for (let r = 0; r < runs.length; r += 3) {
+    const c = runs[r]!;
+    const b = base + runs[r + 1]!;
+    const n = runs[r + 2]!;
+    let fresh = true;
+    for (let k = 0; k < n && fresh; k++) fresh = len[c + k] === 0;
+    if (!fresh) {
+      for (let k = 0; k < n; k++) setBytes(mem, c + k, bytes.subarray(offsets[b + k]!, offsets[b + k + 1]!), 1);
+      continue;
+    }
+    const o0 = offsets[b]!;
+    const total = offsets[b + n]! - o0;
+    if (total > 0) {
+      ensure(mem, total);
+      mem.heap.set(bytes.subarray(o0, o0 + total), mem.end);
+    }
+    const at = mem.end - o0;
+    for (let k = 0; k < n; k++) {
+      const i = c + k;
+      const L = offsets[b + k + 1]! - offsets[b + k]!;
+      off[i] = L === 0 ? 0 : at + offsets[b + k]!;
+      len[i] = L;
+      define(mem, i);
+    }
+    mem.end += total;
+  }
+}
