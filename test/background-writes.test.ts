@@ -3,7 +3,7 @@
  * once their data is owned while the chunks encode behind the caller; the queue is bounded by bytes
  * (back-pressure); reads, flush and close see every queued chunk; an encoding failure surfaces at
  * the next call on the dataset or at flush, naming the chunk, without touching what was flushed;
- * `backgroundWrites: false` keeps errors in the write itself. Filter 301 ("gate") below is a test
+ * `backgroundWrites: false` keeps errors in the write itself. Filter 301 ("gate", test/support/gate-filter.ts) is a test
  * filter whose encodings finish when the test says so.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,42 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
-import { createContainer, createFile, FilterError, MemoryStore, openFile, registerFilter, selectBlocks, type Dataset, type Filter } from '../packages/core/src/index.js';
+import { createContainer, createFile, FilterError, MemoryStore, openFile, registerFilter, selectBlocks, type Dataset } from '../packages/core/src/index.js';
 import { PYTHON } from './oracle/fixtures.js';
+import { GateFilter } from './support/gate-filter.js';
 
 const H = 32;
 const W = 32;
 const FRAME = H * W; // uint8 frames: one chunk each
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-bg-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A test filter: encodings wait for {@link Gate.open}; a frame starting with 0xEE fails. */
-class Gate {
-  started = 0;
-  finished = 0;
-  private waiting: (() => void)[] = [];
-  held = true;
-  readonly filter: Filter = {
-    id: 301,
-    name: 'gate',
-    encode: async (data) => {
-      this.started++;
-      const copy = data.slice(); // what the filter saw when it started
-      if (this.held) await new Promise<void>((r) => this.waiting.push(r));
-      this.finished++;
-      if (copy[0] === 0xee) throw new Error('poisoned frame');
-      return copy;
-    },
-    decode: (data) => data,
-  };
-  /** Lets every waiting (and, with `hold = false`, every later) encoding finish. */
-  open(hold = false): void {
-    this.held = hold;
-    const w = this.waiting;
-    this.waiting = [];
-    for (const r of w) r();
-  }
-}
 
 const frameSel = (i: number) => selectBlocks([{ start: [i, 0, 0], end: [i + 1, H, W] }]);
 const frame = (v: number) => new Uint8Array(FRAME).fill(v);
@@ -63,7 +36,7 @@ async function state(p: Promise<unknown>): Promise<unknown> {
 }
 
 async function setup(opts: { backgroundWrites?: boolean | { maxBytes: number } } = {}) {
-  const gate = new Gate();
+  const gate = new GateFilter(301, 'gate', (d) => d[0] === 0xee, 'poisoned frame');
   const container = createContainer();
   registerFilter(gate.filter, container);
   const store = new MemoryStore();

@@ -8,36 +8,10 @@
  * whose first value starts with "!".
  */
 import { describe, expect, it } from 'vitest';
-import { createContainer, createFile, FilterError, MemoryStore, openFile, registerFilter, selectHyperslab, type Dataset, type Filter } from '@chunkform/core';
+import { createContainer, createFile, FilterError, MemoryStore, openFile, registerFilter, selectHyperslab, type Dataset } from '@chunkform/core';
 import { createVlDataset } from '../src/index.js';
 import './support.js';
-
-class Gate {
-  started = 0;
-  finished = 0;
-  held = true;
-  private waiting: (() => void)[] = [];
-  readonly filter: Filter = {
-    id: 302,
-    name: 'vl-gate',
-    encode: async (data) => {
-      this.started++;
-      const copy = data.slice();
-      if (this.held) await new Promise<void>((r) => this.waiting.push(r));
-      this.finished++;
-      // heap section: 4 bytes of unused count, then the first value's bytes
-      if (copy[4] === 0x21) throw new Error('poisoned heap');
-      return copy;
-    },
-    decode: (data) => data,
-  };
-  open(hold = false): void {
-    this.held = hold;
-    const w = this.waiting;
-    this.waiting = [];
-    for (const r of w) r();
-  }
-}
+import { GateFilter } from '../../../test/support/gate-filter.js';
 
 const CHUNK = 4;
 const chunkSel = (c: number) => selectHyperslab({ start: [c * CHUNK], count: [CHUNK] });
@@ -54,7 +28,7 @@ async function state(p: Promise<unknown>): Promise<unknown> {
 }
 
 async function setup(opts: { backgroundWrites?: boolean } = {}, dtype: 'string' | 'vlen<i4>' = 'string') {
-  const gate = new Gate();
+  const gate = new GateFilter(302, 'vl-gate', (d) => d[4] === 0x21, 'poisoned heap');
   const container = createContainer();
   registerFilter(gate.filter, container);
   const store = new MemoryStore();

@@ -18,29 +18,19 @@ export function lookup3(bytes: Uint8Array, initval = 0): number {
   let c = a;
   let k = 0;
   const u = bytes;
-  if (LITTLE_ENDIAN && (u.byteOffset & 3) === 0 && length > 12) {
-    // Aligned input on a little-endian host: the same words, read 4 bytes at a time.
-    const w = new Uint32Array(u.buffer, u.byteOffset, (length - 1) >>> 2);
-    let j = 0;
-    while (length > 12) {
+  // Aligned input on a little-endian host: the same words, read 4 bytes at a time.
+  const w = LITTLE_ENDIAN && (u.byteOffset & 3) === 0 && length > 12 ? new Uint32Array(u.buffer, u.byteOffset, (length - 1) >>> 2) : null;
+  while (length > 12) {
+    if (w) {
+      const j = k >>> 2;
       a = (a + w[j]!) | 0;
       b = (b + w[j + 1]!) | 0;
       c = (c + w[j + 2]!) | 0;
-      a = (a - c) | 0; a ^= rot(c, 4); c = (c + b) | 0;
-      b = (b - a) | 0; b ^= rot(a, 6); a = (a + c) | 0;
-      c = (c - b) | 0; c ^= rot(b, 8); b = (b + a) | 0;
-      a = (a - c) | 0; a ^= rot(c, 16); c = (c + b) | 0;
-      b = (b - a) | 0; b ^= rot(a, 19); a = (a + c) | 0;
-      c = (c - b) | 0; c ^= rot(b, 4); b = (b + a) | 0;
-      length -= 12;
-      j += 3;
+    } else {
+      a = (a + (u[k]! | (u[k + 1]! << 8) | (u[k + 2]! << 16) | (u[k + 3]! << 24))) | 0;
+      b = (b + (u[k + 4]! | (u[k + 5]! << 8) | (u[k + 6]! << 16) | (u[k + 7]! << 24))) | 0;
+      c = (c + (u[k + 8]! | (u[k + 9]! << 8) | (u[k + 10]! << 16) | (u[k + 11]! << 24))) | 0;
     }
-    k = j * 4;
-  }
-  while (length > 12) {
-    a = (a + (u[k]! | (u[k + 1]! << 8) | (u[k + 2]! << 16) | (u[k + 3]! << 24))) | 0;
-    b = (b + (u[k + 4]! | (u[k + 5]! << 8) | (u[k + 6]! << 16) | (u[k + 7]! << 24))) | 0;
-    c = (c + (u[k + 8]! | (u[k + 9]! << 8) | (u[k + 10]! << 16) | (u[k + 11]! << 24))) | 0;
     a = (a - c) | 0; a ^= rot(c, 4); c = (c + b) | 0;
     b = (b - a) | 0; b ^= rot(a, 6); a = (a + c) | 0;
     c = (c - b) | 0; c ^= rot(b, 8); b = (b + a) | 0;
