@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
 import { createContainer, createFile, FilterError, MemoryStore, openFile, registerFilter, selectBlocks, type Dataset } from '../packages/core/src/index.js';
 import { PYTHON } from './oracle/fixtures.js';
-import { GateFilter } from './support/gate-filter.js';
+import { GateFilter, promiseState } from './support/gate-filter.js';
 
 const H = 32;
 const W = 32;
@@ -24,16 +24,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const frameSel = (i: number) => selectBlocks([{ start: [i, 0, 0], end: [i + 1, H, W] }]);
 const frame = (v: number) => new Uint8Array(FRAME).fill(v);
-/** Settles `p` into 'pending' / 'done' / the error after the microtasks and timers in flight. */
-async function state(p: Promise<unknown>): Promise<unknown> {
-  let s: unknown = 'pending';
-  p.then(
-    () => (s = 'done'),
-    (e: unknown) => (s = e),
-  );
-  await new Promise((r) => setTimeout(r, 20));
-  return s;
-}
 
 async function setup(opts: { backgroundWrites?: boolean | { maxBytes: number } } = {}) {
   const gate = new GateFilter(301, 'gate', (d) => d[0] === 0xee, 'poisoned frame');
@@ -50,11 +40,11 @@ describe('background writes', () => {
     const { gate, f, ds } = await setup();
     const buf = frame(7);
     const w = ds.write(buf, frameSel(0));
-    expect(await state(w)).toBe('done');
+    expect(await promiseState(w)).toBe('done');
     expect(gate.finished).toBe(0);
     buf.fill(99); // the write owns a copy
     const r = ds.read(frameSel(0)); // a read after the write sees it: it waits for the chunk
-    expect(await state(r)).toBe('pending');
+    expect(await promiseState(r)).toBe('pending');
     gate.open(false);
     expect(Array.from((await r) as Uint8Array)).toEqual(Array.from(frame(7)));
     await f.close();
@@ -62,10 +52,10 @@ describe('background writes', () => {
 
   it('back-pressure: a write waits while the queue holds more than its bound of bytes', async () => {
     const { gate, f, ds } = await setup({ backgroundWrites: { maxBytes: 2 * FRAME } });
-    expect(await state(ds.write(frame(1), frameSel(0)))).toBe('done');
-    expect(await state(ds.write(frame(2), frameSel(1)))).toBe('done');
+    expect(await promiseState(ds.write(frame(1), frameSel(0)))).toBe('done');
+    expect(await promiseState(ds.write(frame(2), frameSel(1)))).toBe('done');
     const third = ds.write(frame(3), frameSel(2));
-    expect(await state(third)).toBe('pending'); // 3 frames > the bound of 2
+    expect(await promiseState(third)).toBe('pending'); // 3 frames > the bound of 2
     expect(gate.started).toBe(2); // its encoding has not even started
     gate.open(true); // the two queued encodings finish
     await third;
@@ -78,7 +68,7 @@ describe('background writes', () => {
     const { gate, f, ds, store, container } = await setup();
     for (let i = 0; i < 5; i++) await ds.write(frame(10 + i), frameSel(i));
     const fl = f.flush();
-    expect(await state(fl)).toBe('pending');
+    expect(await promiseState(fl)).toBe('pending');
     gate.open(false);
     await fl;
     await f.close();
@@ -140,7 +130,7 @@ describe('background writes', () => {
   it('backgroundWrites: false encodes within the call, which throws the failure itself', async () => {
     const { gate, f, ds } = await setup({ backgroundWrites: false });
     const w = ds.write(frame(3), frameSel(0));
-    expect(await state(w)).toBe('pending');
+    expect(await promiseState(w)).toBe('pending');
     gate.open(false);
     await w;
     const err = await ds.write(frame(0xee), frameSel(1)).catch((e: unknown) => e);

@@ -36,3 +36,14 @@ export class GateFilter {
     for (const r of w) r();
   }
 }
+
+/** Settles `p` into 'pending' / 'done' / the error after the microtasks and timers in flight. */
+export async function promiseState(p: Promise<unknown>): Promise<unknown> {
+  let s: unknown = 'pending';
+  p.then(
+    () => (s = 'done'),
+    (e: unknown) => (s = e),
+  );
+  await new Promise((r) => setTimeout(r, 20));
+  return s;
+}

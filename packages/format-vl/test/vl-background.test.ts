@@ -11,21 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { createContainer, createFile, FilterError, MemoryStore, openFile, registerFilter, selectHyperslab, type Dataset } from '@chunkform/core';
 import { createVlDataset } from '../src/index.js';
 import './support.js';
-import { GateFilter } from '../../../test/support/gate-filter.js';
+import { GateFilter, promiseState } from '../../../test/support/gate-filter.js';
 
 const CHUNK = 4;
 const chunkSel = (c: number) => selectHyperslab({ start: [c * CHUNK], count: [CHUNK] });
 const words = (c: number, first = `c${c}`) => [first, `héllo ${c}`, '', `𝄞 ${c} end`];
 
-async function state(p: Promise<unknown>): Promise<unknown> {
-  let s: unknown = 'pending';
-  p.then(
-    () => (s = 'done'),
-    (e: unknown) => (s = e),
-  );
-  await new Promise((r) => setTimeout(r, 20));
-  return s;
-}
 
 async function setup(opts: { backgroundWrites?: boolean } = {}, dtype: 'string' | 'vlen<i4>' = 'string') {
   const gate = new GateFilter(302, 'vl-gate', (d) => d[4] === 0x21, 'poisoned heap');
@@ -41,11 +32,11 @@ describe('background writes of VL chunks', () => {
   it('a whole-chunk write returns before its heap is encoded; the caller may change its array at once', async () => {
     const { gate, f, ds } = await setup();
     const data = words(0);
-    expect(await state(ds.write(data, chunkSel(0)))).toBe('done');
+    expect(await promiseState(ds.write(data, chunkSel(0)))).toBe('done');
     expect(gate.finished).toBe(0);
     data.fill('changed'); // the chunk holds the values already
     const r = ds.read(chunkSel(0));
-    expect(await state(r)).toBe('pending'); // a read waits for the queued chunk
+    expect(await promiseState(r)).toBe('pending'); // a read waits for the queued chunk
     gate.open(false);
     expect(await r).toEqual(words(0));
     await f.close();
@@ -54,7 +45,7 @@ describe('background writes of VL chunks', () => {
   it('sequences: the caller may change its TypedArrays after the write returns', async () => {
     const { gate, f, ds, store, container } = await setup({}, 'vlen<i4>');
     const data = [Int32Array.of(1, 2, 3), Int32Array.of(), Int32Array.of(-7), Int32Array.of(9, 9)];
-    expect(await state(ds.write(data, chunkSel(1)))).toBe('done');
+    expect(await promiseState(ds.write(data, chunkSel(1)))).toBe('done');
     data[0]!.fill(0);
     gate.open(false);
     await f.close();
@@ -68,7 +59,7 @@ describe('background writes of VL chunks', () => {
     const { gate, f, ds, store, container } = await setup();
     for (let c = 0; c < 5; c++) await ds.write(words(c), chunkSel(c));
     const fl = f.flush();
-    expect(await state(fl)).toBe('pending');
+    expect(await promiseState(fl)).toBe('pending');
     gate.open(false);
     await fl;
     await f.close();
@@ -126,7 +117,7 @@ describe('background writes of VL chunks', () => {
   it('backgroundWrites: false encodes within the call, which throws the failure itself', async () => {
     const { gate, f, ds } = await setup({ backgroundWrites: false });
     const w = ds.write(words(0), chunkSel(0));
-    expect(await state(w)).toBe('pending');
+    expect(await promiseState(w)).toBe('pending');
     gate.open(false);
     await w;
     const err = await ds.write(words(1, '!bad'), chunkSel(1)).catch((e: unknown) => e);
