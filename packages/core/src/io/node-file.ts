@@ -190,7 +190,7 @@ export class NodeFileStore implements ByteStore {
     }
     return total;
   }
-  /** Writes `bytes` at `offset` (on the thread pool from {@link THREADED_WRITE_BYTES} on; `bytes` must not change until this settles). */
+  /** Writes `bytes` at `offset` (on the thread pool from 256 KiB on; `bytes` must not change until this settles). */
   async write(offset: number, bytes: Uint8Array): Promise<void> {
     const fd = this.handle();
     let done = 0;
