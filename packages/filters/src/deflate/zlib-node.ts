@@ -7,6 +7,7 @@
 import { constants, deflate, deflateSync, inflate, inflateSync, type ZlibOptions } from 'node:zlib';
 import { isMainThread } from 'node:worker_threads';
 import { FilterError } from '@chunkform/core/plugin';
+import { CopyPool } from '../util/copy-pool.js';
 
 /** Which implementation this module is. */
 export const ZLIB_BACKEND: 'node' | 'fflate' = 'node';
@@ -32,36 +33,8 @@ export const ASYNC_MIN_BYTES = 64 * 1024;
 /** Large inputs go to libuv's pool only from the main thread. */
 const ASYNC_LIMIT = isMainThread ? ASYNC_MIN_BYTES : Infinity;
 
-/** Private input copies of thread-pool calls are made in reused buffers: new ones cost page faults and garbage collections. */
-const inputPool: Uint8Array[] = [];
-/** Most buffers kept, and most bytes in one kept buffer. */
-const POOL_BUFFERS = 8;
-const POOL_MAX_BYTES = 16 << 20;
-
-/** A private copy of `data` for a thread-pool call, in a reused buffer when one fits (give it back with {@link release}). */
-function privateCopy(data: Uint8Array): Uint8Array {
-  const n = data.length;
-  for (let i = inputPool.length - 1; i >= 0; i--) {
-    const b = inputPool[i]!;
-    if (b.length >= n && b.length <= 2 * n) {
-      inputPool.splice(i, 1);
-      const c = b.subarray(0, n);
-      c.set(data);
-      return c;
-    }
-  }
-  // (not `data.slice()`: on a Node Buffer that is a view, not a copy)
-  return new Uint8Array(data);
-}
-
-/** Returns a copy made by {@link privateCopy} once the thread pool is done with it. */
-function release(copy: Uint8Array): void {
-  const whole = new Uint8Array(copy.buffer, 0, copy.buffer.byteLength);
-  // Small copies (e.g. the stream of a very compressible chunk) would evict the large ones and never match them.
-  if (whole.length > POOL_MAX_BYTES || whole.length < ASYNC_MIN_BYTES) return;
-  if (inputPool.length >= POOL_BUFFERS) inputPool.shift();
-  inputPool.push(whole);
-}
+/** Private input copies of thread-pool calls, made in reused buffers (up to 8, each of 64 KiB–16 MiB): new ones cost page faults and garbage collections. */
+const inputPool = new CopyPool({ buffers: () => 8, maxBytes: Infinity, maxBufferBytes: 16 << 20, minBufferBytes: ASYNC_MIN_BYTES });
 
 function view(b: Buffer): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
@@ -89,10 +62,10 @@ export function zlibCompress(data: Uint8Array, level: number): Uint8Array | Prom
   // deflate's worst-case output (zlib's deflateBound plus slack) fits one slice
   const opts: ZlibOptions = { level, chunkSize: Math.min(MAX_CHUNK, Math.max(SMALL_CHUNK, data.length + (data.length >>> 8) + 64)) };
   if (data.length >= ASYNC_LIMIT) {
-    const input = privateCopy(data);
+    const input = inputPool.copy(data);
     return new Promise((resolve, reject) =>
       deflate(input, opts, (e, out) => {
-        release(input);
+        inputPool.keep(input.buffer as ArrayBuffer); // the thread pool is done with it
         if (e) reject(compressError(e));
         else resolve(view(out));
       }),
@@ -113,10 +86,10 @@ export function zlibDecompress(data: Uint8Array, expected: number, limit: number
   const chunkSize = Math.min(MAX_CHUNK, expected > 0 ? Math.max(SMALL_CHUNK, expected + 1) : MIN_CHUNK);
   const opts: ZlibOptions = { chunkSize, finishFlush: constants.Z_FINISH, ...(limit > 0 ? { maxOutputLength: limit } : {}) };
   if (Math.max(expected, data.length) >= ASYNC_LIMIT) {
-    const input = privateCopy(data);
+    const input = inputPool.copy(data);
     return new Promise((resolve, reject) =>
       inflate(input, opts, (e, out) => {
-        release(input);
+        inputPool.keep(input.buffer as ArrayBuffer); // the thread pool is done with it
         if (e) reject(decompressError(e, limit));
         else resolve(view(out));
       }),

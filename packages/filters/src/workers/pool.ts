@@ -15,6 +15,7 @@ import type { Filter } from '@chunkform/core/plugin';
 import { machineThreads, startFilterWorker } from '#workers';
 import { ALL_FILTERS } from '../builtin.js';
 import type { FilterJob, FilterWorker } from './protocol.js';
+import { CopyPool } from '../util/copy-pool.js';
 
 /** Chunks from this many bytes (raw or stored) go to the pool by default. */
 export const DEFAULT_WORKER_MIN_BYTES = 128 * 1024;
@@ -86,38 +87,13 @@ function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMa
 /** Chunks the workers finished, and chunks that failed there (then run on the calling thread). */
 const stats = { done: 0, failed: 0 };
 
-/** Input buffers the workers sent back, reused for the next copies (no garbage per chunk). */
-const inputs: ArrayBuffer[] = [];
-/** Bytes of the buffers in {@link inputs}. */
-let inputBytes = 0;
-/** Most buffers kept: one per chunk in flight (two per thread plus two)... */
-const inputsKept = (): number => 2 * Math.max(1, size()) + 2;
-/** ...and most bytes kept in all (a few large chunks do not pin hundreds of MiB once the work is done). */
+/**
+ * Input buffers the workers sent back, reused for the next copies (no garbage per chunk): at most one
+ * per chunk in flight (two per thread plus two), and 64 MiB in all (a few large chunks do not pin
+ * hundreds of MiB once the work is done).
+ */
 const INPUTS_MAX_BYTES = 64 << 20;
-
-/** Keeps a buffer a worker sent back for the next copy, dropping the oldest beyond the bounds. */
-function keepInput(b: ArrayBuffer): void {
-  if (b.byteLength > INPUTS_MAX_BYTES) return;
-  inputs.push(b);
-  inputBytes += b.byteLength;
-  while (inputs.length > inputsKept() || inputBytes > INPUTS_MAX_BYTES) inputBytes -= inputs.shift()!.byteLength;
-}
-
-/** A copy of `bytes` to send to a worker (its buffer is transferred), in a returned buffer when one fits. */
-function copyIn(bytes: Uint8Array): Uint8Array {
-  const n = bytes.length;
-  for (let i = inputs.length - 1; i >= 0; i--) {
-    const b = inputs[i]!;
-    if (b.byteLength >= n && b.byteLength <= 2 * n) {
-      inputs.splice(i, 1);
-      inputBytes -= b.byteLength;
-      const c = new Uint8Array(b, 0, n);
-      c.set(bytes);
-      return c;
-    }
-  }
-  return bytes.slice();
-}
+const inputs = new CopyPool({ buffers: () => 2 * Math.max(1, size()) + 2, maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
 
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
 async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
@@ -127,7 +103,7 @@ async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: nu
     const r = await w.run(job);
     stats.done++;
     const back = r.input?.buffer as ArrayBuffer | undefined;
-    if (back) keepInput(back);
+    if (back) inputs.keep(back);
     return { bytes: r.bytes, filterMask: r.filterMask };
   } catch {
     stats.failed++;
@@ -146,11 +122,11 @@ const offload: PipelineOffload = {
   },
   encode(bytes, pipeline, impls, ctx) {
     if (!takes(bytes, impls, 0, ctx)) return null;
-    return send({ direction: 'encode', bytes: copyIn(bytes), pipeline, filterMask: 0, ctx });
+    return send({ direction: 'encode', bytes: inputs.copy(bytes), pipeline, filterMask: 0, ctx });
   },
   decode(bytes, pipeline, filterMask, impls, ctx) {
     if (!takes(bytes, impls, filterMask, ctx)) return null;
-    return send({ direction: 'decode', bytes: copyIn(bytes), pipeline, filterMask, ctx }).then((r) => r && r.bytes);
+    return send({ direction: 'decode', bytes: inputs.copy(bytes), pipeline, filterMask, ctx }).then((r) => r && r.bytes);
   },
 };
 
@@ -193,8 +169,7 @@ export async function startWorkers(): Promise<number> {
 /** Stops every worker now (pending chunks run on the calling thread) and drops the buffers kept for them; they start again on demand. */
 export function stopWorkers(): void {
   while (workers.length > 0) workers.pop()!.terminate();
-  inputs.length = 0;
-  inputBytes = 0;
+  inputs.clear();
 }
 
 /** Enables the pool in core's pipeline (what `registerFilters()` does). */

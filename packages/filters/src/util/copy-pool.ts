@@ -1,0 +1,58 @@
+/**
+ * Reused buffers for private copies of chunk bytes handed to another thread (libuv's pool for
+ * zlib, the filter workers): a copy goes into a kept buffer of `n`–`2n` bytes when one exists, so
+ * copying large chunks costs no new allocation (page faults, garbage collections).
+ * @module
+ */
+
+/** Bounds on what a {@link CopyPool} keeps. */
+export interface CopyPoolLimits {
+  /** Most buffers kept (read at each `keep`: it may follow the thread count). */
+  buffers: () => number;
+  /** Most bytes kept in all. */
+  maxBytes: number;
+  /** Buffers larger than this are not kept. */
+  maxBufferBytes: number;
+  /** Buffers smaller than this are not kept (they would never fit the large copies). */
+  minBufferBytes?: number;
+}
+
+/** Kept buffers for private copies, oldest dropped first beyond the limits. */
+export class CopyPool {
+  private readonly kept: ArrayBuffer[] = [];
+  private bytes = 0;
+
+  constructor(private readonly limits: CopyPoolLimits) {}
+
+  /** A private copy of `data` (never a view of its memory), in a kept buffer when one fits. */
+  copy(data: Uint8Array): Uint8Array {
+    const n = data.length;
+    for (let i = this.kept.length - 1; i >= 0; i--) {
+      const b = this.kept[i]!;
+      if (b.byteLength >= n && b.byteLength <= 2 * n) {
+        this.kept.splice(i, 1);
+        this.bytes -= b.byteLength;
+        const c = new Uint8Array(b, 0, n);
+        c.set(data);
+        return c;
+      }
+    }
+    // (not `data.slice()`: on a Node Buffer that is a view, not a copy)
+    return new Uint8Array(data);
+  }
+
+  /** Keeps `buffer` (no longer used by anyone) for a later copy. */
+  keep(buffer: ArrayBuffer): void {
+    const { maxBytes, maxBufferBytes, minBufferBytes = 0 } = this.limits;
+    if (buffer.byteLength > maxBufferBytes || buffer.byteLength < minBufferBytes) return;
+    this.kept.push(buffer);
+    this.bytes += buffer.byteLength;
+    while (this.kept.length > this.limits.buffers() || this.bytes > maxBytes) this.bytes -= this.kept.shift()!.byteLength;
+  }
+
+  /** Drops every kept buffer. */
+  clear(): void {
+    this.kept.length = 0;
+    this.bytes = 0;
+  }
+}
