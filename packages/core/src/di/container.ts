@@ -15,7 +15,7 @@
  * @module
  */
 import './reflect-polyfill.js';
-import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { container as rootContainer, type DependencyContainer } from '#tsyringe';
 import { RegistrationError } from '../errors.js';
 import type { ChunkIndexProvider } from '../chunk/chunk-index.js';
 import { formatKey, type ChunkFormatProvider } from '../chunk/chunk-format.js';
