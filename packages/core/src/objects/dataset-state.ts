@@ -16,8 +16,6 @@ import type { HeaderModel } from '../file/header-model.js';
 import { DatasetLock } from '../file/lock.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
 import type { DatasetStorage } from '../storage/dataset-storage.js';
-import { CompactStorage } from '../storage/compact-storage.js';
-import { ContiguousStorage } from '../storage/contiguous-storage.js';
 
 /** Options when a dataset is opened. */
 export interface DatasetAccessOptions {
@@ -92,9 +90,9 @@ async function openStorage(ctx: FileContext, model: HeaderModel, state: DatasetS
   const dims = space.kind === 'simple' ? space.dims.slice() : space.kind === 'scalar' ? [] : [0];
   switch (layout.class) {
     case 'compact':
-      return new CompactStorage(ctx, model, path, layout, dims, es);
+      return new ctx.objects.CompactStorage(ctx, model, path, layout, dims, es);
     case 'contiguous':
-      return new ContiguousStorage(ctx, model, path, layout, dims, es, parts.fillValue);
+      return new ctx.objects.ContiguousStorage(ctx, model, path, layout, dims, es, parts.fillValue);
     case 'chunked':
     case 'structured': {
       const { chunkCache, ...formatAccess } = state.access;

@@ -16,6 +16,8 @@ import { CommittedDatatype, Group } from './group.js';
 import { Dataset } from './dataset.js';
 import { Attributes } from './attributes.js';
 import { ChunkedStorage } from '../storage/chunked-storage.js';
+import { CompactStorage } from '../storage/compact-storage.js';
+import { ContiguousStorage } from '../storage/contiguous-storage.js';
 import { LinkGraph } from './link-graph.js';
 import { groupMessages } from './group-create.js';
 import type { Container } from '../di/container.js';
@@ -89,6 +91,8 @@ const FULL_CLASSES: ObjectClasses = {
   CommittedDatatype,
   Attributes,
   ChunkedStorage,
+  CompactStorage,
+  ContiguousStorage,
 };
 
 /** An open HDF5 file: the root group, plus {@link flush} and {@link close}. */

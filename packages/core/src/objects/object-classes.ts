@@ -1,5 +1,5 @@
 /**
- * The classes an open file makes its objects (and the storage of its chunked datasets) with: the read-only ones of `@chunkform/core/read`
+ * The classes an open file makes its objects (and the storage of its datasets) with: the read-only ones of `@chunkform/core/read`
  * (objects/read-file.ts) or the full ones of `@chunkform/core` (objects/file.ts). Groups, datasets
  * and attributes reach them through the file context, so a read-only bundle never imports the
  * classes that write.
@@ -12,6 +12,8 @@ import type { InOrder, ReadAttributes } from './read-attributes.js';
 import type { ReadDataset } from './read-dataset.js';
 import type { ReadCommittedDatatype, ReadGroup } from './read-group.js';
 import type { ChunkedDatasetInfo, ReadChunkedStorage } from '../storage/read-chunked-storage.js';
+import type { ReadCompactStorage } from '../storage/read-compact-storage.js';
+import type { ReadContiguousStorage } from '../storage/read-contiguous-storage.js';
 
 /** The classes of the objects of one open file. @internal */
 export interface ObjectClasses {
@@ -21,4 +23,7 @@ export interface ObjectClasses {
   Attributes: new (ctx: FileContext, header: () => Promise<HeaderModel>, path: string, inOrder?: InOrder) => ReadAttributes;
   /** The storage of chunked datasets (`create`: a new, empty chunk index; full classes only). */
   ChunkedStorage: { open(ctx: FileContext, model: HeaderModel, info: ChunkedDatasetInfo, create?: boolean): Promise<ReadChunkedStorage> };
+  /** The storage of compact and contiguous datasets (the full classes write). */
+  CompactStorage: typeof ReadCompactStorage;
+  ContiguousStorage: typeof ReadContiguousStorage;
 }

@@ -18,6 +18,8 @@ import { ReadAttributes } from './read-attributes.js';
 import { ReadDataset } from './read-dataset.js';
 import { ReadCommittedDatatype, ReadGroup } from './read-group.js';
 import { ReadChunkedStorage } from '../storage/read-chunked-storage.js';
+import { ReadCompactStorage } from '../storage/read-compact-storage.js';
+import { ReadContiguousStorage } from '../storage/read-contiguous-storage.js';
 
 /** Options of the read-only `openFile` (`@chunkform/core/read`). */
 export interface ReadOpenOptions {
@@ -41,6 +43,8 @@ const READ_CLASSES: ObjectClasses = {
   CommittedDatatype: ReadCommittedDatatype,
   Attributes: ReadAttributes,
   ChunkedStorage: ReadChunkedStorage,
+  CompactStorage: ReadCompactStorage,
+  ContiguousStorage: ReadContiguousStorage,
 };
 
 /** An HDF5 file open for reading: the root group, plus {@link close}. */

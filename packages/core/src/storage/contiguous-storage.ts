@@ -7,66 +7,20 @@
  * before the next flush go into that fresh copy in place.
  * @module
  */
-import { FormatError } from '../errors.js';
 import { isDefinedAddress } from '../format/bytes.js';
-import { encodeLayout, type ContiguousLayout } from '../format/messages/layout.js';
+import { encodeLayout } from '../format/messages/layout.js';
 import { LAYOUT } from '../format/messages/message-types.js';
-import type { FileContext } from '../file/file-context.js';
 import type { FileWriter } from '../file/file-writer.js';
-import type { HeaderModel } from '../file/header-model.js';
 import { selectionRuns } from '../selection/runs.js';
 import type { Selection } from '../selection/selection.js';
-import type { DatasetStorage, StorageRead } from './dataset-storage.js';
-import { allocBytes } from './read-limit.js';
-import { checkInto, copyRunsFromFlat, copyRunsToFlat, filledBytes, isAll, runsExtent } from './flat-runs.js';
+import { copyRunsToFlat, filledBytes, isAll, runsExtent } from './flat-runs.js';
+import { ReadContiguousStorage } from './read-contiguous-storage.js';
 
 /** Copy-on-write copies a flushed block through buffers of at most this many bytes. */
 const COPY_PIECE = 16 << 20;
 
-/** A contiguous dataset's storage. */
-export class ContiguousStorage implements DatasetStorage {
-  constructor(
-    private readonly ctx: FileContext,
-    private readonly model: HeaderModel,
-    private readonly path: string,
-    private layout: ContiguousLayout,
-    private readonly dims: readonly number[],
-    private readonly elementSize: number,
-    private readonly fill: Uint8Array | null,
-  ) {}
-
-  async read(sel: Selection, count: number, into?: Uint8Array): Promise<StorageRead> {
-    const es = this.elementSize;
-    const total = this.dims.reduce((a, b) => a * b, 1);
-    if (into) checkInto(into, count, es, this.path);
-    if (!isDefinedAddress(this.layout.address) || count === 0) {
-      const fill = filledBytes(count, es, this.fill);
-      if (!into) return { bytes: fill, owned: true };
-      into.set(fill);
-      return { bytes: into, owned: false };
-    }
-    if (this.layout.size < total * es) {
-      throw new FormatError(`contiguous storage holds ${this.layout.size} bytes, ${total * es} expected`, {
-        path: this.path,
-        structure: 'layout message',
-      });
-    }
-    if (isAll(sel)) {
-      if (into) {
-        await this.ctx.readRawInto(this.layout.address, into, 'contiguous dataset storage');
-        return { bytes: into, owned: false };
-      }
-      const bytes = await this.ctx.readRaw(this.layout.address, total * es, 'contiguous dataset storage');
-      return { bytes, owned: this.ctx.freshReads };
-    }
-    const runs = selectionRuns(sel, [...this.dims]);
-    const [lo, hi] = runsExtent(runs);
-    const span = await this.ctx.readRaw(this.layout.address + lo * es, (hi - lo) * es, 'contiguous dataset storage');
-    const out = into ?? allocBytes(count * es, this.path);
-    copyRunsFromFlat(span, lo, runs, out, es);
-    return { bytes: out, owned: !into };
-  }
-
+/** A contiguous dataset's storage that writes (reading is {@link ReadContiguousStorage}'s). */
+export class ContiguousStorage extends ReadContiguousStorage {
   async write(sel: Selection, bytes: Uint8Array): Promise<void> {
     const writer = this.ctx.requireWriter(`write dataset "${this.path}"`);
     const es = this.elementSize;
@@ -128,10 +82,5 @@ export class ContiguousStorage implements DatasetStorage {
       const bytes = await this.ctx.readRaw(from + at, n, 'contiguous dataset storage');
       await writer.writeRaw(to + at, this.ctx.freshReads ? bytes : bytes.slice());
     }
-  }
-
-  /** The current layout (address changes on first write). */
-  get current(): ContiguousLayout {
-    return this.layout;
   }
 }
