@@ -104,6 +104,8 @@ export interface ChunkIndex {
   readonly type: string;
   /** True when this implementation cannot change the index: writes are refused before anything is written. */
   readonly readOnly?: boolean;
+  /** Why a read-only index refuses writes, for the error message (default: the v1 B-tree's reason, files written with libver "earliest"). */
+  readonly readOnlyReason?: string;
   /**
    * For indexes whose chunk addresses are computed by the index (implicit index): called by the chunk
    * engine before it rewrites the stored chunk at `coords` when that chunk's space is not fresh. Moves

@@ -61,7 +61,7 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
     if (index.readOnly) {
       throw new UnsupportedError(
         `cannot rewrite chunk [${coords.join(', ')}]: it belongs to the file's flushed state and must go to new space, ` +
-          `which a "${index.type}" chunk index cannot record here (h5repack --latest converts the file to a writable index)`,
+          `which a "${index.type}" chunk index cannot record here (${index.readOnlyReason ?? 'h5repack --latest converts the file to a writable index'})`,
         { path: this.o.path },
       );
     }

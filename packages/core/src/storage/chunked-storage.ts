@@ -73,7 +73,7 @@ export class ChunkedStorage extends ReadChunkedStorage {
     if (this.index.readOnly) {
       throw new UnsupportedError(
         `cannot ${what}: datasets indexed by a "${this.index.type}" chunk index are read-only here ` +
-          '(files written with libver="earliest"; h5repack --latest converts them)',
+          `(${this.index.readOnlyReason ?? 'files written with libver="earliest"; h5repack --latest converts them'})`,
         { path: this.info.path },
       );
     }

@@ -13,6 +13,7 @@ import {
   type ChunkIndexContext,
   type ChunkRecord,
   FormatError,
+  UnsupportedError,
   ValueError,
   UNDEFINED_ADDRESS,
   type SizeContext,
@@ -236,7 +237,23 @@ export const defaultElementCodecFactory: ElementCodecFactory = (ctx, clientId) =
   if (ctx.structured || clientId === CLIENT_STRUCTURED_CHUNKS || clientId === CLIENT_FILTERED_STRUCTURED_CHUNKS) {
     return structuredElementCodecFactory(ctx, clientId);
   }
+  return chunkElementCodecFactory(ctx, clientId);
+};
+
+/**
+ * The codecs of chunked (dense) datasets alone: clients 0 (unfiltered) and 1 (filtered) with the
+ * layout-v4 chunk size width — {@link defaultElementCodecFactory} without the structured-chunk
+ * codecs, for the read-only fixed array index (a bundle then leaves those out). Structured-chunk
+ * datasets and client ids 2/3 are an `UnsupportedError` naming the registration that reads them.
+ */
+export const chunkElementCodecFactory: ElementCodecFactory = (ctx, clientId) => {
   const where = { path: ctx.datasetPath, structure: 'chunk index' };
+  if (ctx.structured || clientId === CLIENT_STRUCTURED_CHUNKS || clientId === CLIENT_FILTERED_STRUCTURED_CHUNKS) {
+    throw new UnsupportedError(
+      `array client id ${clientId}: the read-only fixed array index reads chunked (dense) datasets; structured-chunk datasets need registerFixedArrayIndex()`,
+      where,
+    );
+  }
   if (clientId !== CLIENT_UNFILTERED_CHUNKS && clientId !== CLIENT_FILTERED_CHUNKS) {
     throw new FormatError(`unsupported array client id ${clientId}`, where);
   }

@@ -1,0 +1,95 @@
+/**
+ * The read-only fixed array index (`registerFixedArrayReadOnly`, issue #14's read-only bundle): it
+ * reads what the full index reads for chunked (dense) datasets, refuses writes before anything
+ * changes (typed error naming the registration that writes), and names that registration for
+ * structured-chunk (sparse) datasets, whose element codecs it leaves out.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  MemoryStore,
+  UnsupportedError,
+  createContainer,
+  createFile,
+  openFile,
+  selectHyperslab,
+  selectPoints,
+  type Container,
+  type Dataset,
+} from '../packages/core/src/index.js';
+import { openFile as openReadOnly, ReadDataset } from '../packages/core/src/read.js';
+import { registerDenseFormats, registerDenseReadOnly } from '../packages/format-dense/src/index.js';
+import { registerSparseFormat } from '../packages/format-sparse/src/index.js';
+import { registerFilters, registerInflate } from '../packages/filters/src/index.js';
+import { fixedArrayReadOnlyProvider, registerFixedArrayReadOnly, registerIndexes } from '../packages/indexes/src/index.js';
+
+const VALUES = Int32Array.from({ length: 3000 }, (_, i) => i * 7 - 300);
+
+/** `/x`: [3000] int32 in chunks of 2 (1500 chunks: a paged fixed array), deflated; `/y` unfiltered, one chunk unwritten; `/s` sparse. */
+async function sampleFile(): Promise<Uint8Array> {
+  const c = createContainer(null);
+  registerIndexes(c);
+  registerDenseFormats(c);
+  registerSparseFormat(c);
+  registerFilters(c);
+  const store = new MemoryStore();
+  const f = await createFile(store, { container: c });
+  await f.createDataset('x', { dtype: 'int32', shape: [3000], chunks: [2], filters: [{ id: 1 }], data: VALUES });
+  const y = await f.createDataset('y', { dtype: 'int32', shape: [40], chunks: [10], fillValue: -1 });
+  await y.write(VALUES.subarray(0, 10), selectHyperslab({ start: [20], count: [10] }));
+  const s = await f.createDataset('s', { dtype: 'int32', shape: [8], chunks: [4], layout: 'sparse' });
+  await s.write([5], selectPoints([[2]]));
+  await f.close();
+  return store.toBytes();
+}
+
+function readOnlyContainer(): Container {
+  const c = createContainer(null);
+  registerFixedArrayReadOnly(c);
+  registerDenseReadOnly(c);
+  registerInflate(c);
+  registerSparseFormat(c);
+  return c;
+}
+
+describe('read-only fixed array index', () => {
+  it('reads paged and unpaged fixed arrays as the full index does (read-only and full openFile)', async () => {
+    const bytes = await sampleFile();
+    const container = readOnlyContainer();
+    const expectedY = Int32Array.from({ length: 40 }, (_, i) => (i >= 20 && i < 30 ? VALUES[i - 20]! : -1));
+    const r = await openReadOnly(bytes, { container });
+    const x = await r.get('x');
+    expect(x).toBeInstanceOf(ReadDataset);
+    expect((x as ReadDataset).layout.class === 'chunked' && (x as ReadDataset).layout.index.type).toBe('fixed-array');
+    expect(await (x as ReadDataset).read()).toEqual(VALUES);
+    expect(await (x as ReadDataset).numChunks()).toBe(1500);
+    expect(await ((await r.get('y')) as ReadDataset).read()).toEqual(expectedY);
+    await r.close();
+    const f = await openFile(bytes, { container });
+    expect(await ((await f.get('x')) as Dataset).read()).toEqual(VALUES);
+    await f.close();
+  });
+
+  it('refuses writes before anything changes, naming the registration that writes', async () => {
+    const bytes = await sampleFile();
+    const store = new MemoryStore(bytes.slice());
+    const f = await openFile(store, { mode: 'r+', container: readOnlyContainer() });
+    const x = (await f.get('x')) as Dataset;
+    const err = await x.write(new Int32Array(2), selectPoints([[0], [1]])).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnsupportedError);
+    expect((err as Error).message).toMatch(/registerFixedArrayIndex\(\)/);
+    const y = (await f.get('y')) as Dataset;
+    await expect(y.write([1], selectPoints([[0]]))).rejects.toThrow(/read-only .*registerFixedArrayIndex\(\)/);
+    await f.close();
+    expect(store.toBytes()).toEqual(bytes);
+    // creating a fixed array index through it is refused too
+    await expect(fixedArrayReadOnlyProvider.create({ datasetPath: '/z' } as never)).rejects.toThrow(UnsupportedError);
+  });
+
+  it('names registerFixedArrayIndex for structured-chunk (sparse) datasets', async () => {
+    const bytes = await sampleFile();
+    const r = await openReadOnly(bytes, { container: readOnlyContainer() });
+    const s = (await r.get('s')) as ReadDataset;
+    await expect(s.read()).rejects.toThrow(/structured-chunk datasets need registerFixedArrayIndex\(\)/);
+    await r.close();
+  });
+});
