@@ -59,7 +59,8 @@ describe('read-only fixed array index', () => {
     const r = await openReadOnly(bytes, { container });
     const x = await r.get('x');
     expect(x).toBeInstanceOf(ReadDataset);
-    expect((x as ReadDataset).layout.class === 'chunked' && (x as ReadDataset).layout.index.type).toBe('fixed-array');
+    const layout = (x as ReadDataset).layout;
+    expect(layout.class === 'chunked' && layout.index.type).toBe('fixed-array');
     expect(await (x as ReadDataset).read()).toEqual(VALUES);
     expect(await (x as ReadDataset).numChunks()).toBe(1500);
     expect(await ((await r.get('y')) as ReadDataset).read()).toEqual(expectedY);
