@@ -1,8 +1,9 @@
 /**
- * The read-only fixed array index (`registerFixedArrayReadOnly`, issue #14's read-only bundle): it
- * reads what the full index reads for chunked (dense) datasets, refuses writes before anything
- * changes (typed error naming the registration that writes), and names that registration for
- * structured-chunk (sparse) datasets, whose element codecs it leaves out.
+ * The read-only fixed array index (`registerFixedArrayReadOnly`) and dense formats
+ * (`registerDenseReadOnly`) of issue #14's read-only bundle: they read what the full ones read for
+ * chunked (dense) datasets, refuse writes before anything changes (typed error naming the
+ * registration that writes), and the index names that registration for structured-chunk (sparse)
+ * datasets, whose element codecs it leaves out.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -42,11 +43,17 @@ async function sampleFile(): Promise<Uint8Array> {
   return store.toBytes();
 }
 
-function readOnlyContainer(): Container {
+/** The read-only registrations (`fullDense`: the dense formats that write, with the read-only index). */
+function readOnlyContainer(fullDense = false): Container {
   const c = createContainer(null);
   registerFixedArrayReadOnly(c);
-  registerDenseReadOnly(c);
-  registerInflate(c);
+  if (fullDense) {
+    registerDenseFormats(c);
+    registerFilters(c);
+  } else {
+    registerDenseReadOnly(c);
+    registerInflate(c);
+  }
   registerSparseFormat(c);
   return c;
 }
@@ -73,14 +80,25 @@ describe('read-only fixed array index', () => {
   it('refuses writes before anything changes, naming the registration that writes', async () => {
     const bytes = await sampleFile();
     const store = new MemoryStore(bytes.slice());
-    const f = await openFile(store, { mode: 'r+', container: readOnlyContainer() });
+    const f = await openFile(store, { mode: 'r+', container: readOnlyContainer(true) });
     const x = (await f.get('x')) as Dataset;
     const err = await x.write(new Int32Array(2), selectPoints([[0], [1]])).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnsupportedError);
     expect((err as Error).message).toMatch(/registerFixedArrayIndex\(\)/);
     const y = (await f.get('y')) as Dataset;
     await expect(y.write([1], selectPoints([[0]]))).rejects.toThrow(/read-only .*registerFixedArrayIndex\(\)/);
+    await expect(y.resize([10])).rejects.toThrow(UnsupportedError);
     await f.close();
+    expect(store.toBytes()).toEqual(bytes);
+    // the read-only dense formats refuse first, naming theirs
+    const g = await openFile(store, { mode: 'r+', container: readOnlyContainer() });
+    for (const name of ['x', 'y']) {
+      const d = (await g.get(name)) as Dataset;
+      await expect(d.write([1], selectPoints([[0]]))).rejects.toThrow(/read-only \(registerDenseReadOnly\); registerDenseFormats\(\)/);
+      await expect(d.resize([10])).rejects.toThrow(UnsupportedError);
+      await expect(d.writeChunk([0], new Uint8Array(8))).rejects.toThrow(UnsupportedError);
+    }
+    await g.close();
     expect(store.toBytes()).toEqual(bytes);
     // creating a fixed array index through it is refused too
     await expect(fixedArrayReadOnlyProvider.create({ datasetPath: '/z' } as never)).rejects.toThrow(UnsupportedError);

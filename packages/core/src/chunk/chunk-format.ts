@@ -106,6 +106,11 @@ export interface ChunkImage {
 export interface ChunkFormat<Mem = unknown> {
   /** Name for messages and tools (e.g. "dense", "dense-filtered"). */
   readonly name: string;
+  /**
+   * Present on formats that only read (e.g. those of `registerDenseReadOnly`): why, for the error
+   * message. Writes to their datasets are refused before anything changes.
+   */
+  readonly readOnlyReason?: string | undefined;
   /** True when stored chunks vary in size (filtered or sparse), so rewrites may need new space. */
   readonly variableSize: boolean;
   /** The in-memory form of a chunk that was never written (all fill value), or undefined if the format allocates nothing. */

@@ -26,11 +26,14 @@ export class ChunkedStorage extends ReadChunkedStorage {
 
   /** False once the cache was seen without dirty chunks and nothing changed since. */
   private maybeDirty = false;
+  /** Why the dataset's chunk format only reads, when it does (writes are then refused). */
+  private formatReadOnly: string | undefined;
 
   /** Resolves index, format and filters for a dataset and opens its index (`create`: a new, empty one). */
   static override async open(ctx: FileContext, model: HeaderModel, info: ChunkedDatasetInfo, create = false): Promise<ChunkedStorage> {
     const p = await openChunkedParts(ctx, info, create, (o) => new ChunkEngine<unknown>(o));
     const storage = new ChunkedStorage(ctx, model, info, p.index, p.engine, p.cache, p.objectValues);
+    storage.formatReadOnly = p.formatReadOnly;
     ctx.writer?.flushHooks.add(storage.flushHook);
     return storage;
   }
@@ -61,7 +64,7 @@ export class ChunkedStorage extends ReadChunkedStorage {
   async write(sel: Selection, bytes: Uint8Array): Promise<void> {
     // A read-only index still allows overwriting stored fixed-size chunks in their fresh space
     // (never the case for chunks of the last flushed state: those need a new record).
-    if (!this.index.readOnly || !(await this.engine.rewritesInPlace(sel))) this.writable('write');
+    if (!this.index.readOnly || this.formatReadOnly !== undefined || !(await this.engine.rewritesInPlace(sel))) this.writable('write');
     else this.ctx.requireWriter(`write dataset "${this.info.path}"`);
     this.maybeDirty = true;
     await this.engine.write(sel, bytes);
@@ -70,6 +73,7 @@ export class ChunkedStorage extends ReadChunkedStorage {
   /** Throws, before anything is changed, when the file is read-only or the index cannot be written. */
   private writable(what: string): void {
     this.ctx.requireWriter(`${what} dataset "${this.info.path}"`);
+    if (this.formatReadOnly !== undefined) throw new UnsupportedError(`cannot ${what}: ${this.formatReadOnly}`, { path: this.info.path });
     if (this.index.readOnly) {
       throw new UnsupportedError(
         `cannot ${what}: datasets indexed by a "${this.index.type}" chunk index are read-only here ` +

@@ -76,6 +76,8 @@ export interface ChunkedParts<E> {
   engine: E;
   cache: ChunkCache<unknown>;
   objectValues: ObjectValues | undefined;
+  /** The chunk format's `readOnlyReason`: set when it only reads. */
+  formatReadOnly: string | undefined;
 }
 
 /**
@@ -189,7 +191,7 @@ export async function openChunkedParts<E>(
     dims: () => dims,
     ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : {}),
   });
-  return { index, engine, cache, objectValues: format.objectValues };
+  return { index, engine, cache, objectValues: format.objectValues, formatReadOnly: format.readOnlyReason };
 }
 
 /** A chunked dataset's storage, read-only. */
