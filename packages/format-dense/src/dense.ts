@@ -31,7 +31,7 @@ const MAX_SCRATCH = 8;
 const MAX_DIRECT_WRITE_RUNS = 8;
 
 /** Why the reading classes refuse writes. */
-const READ_ONLY = 'the dense chunk format is registered read-only (registerDenseReadOnly); registerDenseFormats() registers the one that writes';
+const READ_ONLY = 'the dense chunk format is registered read-only (registerDenseReadOnly); registerDenseFormats() writes';
 
 /** Shared parts of both dense formats (reading; the writing subclasses override {@link memWrite} and {@link memToFile}). */
 abstract class DenseFormat implements ChunkFormat<Uint8Array> {

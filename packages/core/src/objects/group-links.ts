@@ -16,7 +16,7 @@ import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import { DENSE_LINKS } from '../dense/dense-links.js';
 import { DenseStore } from '../dense/dense-store.js';
-import type { LinkList } from './link-list.js';
+import { replaceLink, type LinkList } from './link-list.js';
 import { linkInfoOf, linkStorageOf, type LinkStorage } from './links.js';
 
 /** The Group Info message's phase-change values (HDF5's defaults when absent: 8 and 6). */
@@ -136,5 +136,6 @@ export async function setLinkAddress(ctx: FileContext, model: HeaderModel, path:
     }
   }
   if (!updated) throw new NotFoundError(`"${name}": no such link`, { path });
-  (model.derived.get('links') as LinkList | undefined)?.replace(updated);
+  const list = model.derived.get('links') as LinkList | undefined;
+  if (list) replaceLink(list, updated);
 }

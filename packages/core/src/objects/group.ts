@@ -6,6 +6,7 @@
 import { H5Error, NotFoundError, UnsupportedError, ValueError } from '../errors.js';
 import type { LinkMessage } from '../format/messages/link.js';
 import { storeLink, unstoreLink } from './group-links.js';
+import { insertLink } from './link-list.js';
 import type { DtypeSpec } from '../values/dtype.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
@@ -211,7 +212,7 @@ export class Group extends ReadGroup {
     try {
       const stored = await storeLink(this.ctx, this.model, storage, list, link);
       // the sorted list stays valid with the new link in its place (a header change dropped it)
-      list.insert(stored.link);
+      insertLink(list, stored.link);
       this.model.derived.set('links', list);
       this.model.derived.set('linkStorage', stored.storage);
     } catch (e) {

@@ -25,11 +25,12 @@ export function compareNames(a: string, b: string): number {
 
 /** The links of one group, sorted as h5py lists them. */
 export class LinkList {
-  /** Links in listing order (do not modify: use {@link LinkList.insert}). */
+  /** Links in listing order (do not modify: use {@link insertLink}). */
   readonly links: LinkMessage[];
-  /** UTF-8 bytes of each name, parallel to `links` (name order only). */
-  private readonly keys: Uint8Array[] | undefined;
-  private readonly byName = new Map<string, LinkMessage>();
+  /** UTF-8 bytes of each name, parallel to `links` (name order only). @internal */
+  readonly keys: Uint8Array[] | undefined;
+  /** @internal */
+  readonly byName = new Map<string, LinkMessage>();
 
   /**
    * Sorts `links` (decoded from any link storage). Duplicate names are a format error naming the
@@ -64,42 +65,45 @@ export class LinkList {
   has(name: string): boolean {
     return this.byName.has(name);
   }
+}
 
-  /** Replaces the link with the same name as `link` (e.g. a new target address), keeping its place. */
-  replace(link: LinkMessage): void {
-    const old = this.byName.get(link.name);
-    if (!old) return;
-    this.byName.set(link.name, link);
-    const i = this.keys ? this.position(this.keys, utf8Encode(link.name)) : this.links.indexOf(old);
-    if (this.links[i] === old) this.links[i] = link;
-  }
+// The changes (group writes): functions rather than methods, so a read-only bundle leaves them out.
 
-  /** Adds a link whose name is new (the caller checks) at its place in the order. */
-  insert(link: LinkMessage): void {
-    this.byName.set(link.name, link);
-    if (!this.keys) {
-      // creation order: a new link has the largest index unless the caller supplied one
-      let i = this.links.length;
-      const o = link.creationOrder ?? 0;
-      while (i > 0 && (this.links[i - 1]!.creationOrder ?? 0) > o) i--;
-      this.links.splice(i, 0, link);
-      return;
-    }
-    const key = utf8Encode(link.name);
-    const at = this.position(this.keys, key);
-    this.links.splice(at, 0, link);
-    this.keys.splice(at, 0, key);
-  }
+/** Replaces the link with the same name as `link` (e.g. a new target address), keeping its place. */
+export function replaceLink(list: LinkList, link: LinkMessage): void {
+  const old = list.byName.get(link.name);
+  if (!old) return;
+  list.byName.set(link.name, link);
+  const i = list.keys ? position(list.keys, utf8Encode(link.name)) : list.links.indexOf(old);
+  if (list.links[i] === old) list.links[i] = link;
+}
 
-  /** Index of the first name in `keys` not ordered before `key` (binary search). */
-  private position(keys: readonly Uint8Array[], key: Uint8Array): number {
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareNameBytes(keys[mid]!, key) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+/** Adds a link whose name is new (the caller checks) at its place in the order. */
+export function insertLink(list: LinkList, link: LinkMessage): void {
+  list.byName.set(link.name, link);
+  const { links, keys } = list;
+  if (!keys) {
+    // creation order: a new link has the largest index unless the caller supplied one
+    let i = links.length;
+    const o = link.creationOrder ?? 0;
+    while (i > 0 && (links[i - 1]!.creationOrder ?? 0) > o) i--;
+    links.splice(i, 0, link);
+    return;
   }
+  const key = utf8Encode(link.name);
+  const at = position(keys, key);
+  links.splice(at, 0, link);
+  keys.splice(at, 0, key);
+}
+
+/** Index of the first name in `keys` not ordered before `key` (binary search). */
+function position(keys: readonly Uint8Array[], key: Uint8Array): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareNameBytes(keys[mid]!, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

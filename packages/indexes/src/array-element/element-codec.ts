@@ -30,34 +30,43 @@ import {
 /** What an element stores about one chunk (a {@link ChunkRecord} without its coordinates). */
 export type ElementValue = Omit<ChunkRecord, 'coords'>;
 
-/** The elements of one data block or data block page, column-wise. */
-export interface ElementTable {
+/** The elements of one data block or data block page, column-wise, for reading. */
+export interface ElementColumns {
   /** Number of elements. */
   readonly length: number;
   /** True when element `i` refers to a stored chunk (its address is defined). */
   isDefined(i: number): boolean;
   /** Element `i`, or null when it is the "fill" (never written / removed) element. */
   get(i: number): ElementValue | null;
-  /** Stores a chunk's record in element `i`. Throws {@link ValueError} when it cannot be encoded. */
-  set(i: number, v: ElementValue): void;
-  /** Resets element `i` to the fill element. */
-  clear(i: number): void;
   /** Number of defined elements. */
   countDefined(): number;
 }
 
-/** Encodes and decodes the elements of one array client (one element layout). */
-export interface ElementCodec {
+/** The elements of one data block or data block page, column-wise. */
+export interface ElementTable extends ElementColumns {
+  /** Stores a chunk's record in element `i`. Throws {@link ValueError} when it cannot be encoded. */
+  set(i: number, v: ElementValue): void;
+  /** Resets element `i` to the fill element. */
+  clear(i: number): void;
+}
+
+/** Decodes the elements of one array client (one element layout): what a read-only index needs. */
+export interface ElementDecoder {
   /** The array client id stored in the array's headers and blocks. */
   readonly clientId: number;
   /** Bytes per encoded element. */
   readonly elementSize: number;
-  /** A table of `n` fill elements. */
-  create(n: number): ElementTable;
   /**
    * Decodes `n` elements starting at `bytes[offset]` (the caller has checked the bytes exist).
    * `structure`/`address` name the block for errors.
    */
+  decode(bytes: Uint8Array, offset: number, n: number, structure: string, address: number): ElementColumns;
+}
+
+/** Encodes and decodes the elements of one array client (one element layout). */
+export interface ElementCodec extends ElementDecoder {
+  /** A table of `n` fill elements. */
+  create(n: number): ElementTable;
   decode(bytes: Uint8Array, offset: number, n: number, structure: string, address: number): ElementTable;
   /** Encodes every element of `table` into `out` starting at `offset`. */
   encode(table: ElementTable, out: Uint8Array, offset: number): void;
@@ -68,6 +77,9 @@ export interface ElementCodec {
  * does not fit the dataset (e.g. a filtered client for an unfiltered dataset).
  */
 export type ElementCodecFactory = (ctx: ChunkIndexContext, clientId: number) => ElementCodec;
+
+/** Makes the decoder for `clientId` in a dataset (a read-only index's {@link ElementCodecFactory}). */
+export type ElementDecoderFactory = (ctx: ChunkIndexContext, clientId: number) => ElementDecoder;
 
 /** Client id of arrays indexing chunks without filters. */
 export const CLIENT_UNFILTERED_CHUNKS = 0;
@@ -91,8 +103,8 @@ export function chunkSizeFieldLength(chunkBytes: number): number {
   return Math.min(8, n);
 }
 
-/** Elements of ordinary chunk indexes (clients 0 and 1), column-wise. */
-export class ChunkElementTable implements ElementTable {
+/** Elements of ordinary chunk indexes (clients 0 and 1), column-wise, for reading ({@link ChunkElementTable} changes them). */
+export class ChunkElementColumns implements ElementColumns {
   /** Chunk addresses; `UNDEFINED_ADDRESS` (all bits set) for fill elements. */
   readonly addresses: Float64Array;
   /** Stored sizes (filtered tables only). */
@@ -103,9 +115,9 @@ export class ChunkElementTable implements ElementTable {
   constructor(
     readonly length: number,
     /** Size reported for every chunk of an unfiltered table (the chunk's byte size). */
-    private readonly chunkBytes: number,
+    protected readonly chunkBytes: number,
     /** Largest storable size for filtered tables (from the size field width). */
-    private readonly maxSize: number,
+    protected readonly maxSize: number,
     filtered: boolean,
   ) {
     this.addresses = new Float64Array(length).fill(UNDEFINED_ADDRESS);
@@ -122,6 +134,16 @@ export class ChunkElementTable implements ElementTable {
     if (this.sizes) return { address, size: this.sizes[i]!, filterMask: this.masks![i]! };
     return { address, size: this.chunkBytes, filterMask: 0 };
   }
+  countDefined(): number {
+    let n = 0;
+    const a = this.addresses;
+    for (let i = 0; i < a.length; i++) if (a[i] !== UNDEFINED_ADDRESS) n++;
+    return n;
+  }
+}
+
+/** Elements of ordinary chunk indexes (clients 0 and 1), column-wise. */
+export class ChunkElementTable extends ChunkElementColumns implements ElementTable {
   set(i: number, v: ElementValue): void {
     if (!Number.isSafeInteger(v.address) || v.address < 0) throw new ValueError(`invalid chunk address ${v.address}`);
     if (this.sizes) {
@@ -145,30 +167,25 @@ export class ChunkElementTable implements ElementTable {
       this.masks![i] = 0;
     }
   }
-  countDefined(): number {
-    let n = 0;
-    const a = this.addresses;
-    for (let i = 0; i < a.length; i++) if (a[i] !== UNDEFINED_ADDRESS) n++;
-    return n;
-  }
 }
 
 /**
- * The codec of ordinary chunk elements: client 0 = file address (size of offsets); client 1 =
+ * The decoder of ordinary chunk elements: client 0 = file address (size of offsets); client 1 =
  * address, chunk size (`sizeLength` bytes), filter mask (u32). Spec IV.A.2.i / VII.B.
+ * {@link ChunkElementCodec} adds encoding and tables that change.
  */
-export class ChunkElementCodec implements ElementCodec {
+export class ChunkElementDecoder implements ElementDecoder {
   readonly elementSize: number;
-  private readonly addrWidth: number;
-  private readonly maxSize: number;
+  protected readonly addrWidth: number;
+  protected readonly maxSize: number;
 
   constructor(
     readonly clientId: number,
     sizes: SizeContext,
     /** Byte size of an uncompressed chunk. */
-    private readonly chunkBytes: number,
+    protected readonly chunkBytes: number,
     /** Width of the chunk size field (client 1); ignored for client 0. */
-    private readonly sizeLength: number,
+    protected readonly sizeLength: number,
   ) {
     if (clientId !== CLIENT_UNFILTERED_CHUNKS && clientId !== CLIENT_FILTERED_CHUNKS) {
       throw new ValueError(`chunk element codec handles client ids 0 and 1, not ${clientId}`);
@@ -178,16 +195,17 @@ export class ChunkElementCodec implements ElementCodec {
     this.maxSize = sizeLength >= 7 ? Number.MAX_SAFE_INTEGER : 256 ** sizeLength - 1;
   }
 
-  private get filtered(): boolean {
+  protected get filtered(): boolean {
     return this.clientId === CLIENT_FILTERED_CHUNKS;
   }
 
-  create(n: number): ChunkElementTable {
-    return new ChunkElementTable(n, this.chunkBytes, this.maxSize, this.filtered);
+  /** A table of `n` fill elements, to decode into. */
+  protected table(n: number): ChunkElementColumns {
+    return new ChunkElementColumns(n, this.chunkBytes, this.maxSize, this.filtered);
   }
 
-  decode(bytes: Uint8Array, offset: number, n: number, structure: string, address: number): ChunkElementTable {
-    const t = this.create(n);
+  decode(bytes: Uint8Array, offset: number, n: number, structure: string, address: number): ChunkElementColumns {
+    const t = this.table(n);
     const aw = this.addrWidth;
     const es = this.elementSize;
     const addrs = t.addresses;
@@ -204,6 +222,22 @@ export class ChunkElementCodec implements ElementCodec {
       masks[i] = readU32(bytes, p + aw + sl);
     }
     return t;
+  }
+
+}
+
+/** The codec of ordinary chunk elements ({@link ChunkElementDecoder} plus encoding and tables that change). */
+export class ChunkElementCodec extends ChunkElementDecoder implements ElementCodec {
+  protected override table(n: number): ChunkElementTable {
+    return new ChunkElementTable(n, this.chunkBytes, this.maxSize, this.filtered);
+  }
+
+  create(n: number): ChunkElementTable {
+    return this.table(n);
+  }
+
+  override decode(bytes: Uint8Array, offset: number, n: number, structure: string, address: number): ChunkElementTable {
+    return super.decode(bytes, offset, n, structure, address) as ChunkElementTable;
   }
 
   encode(table: ElementTable, out: Uint8Array, offset: number): void {
@@ -237,7 +271,7 @@ export const defaultElementCodecFactory: ElementCodecFactory = (ctx, clientId) =
   if (ctx.structured || clientId === CLIENT_STRUCTURED_CHUNKS || clientId === CLIENT_FILTERED_STRUCTURED_CHUNKS) {
     return structuredElementCodecFactory(ctx, clientId);
   }
-  return chunkElementCodecFactory(ctx, clientId);
+  return new ChunkElementCodec(clientId, ctx.sizes, ...chunkSizes(ctx, clientId));
 };
 
 /**
@@ -246,14 +280,19 @@ export const defaultElementCodecFactory: ElementCodecFactory = (ctx, clientId) =
  * codecs, for the read-only fixed array index (a bundle then leaves those out). Structured-chunk
  * datasets and client ids 2/3 are an `UnsupportedError` naming the registration that reads them.
  */
-export const chunkElementCodecFactory: ElementCodecFactory = (ctx, clientId) => {
-  const where = { path: ctx.datasetPath, structure: 'chunk index' };
+export const chunkElementDecoderFactory: ElementDecoderFactory = (ctx, clientId) => {
   if (ctx.structured || clientId === CLIENT_STRUCTURED_CHUNKS || clientId === CLIENT_FILTERED_STRUCTURED_CHUNKS) {
     throw new UnsupportedError(
-      `array client id ${clientId}: the read-only fixed array index reads chunked (dense) datasets; structured-chunk datasets need registerFixedArrayIndex()`,
-      where,
+      `array client id ${clientId}: the read-only fixed array index reads dense chunks; structured-chunk datasets need registerFixedArrayIndex()`,
+      { path: ctx.datasetPath, structure: 'chunk index' },
     );
   }
+  return new ChunkElementDecoder(clientId, ctx.sizes, ...chunkSizes(ctx, clientId));
+};
+
+/** The chunk byte size and size field width of clients 0/1, checked against the dataset ({@link FormatError}). */
+function chunkSizes(ctx: ChunkIndexContext, clientId: number): [chunkBytes: number, sizeLength: number] {
+  const where = { path: ctx.datasetPath, structure: 'chunk index' };
   if (clientId !== CLIENT_UNFILTERED_CHUNKS && clientId !== CLIENT_FILTERED_CHUNKS) {
     throw new FormatError(`unsupported array client id ${clientId}`, where);
   }
@@ -264,8 +303,8 @@ export const chunkElementCodecFactory: ElementCodecFactory = (ctx, clientId) => 
     );
   }
   const bytes = chunkByteSize(ctx);
-  return new ChunkElementCodec(clientId, ctx.sizes, bytes, chunkSizeFieldLength(bytes));
-};
+  return [bytes, chunkSizeFieldLength(bytes)];
+}
 
 /** Options shared by the fixed and extensible array providers. */
 export interface ArrayIndexOptions {

@@ -20,7 +20,7 @@ import {
 } from '@chunkform/core/plugin';
 import { OpQueue } from '../index-helpers.js';
 import { bitGet, bitSet, writeChecksumAt } from '../array-element/block-io.js';
-import { defaultElementCodecFactory, type ArrayIndexOptions, type ElementTable } from '../array-element/element-codec.js';
+import { defaultElementCodecFactory, type ArrayIndexOptions, type ElementCodec, type ElementTable } from '../array-element/element-codec.js';
 import { encodeFixedArrayDataBlock, fixedArrayPageEntries, fixedArrayPageOffset } from './data-block.js';
 import { encodeFixedArrayHeader, fixedArrayHeaderSize } from './header.js';
 import { BLOCK, FixedArrayReader, HEADER } from './fixed-array-reader.js';
@@ -37,6 +37,11 @@ export class FixedArrayIndex extends FixedArrayReader {
   private dirtyHeader = false;
   private dirtyBlock = false;
   private readonly dirtyPages = new Set<number>();
+  /** A full codec: the tables it decodes and creates change. */
+  declare protected readonly codec: ElementCodec;
+  declare protected readonly units: (ElementTable | null | undefined)[];
+  /** Current dataset dimensions as last given to {@link resize}. */
+  private dims: number[] = this.ctx.dims.slice();
 
   /** Opens the fixed array whose header is at `address` (spec Appendix C.3); an undefined address: {@link create}. */
   static override async open(ctx: ChunkIndexContext, address: number, opts: ArrayIndexOptions = {}): Promise<FixedArrayIndex> {
@@ -67,7 +72,7 @@ export class FixedArrayIndex extends FixedArrayReader {
         return t;
       }
     }
-    return super.unit(k);
+    return (await super.unit(k)) as ElementTable | null;
   }
 
   private createBlock(): void {
@@ -118,6 +123,22 @@ export class FixedArrayIndex extends FixedArrayReader {
     t.clear(loc.i);
     this.markDirty(loc.k);
     return { coords: coords.slice(), ...v };
+  }
+
+  override async resize(dims: readonly number[]): Promise<void> {
+    if (dims.length !== this.grid.rank) throw new ValueError(`resize to rank ${dims.length}, the dataset has rank ${this.grid.rank}`, { path: this.ctx.datasetPath });
+    dims.forEach((d, i) => {
+      if (!Number.isSafeInteger(d) || d < 0 || d > this.ctx.maxDims[i]!) {
+        throw new ValueError(`dimension ${i} cannot be resized to ${d} (maximum ${this.ctx.maxDims[i]})`, { path: this.ctx.datasetPath });
+      }
+    });
+    // The fixed array numbers chunks over the maximum dimensions: nothing moves.
+    this.dims = dims.slice();
+  }
+
+  /** Current dataset dimensions as last given to {@link resize}. */
+  get currentDims(): readonly number[] {
+    return this.dims;
   }
 
   /**

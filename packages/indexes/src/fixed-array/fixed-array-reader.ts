@@ -20,14 +20,7 @@ import {
 import { bitGet, checkExtent, formatError, type Where } from '../array-element/block-io.js';
 import { fixedArrayGrid, type ChunkGrid } from '../array-element/chunk-grid.js';
 import { decodeDataBlockPage } from '../array-element/data-block-page.js';
-import {
-  chunkElementCodecFactory,
-  createParams,
-  type ArrayIndexOptions,
-  type ElementCodec,
-  type ElementCodecFactory,
-  type ElementTable,
-} from '../array-element/element-codec.js';
+import { chunkElementDecoderFactory, createParams, type ArrayIndexOptions, type ElementColumns, type ElementDecoder } from '../array-element/element-codec.js';
 import { decodeFixedArrayDataBlock, fixedArrayDataBlockLayout, fixedArrayPageEntries, fixedArrayPageOffset, type FixedArrayDataBlockLayout } from './data-block.js';
 import { decodeFixedArrayHeader, fixedArrayHeaderSize, type FixedArrayHeader } from './header.js';
 
@@ -37,13 +30,13 @@ export const DEFAULT_FIXED_ARRAY_PAGE_BITS = 10;
 export const HEADER = 'fixed array header';
 export const BLOCK = 'fixed array data block';
 const PAGE = 'fixed array data block page';
-const READ_ONLY = 'the fixed array index is registered read-only (registerFixedArrayReadOnly); registerFixedArrayIndex() registers the one that writes';
+const READ_ONLY = 'the fixed array index is registered read-only (registerFixedArrayReadOnly); registerFixedArrayIndex() writes';
 
-/** What opening a fixed array found: its header (or the header a new array would get), codec and chunk grid. */
-export interface FixedArrayParts {
+/** What opening a fixed array found: its header (or the header a new array would get), element codec and chunk grid. */
+export interface FixedArrayParts<C extends ElementDecoder = ElementDecoder> {
   header: FixedArrayHeader;
   headerAddress: number;
-  codec: ElementCodec;
+  codec: C;
   grid: ChunkGrid;
 }
 
@@ -55,17 +48,16 @@ export class FixedArrayReader implements ChunkIndex {
   /** Why writes are refused (the chunked storage's error message says it). */
   readonly readOnlyReason?: string = READ_ONLY;
   protected readonly ctx: ChunkIndexContext;
-  protected readonly codec: ElementCodec;
+  protected readonly codec: ElementDecoder;
   protected readonly header: FixedArrayHeader;
   protected headerAddress: number;
   protected readonly layout: FixedArrayDataBlockLayout;
   protected readonly grid: ChunkGrid;
-  protected dims: number[];
   /** Page-initialised bitmap (paged blocks), once the data block prefix is known. */
   protected pageInit: Uint8Array | null = null;
   /** Element tables per page (one table for an unpaged block); null = page not initialised. */
-  protected readonly units: (ElementTable | null | undefined)[];
-  private readonly loading = new Map<number, Promise<ElementTable | null>>();
+  protected readonly units: (ElementColumns | null | undefined)[];
+  private readonly loading = new Map<number, Promise<ElementColumns | null>>();
   private blockLoaded = false;
   private blockLoading: Promise<void> | null = null;
 
@@ -75,7 +67,6 @@ export class FixedArrayReader implements ChunkIndex {
     this.header = parts.header;
     this.headerAddress = parts.headerAddress;
     this.grid = parts.grid;
-    this.dims = ctx.dims.slice();
     this.layout = fixedArrayDataBlockLayout(parts.header.entries, parts.header.elementSize, parts.header.pageBits, ctx.sizes);
     this.units = new Array(Math.max(1, this.layout.npages)).fill(undefined);
   }
@@ -85,11 +76,16 @@ export class FixedArrayReader implements ChunkIndex {
    * gives an empty index (HDF5 creates the array with the first chunk).
    */
   static async open(ctx: ChunkIndexContext, address: number, opts: ArrayIndexOptions = {}): Promise<FixedArrayReader> {
-    return new FixedArrayReader(ctx, await FixedArrayReader.readParts(ctx, address, opts, opts.codecFactory ?? chunkElementCodecFactory));
+    return new FixedArrayReader(ctx, await FixedArrayReader.readParts(ctx, address, opts, opts.codecFactory ?? chunkElementDecoderFactory));
   }
 
   /** The header at `address` (checked against the dataset) or, for UNDEFINED_ADDRESS, a new array's header. */
-  protected static async readParts(ctx: ChunkIndexContext, address: number, opts: ArrayIndexOptions, factory: ElementCodecFactory): Promise<FixedArrayParts> {
+  protected static async readParts<C extends ElementDecoder>(
+    ctx: ChunkIndexContext,
+    address: number,
+    opts: ArrayIndexOptions,
+    factory: (ctx: ChunkIndexContext, clientId: number) => C,
+  ): Promise<FixedArrayParts<C>> {
     if (!isDefinedAddress(address)) return FixedArrayReader.newParts(ctx, opts, factory);
     const grid = fixedArrayGrid(ctx.maxDims, ctx.chunkDims, ctx.datasetPath);
     const where: Where = { structure: HEADER, address, path: ctx.datasetPath };
@@ -110,7 +106,7 @@ export class FixedArrayReader implements ChunkIndex {
   }
 
   /** The header of an array not yet in the file: nothing is stored before the first chunk. */
-  protected static newParts(ctx: ChunkIndexContext, opts: ArrayIndexOptions, factory: ElementCodecFactory): FixedArrayParts {
+  protected static newParts<C extends ElementDecoder>(ctx: ChunkIndexContext, opts: ArrayIndexOptions, factory: (ctx: ChunkIndexContext, clientId: number) => C): FixedArrayParts<C> {
     const grid = fixedArrayGrid(ctx.maxDims, ctx.chunkDims, ctx.datasetPath);
     const { clientId, version } = createParams(ctx, opts);
     const codec = factory(ctx, clientId);
@@ -157,7 +153,7 @@ export class FixedArrayReader implements ChunkIndex {
   }
 
   /** The element table of unit `k` (a page, or the whole unpaged block); null when nothing is stored there. */
-  protected async unit(k: number): Promise<ElementTable | null> {
+  protected async unit(k: number): Promise<ElementColumns | null> {
     const have = this.units[k];
     if (have) return have;
     if (!isDefinedAddress(this.header.dataBlockAddress)) return null;
@@ -178,7 +174,7 @@ export class FixedArrayReader implements ChunkIndex {
     }
   }
 
-  private async loadPage(k: number): Promise<ElementTable> {
+  private async loadPage(k: number): Promise<ElementColumns> {
     const n = fixedArrayPageEntries(this.layout, k);
     const addr = this.header.dataBlockAddress + fixedArrayPageOffset(this.layout, k);
     const es = this.header.elementSize;
@@ -235,20 +231,9 @@ export class FixedArrayReader implements ChunkIndex {
     this.refuse('removing a chunk');
   }
 
-  async resize(dims: readonly number[]): Promise<void> {
-    if (dims.length !== this.grid.rank) throw new ValueError(`resize to rank ${dims.length}, the dataset has rank ${this.grid.rank}`, { path: this.ctx.datasetPath });
-    dims.forEach((d, i) => {
-      if (!Number.isSafeInteger(d) || d < 0 || d > this.ctx.maxDims[i]!) {
-        throw new ValueError(`dimension ${i} cannot be resized to ${d} (maximum ${this.ctx.maxDims[i]})`, { path: this.ctx.datasetPath });
-      }
-    });
-    // The fixed array numbers chunks over the maximum dimensions: nothing moves.
-    this.dims = dims.slice();
-  }
-
-  /** Current dataset dimensions as last given to {@link resize}. */
-  get currentDims(): readonly number[] {
-    return this.dims;
+  /** Refused: this index only reads (the chunked storage refuses a resize before it gets here). */
+  async resize(_dims: readonly number[]): Promise<void> {
+    this.refuse('resizing');
   }
 
   /** Nothing changes here: the header's address and the index info. */
@@ -270,8 +255,8 @@ export class FixedArrayReader implements ChunkIndex {
 
 /**
  * Opens {@link FixedArrayReader}s (chunk index type "fixed-array") and creates none: the fixed array
- * index of apps that only read. Its default element codecs are those of chunked (dense) datasets
- * ({@link chunkElementCodecFactory}); structured-chunk (sparse) datasets need the full
+ * index of apps that only read. Its default element decoders are those of chunked (dense) datasets
+ * ({@link chunkElementDecoderFactory}); structured-chunk (sparse) datasets need the full
  * `FixedArrayProvider` (`registerFixedArrayIndex`).
  */
 export class FixedArrayReadOnlyProvider implements ChunkIndexProvider {
