@@ -24,10 +24,12 @@ export interface KernelExports {
 /** Largest working set (input + output + scratch) handed to a 32-bit WASM memory. */
 export const WASM_MAX_BYTES = 2 ** 31;
 
-function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+/** The bytes of an embedded build (hex: see scripts/build.mjs). */
+function decodeHex(hex: string): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(hex.length >> 1);
+  // '0'–'9' → 0–9, 'a'–'f' → 10–15
+  const nibble = (c: number): number => (c & 15) + (c >> 6) * 9;
+  for (let i = 0; i < out.length; i++) out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
   return out;
 }
 
@@ -78,14 +80,14 @@ let scalar: WasmKernel | null | undefined;
 
 /** True when the runtime accepts WASM 128-bit SIMD (probed with WebAssembly.validate). */
 export function simdSupported(): boolean {
-  return typeof WebAssembly === 'object' && WebAssembly.validate(decodeBase64(SIMD_WASM));
+  return typeof WebAssembly === 'object' && WebAssembly.validate(decodeHex(SIMD_WASM));
 }
 
 /** The SIMD kernel, or null when unsupported. */
 export function simdKernel(): WasmKernel | null {
   if (simd === undefined) {
     try {
-      simd = simdSupported() ? new WasmKernel(decodeBase64(SIMD_WASM)) : null;
+      simd = simdSupported() ? new WasmKernel(decodeHex(SIMD_WASM)) : null;
     } catch {
       simd = null;
     }
@@ -97,7 +99,7 @@ export function simdKernel(): WasmKernel | null {
 export function scalarKernel(): WasmKernel | null {
   if (scalar === undefined) {
     try {
-      scalar = typeof WebAssembly === 'object' ? new WasmKernel(decodeBase64(SCALAR_WASM)) : null;
+      scalar = typeof WebAssembly === 'object' ? new WasmKernel(decodeHex(SCALAR_WASM)) : null;
     } catch {
       scalar = null;
     }
