@@ -6,15 +6,15 @@
  * write path — creation, flush, encoders, the background write queue — so a bundler leaves it out.
  * The same files open with `openFile` of `@chunkform/core`, whose classes extend these.
  * Register the chunk formats, indexes and filters the files use, one by one, from their packages
- * in their read-only forms where there is one (e.g. `registerDenseReadOnly`, `registerFixedArrayIndex`,
+ * in their read-only forms where there is one (e.g. `registerDenseReadOnly`, `registerFixedArrayReadOnly`,
  * `registerInflate`: deflate without the compressor).
  *
  * @example
  * import { openFile, ReadDataset } from '@chunkform/core/read';
  * import { registerDenseReadOnly } from '@chunkform/format-dense';
- * import { registerFixedArrayIndex } from '@chunkform/indexes';
+ * import { registerFixedArrayReadOnly } from '@chunkform/indexes';
  * import { registerInflate } from '@chunkform/filters';
- * registerDenseReadOnly(); registerFixedArrayIndex(); registerInflate();
+ * registerDenseReadOnly(); registerFixedArrayReadOnly(); registerInflate();
  * const f = await openFile('https://example.org/scan.h5');
  * const d = await f.get('/entry/data');
  * if (d instanceof ReadDataset) console.log(d.shape, await d.read());
