@@ -92,26 +92,80 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
     throw r.error(`hyperslab selection: ${nblocks} blocks of rank ${rank} need ${nblocks * 2 * rank * width} bytes but only ${r.remaining} remain`);
   }
   const at = r.pos;
-  const v = readUints(r, nblocks * 2 * rank, width, 'hyperslab blocks');
-  const dims = extent.dims;
-  const boxes = new Float64Array(v.length);
-  const w2 = 2 * rank;
-  for (let i = 0; i < nblocks; i++) {
-    const base = i * w2;
-    for (let d = 0; d < rank; d++) {
-      const s = v[base + d]!;
-      const e = v[base + rank + d]!;
-      if (s > e || e >= dims[d]!) {
-        throw r.error(
-          `hyperslab block ${i} (at offset ${at + base * width}) spans [${s}, ${e}] in dimension ${d}, ` +
-            (s > e ? 'its start is after its end' : `outside the extent size ${dims[d]}`),
-        );
+  const boxes = readBlockCorners(r, nblocks, rank, width, extent.dims);
+  if (!boxes) {
+    // a block out of order or outside the extent: find it again to name it
+    const v = readUints(r, nblocks * 2 * rank, width, 'hyperslab blocks');
+    const w2 = 2 * rank;
+    for (let i = 0; i < nblocks; i++) {
+      for (let d = 0; d < rank; d++) {
+        const s = v[i * w2 + d]!;
+        const e = v[i * w2 + rank + d]!;
+        if (s > e || e >= extent.dims[d]!) {
+          throw r.error(
+            `hyperslab block ${i} (at offset ${at + i * w2 * width}) spans [${s}, ${e}] in dimension ${d}, ` +
+              (s > e ? 'its start is after its end' : `outside the extent size ${extent.dims[d]}`),
+          );
+        }
       }
-      boxes[base + 2 * d] = s;
-      boxes[base + 2 * d + 1] = e + 1;
     }
+    throw r.error('hyperslab block list: a block is out of order or outside the extent');
   }
   return blocksFromCanonical(canonicalBoxes(boxes, rank), rank);
+}
+
+/**
+ * The `nblocks` blocks of a block list (start corner, then inclusive end corner, `width` bytes per
+ * coordinate) as flat `[s, e)` boxes, read and checked in one pass; the reader moves past them.
+ * Null (reader unmoved) when a block's start is after its end or it leaves `dims`. The caller has
+ * checked that the bytes are there.
+ */
+function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: UintWidth, dims: readonly number[]): Float64Array | null {
+  if (width === 8) {
+    const v = readUints(r, nblocks * 2 * rank, width, 'hyperslab blocks');
+    const boxes = new Float64Array(v.length);
+    const w2 = 2 * rank;
+    for (let i = 0; i < v.length; i += w2) {
+      for (let d = 0; d < rank; d++) {
+        const s = v[i + d]!;
+        const e = v[i + rank + d]!;
+        if (s > e || e >= dims[d]!) {
+          r.pos -= v.length * 8;
+          return null;
+        }
+        boxes[i + 2 * d] = s;
+        boxes[i + 2 * d + 1] = e + 1;
+      }
+    }
+    return boxes;
+  }
+  const b = r.bytes;
+  const n = nblocks * 2 * rank;
+  const boxes = new Float64Array(n);
+  const lim = Float64Array.from(dims);
+  const cw = rank * width; // bytes of one corner
+  let p = r.pos;
+  let ok = true;
+  for (let i = 0; i < n; i += 2 * rank, p += 2 * cw) {
+    for (let d = 0; d < rank; d++) {
+      const q = p + d * width;
+      let s: number;
+      let e: number;
+      if (width === 2) {
+        s = b[q]! | (b[q + 1]! << 8);
+        e = b[q + cw]! | (b[q + cw + 1]! << 8);
+      } else {
+        s = (b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> 0;
+        e = (b[q + cw]! | (b[q + cw + 1]! << 8) | (b[q + cw + 2]! << 16) | (b[q + cw + 3]! << 24)) >>> 0;
+      }
+      if (s > e || e >= lim[d]!) ok = false;
+      boxes[i + 2 * d] = s;
+      boxes[i + 2 * d + 1] = e + 1;
+    }
+  }
+  if (!ok) return null;
+  r.pos = p;
+  return boxes;
 }
 
 function decodeRegular(r: ByteReader, rank: number, width: UintWidth, extent: SelectionExtent): Selection {
