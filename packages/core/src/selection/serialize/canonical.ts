@@ -350,8 +350,39 @@ function sameTails(b: Float64Array, af: number, at: number, bf: number, bt: numb
   return true;
 }
 
+/** {@link canonicalLevel} of the last two dimensions, d and d + 1, in one loop. */
+function canonicalLastTwo(b: Float64Array, from: number, to: number, off: number, w: number): boolean {
+  let prevE = -Infinity;
+  let prevFrom = -1;
+  let prevTo = -1;
+  let i = from;
+  while (i < to) {
+    const s = b[i * w + off]!;
+    const e = b[i * w + off + 1]!;
+    if (!(e > s) || s < prevE) return false; // empty, unsorted or overlapping
+    // the group's intervals in the last dimension: sorted, disjoint and not touching
+    let lastEnd = -Infinity;
+    let j = i;
+    do {
+      const ls = b[j * w + off + 2]!;
+      const le = b[j * w + off + 3]!;
+      if (!(le > ls) || ls <= lastEnd) return false;
+      lastEnd = le;
+      j++;
+    } while (j < to && b[j * w + off] === s && b[j * w + off + 1] === e);
+    // touching groups with equal cross-sections would have been merged
+    if (s === prevE && sameTails(b, prevFrom, prevTo, i, j, off + 2, w)) return false;
+    prevE = e;
+    prevFrom = i;
+    prevTo = j;
+    i = j;
+  }
+  return true;
+}
+
 /** Canonical-form check of boxes `[from, to)` in dimensions d… (see {@link isCanonicalBoxes}). */
 function canonicalLevel(b: Float64Array, from: number, to: number, d: number, rank: number, w: number): boolean {
+  if (d === rank - 2) return canonicalLastTwo(b, from, to, 2 * d, w);
   const off = 2 * d;
   let prevE = -Infinity;
   let prevFrom = -1;
