@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import './setup-registrations.js';
 import { xorshift32 } from '../bench/xorshift.js';
-import { createFile, MemoryStore, openFile, type Dataset } from '../packages/core/src/index.js';
+import { createFile, H5Error, MemoryStore, openFile, type Dataset } from '../packages/core/src/index.js';
 import { selectAll, selectBlocks, selectHyperslab, toBlocks, type Box, type Selection } from '../packages/core/src/selection/index.js';
 
 const H = 32;
@@ -179,4 +179,29 @@ describe('frame reads from cached chunks of several frames', () => {
       await h2.close();
     });
   }
+
+  it('a frame of a corrupt chunk fails naming the dataset and the chunk; frames of other chunks read', async () => {
+    const store = new MemoryStore();
+    const f = await createFile(store);
+    const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [6, H, W], chunks: [3, H, W] });
+    for (let fr = 0; fr < 6; fr++) await ds.write(Uint16Array.from({ length: 6 }, (_, i) => 1 + fr + i), selectBlocks([{ start: [fr, 4, 4], end: [fr + 1, 6, 7] }]));
+    await f.close();
+    const bytes = store.toBytes();
+    const probe = await openFile(new MemoryStore(bytes.slice()));
+    const info = await ((await probe.get('frames')) as Dataset).chunkInfoByCoord([3, 0, 0]);
+    await probe.close();
+    expect(info).not.toBeNull();
+    bytes[info!.address + 20] ^= 0xff; // inside section 0 (the encoded selection): its checksum fails
+    const h = await openFile(new MemoryStore(bytes));
+    const d = (await h.get('frames')) as Dataset;
+    expect(Array.from((await d.readDefined(selectHyperslab({ start: [1, 0, 0], block: [1, H, W] }))).values as Uint16Array)).toEqual([2, 3, 4, 5, 6, 7]);
+    const err = await d.readDefined(selectHyperslab({ start: [4, 0, 0], block: [1, H, W] })).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(H5Error);
+    expect(String((err as Error).message)).toMatch(/frames/);
+    expect(String((err as Error).message)).toMatch(/\[1, 0, 0\]|\[3, 0, 0\]/);
+    await h.close();
+  });
 });

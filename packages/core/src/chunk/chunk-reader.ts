@@ -199,18 +199,21 @@ export class ChunkReader<Mem> {
    * pass (the caller then reads {@link defined} and the values).
    */
   async readDefined(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined> {
-    await this.settle();
+    if (this.queue?.busy) await this.settle();
     const { format, chunkDims } = this.o;
     const dims = [...this.o.dims()];
     if (!format.definedValues || !chunksAreSlabs(dims, chunkDims)) return undefined;
     const one = oneChunkPart(sel, dims, chunkDims);
     if (one) {
-      // one box in one chunk (a frame): the chunk from the cache when there, no candidate search
-      return this.p.guardValue(one.coords, async () => {
-        const r = format.definedValues!(await this.loadPart(one, this.p.changes), one.chunkSel);
+      // one box in one chunk (a frame): the chunk from the cache when there (no await), no candidate search
+      try {
+        const hit = this.o.cache.get(one.coords.join(','));
+        const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel);
         const b = toBlocks(r.selection, chunkDims);
         return { selection: concatSlabs(b.kind === 'none' ? [] : [b.boxes], dims.length, [one.start]), bytes: r.values.slice() };
-      });
+      } catch (e) {
+        throw this.p.named(one.coords, e);
+      }
     }
     const { list, at } = await this.candidates(sel);
     const parts = chunkParts(sel, dims, chunkDims, list);
