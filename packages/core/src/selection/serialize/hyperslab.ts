@@ -92,53 +92,39 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
     throw r.error(`hyperslab selection: ${nblocks} blocks of rank ${rank} need ${nblocks * 2 * rank * width} bytes but only ${r.remaining} remain`);
   }
   const at = r.pos;
-  const boxes = readBlockCorners(r, nblocks, rank, width, extent.dims);
+  let boxes = width === 8 ? null : readBlockCorners(r, nblocks, rank, width, extent.dims);
   if (!boxes) {
-    // a block out of order or outside the extent: find it again to name it
+    // 8-byte coordinates, or a block out of order or outside the extent (named here)
     const v = readUints(r, nblocks * 2 * rank, width, 'hyperslab blocks');
+    const dims = extent.dims;
+    boxes = new Float64Array(v.length);
     const w2 = 2 * rank;
     for (let i = 0; i < nblocks; i++) {
+      const base = i * w2;
       for (let d = 0; d < rank; d++) {
-        const s = v[i * w2 + d]!;
-        const e = v[i * w2 + rank + d]!;
-        if (s > e || e >= extent.dims[d]!) {
+        const s = v[base + d]!;
+        const e = v[base + rank + d]!;
+        if (s > e || e >= dims[d]!) {
           throw r.error(
-            `hyperslab block ${i} (at offset ${at + i * w2 * width}) spans [${s}, ${e}] in dimension ${d}, ` +
-              (s > e ? 'its start is after its end' : `outside the extent size ${extent.dims[d]}`),
+            `hyperslab block ${i} (at offset ${at + base * width}) spans [${s}, ${e}] in dimension ${d}, ` +
+              (s > e ? 'its start is after its end' : `outside the extent size ${dims[d]}`),
           );
         }
+        boxes[base + 2 * d] = s;
+        boxes[base + 2 * d + 1] = e + 1;
       }
     }
-    throw r.error('hyperslab block list: a block is out of order or outside the extent');
   }
   return blocksFromCanonical(canonicalBoxes(boxes, rank), rank);
 }
 
 /**
- * The `nblocks` blocks of a block list (start corner, then inclusive end corner, `width` bytes per
- * coordinate) as flat `[s, e)` boxes, read and checked in one pass; the reader moves past them.
+ * The `nblocks` blocks of a block list with 2- or 4-byte coordinates (start corner, then inclusive
+ * end corner) as flat `[s, e)` boxes, read and checked in one pass; the reader moves past them.
  * Null (reader unmoved) when a block's start is after its end or it leaves `dims`. The caller has
  * checked that the bytes are there.
  */
-function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: UintWidth, dims: readonly number[]): Float64Array | null {
-  if (width === 8) {
-    const v = readUints(r, nblocks * 2 * rank, width, 'hyperslab blocks');
-    const boxes = new Float64Array(v.length);
-    const w2 = 2 * rank;
-    for (let i = 0; i < v.length; i += w2) {
-      for (let d = 0; d < rank; d++) {
-        const s = v[i + d]!;
-        const e = v[i + rank + d]!;
-        if (s > e || e >= dims[d]!) {
-          r.pos -= v.length * 8;
-          return null;
-        }
-        boxes[i + 2 * d] = s;
-        boxes[i + 2 * d + 1] = e + 1;
-      }
-    }
-    return boxes;
-  }
+function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: 2 | 4, dims: readonly number[]): Float64Array | null {
   const b = r.bytes;
   const n = nblocks * 2 * rank;
   const boxes = new Float64Array(n);
