@@ -11,8 +11,8 @@ Commands:
   {"cmd": "coo_write", "path": H5}     4 resizable 1-D datasets (frame u32, y u16, x u16, value u16; chunks of
                                        65,536, gzip 1) appended frame by frame (resize + write), plus a
                                        per-frame offsets dataset; create and close included -> {"s", "cpu"} (CPU seconds of the process)
-  {"cmd": "coo_read_frames", "path"}   per frame: the frame's slice of y, x, value (offsets read first) -> {"s"}
-  {"cmd": "coo_read_all", "path"}      y, x, value, frame read whole -> {"s"}
+  {"cmd": "coo_read_frames", "path"}   per frame: the frame's slice of y, x, value (offsets read first) -> {"s", "cpu"}
+  {"cmd": "coo_read_all", "path"}      y, x, value, frame read whole -> {"s", "cpu"}
   {"cmd": "groups", "path", "groups", "per"}  create groups*per empty float32 (16,) datasets in `groups` groups
                                        (file create and close included) -> {"s"}
   {"cmd": "dense_create", "path", "n"}  create n empty float32 (16,) datasets in one group, libver='latest'
@@ -67,6 +67,7 @@ def load_points(msg):
 def coo_write(msg):
     frames = state["frames"]
     t0 = time.perf_counter()
+    c0 = time.process_time()
     with h5py.File(msg["path"], "w") as f:
         names = ("frame", "y", "x", "value")
         types = ("<u4", "<u2", "<u2", "<u2")
@@ -79,11 +80,12 @@ def coo_write(msg):
                 ds[total : total + n] = a
             total += n
         f.create_dataset("offsets", data=state["offsets"].astype("<u4"))
-    return {"s": time.perf_counter() - t0}
+    return {"s": time.perf_counter() - t0, "cpu": time.process_time() - c0}
 
 
 def coo_read_frames(msg):
     t0 = time.perf_counter()
+    c0 = time.process_time()
     count = 0
     sv = 0
     with h5py.File(msg["path"], "r") as f:
@@ -94,15 +96,16 @@ def coo_read_frames(msg):
             ys, xs, vs = y[a:b], x[a:b], v[a:b]
             count += len(vs)
     s = time.perf_counter() - t0
-    return {"s": s, "count": count}
+    return {"s": s, "cpu": time.process_time() - c0, "count": count}
 
 
 def coo_read_all(msg):
     t0 = time.perf_counter()
+    c0 = time.process_time()
     with h5py.File(msg["path"], "r") as f:
         fr, y, x, v = f["frame"][()], f["y"][()], f["x"][()], f["value"][()]
     s = time.perf_counter() - t0
-    return {"s": s, "count": len(v), "sum": int(v.sum(dtype=np.int64))}
+    return {"s": s, "cpu": time.process_time() - c0, "count": len(v), "sum": int(v.sum(dtype=np.int64))}
 
 
 def groups(msg):

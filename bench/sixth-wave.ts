@@ -19,7 +19,8 @@
  *   ONE group (dense link storage: fractal heap + v2 B-tree name index; h5py with `libver='latest'`), file
  *   create and close included; then the file opened and 1,000 of them opened by name (seeded random order).
  *
- * `BENCH_PG_KINDS=gzip|raw` limits the point-group rows to ours with deflate 1 or unfiltered.
+ * `BENCH_PG_KINDS=gzip|raw` limits the point-group rows to ours with deflate 1 or unfiltered. The point-group
+ * rows also print the median process CPU time of each side (ours: all threads, zlib's thread pool included).
  *
  * Every measurement runs BENCH_W6_REPEAT (default 7) times, ours and h5py alternating (which goes first
  * alternates too), after BENCH_W6_WARMUP (default 1; point-group rows BENCH_PG_WARMUP, default 5) untimed
@@ -309,33 +310,50 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
       for (const gzip of [true, false].filter((g) => kinds.includes(g ? 'gzip' : 'raw'))) {
         const ours = join(dir, `ours-points-${gzip ? 'gzip' : 'raw'}.h5`);
         const kind = gzip ? 'gzip 1' : 'unfiltered';
-        const w = await paired(
-          () => oursWrite(ours, pf, gzip),
-          async () => (await py.call({ cmd: 'coo_write', path: theirs })).s as number,
-          PG_WARMUP,
-        );
+        // process CPU time of each run (ours: all threads, zlib's thread pool included; h5py: `process_time`)
+        const cpu = { ours: [] as number[], theirs: [] as number[] };
+        const oursTimed = (fn: () => Promise<number>) => async (): Promise<number> => {
+          const c0 = cpuNow();
+          const s = await fn();
+          cpu.ours.push(cpuNow() - c0);
+          return s;
+        };
+        const theirsTimed = async (msg: Record<string, unknown>, check?: (r: Record<string, unknown>) => void): Promise<number> => {
+          const r = await py.call(msg);
+          check?.(r);
+          cpu.theirs.push(r.cpu as number);
+          return r.s as number;
+        };
+        const cpuRow = (): void => {
+          const m = (xs: number[]): string => (median(xs.slice(PG_WARMUP)) * 1000).toFixed(1);
+          console.log(`  ${''.padEnd(58)} CPU: ours ${m(cpu.ours)} ms, h5py ${m(cpu.theirs)} ms (medians)`);
+          cpu.ours.length = 0;
+          cpu.theirs.length = 0;
+        };
+        const w = await paired(oursTimed(() => oursWrite(ours, pf, gzip)), () => theirsTimed({ cmd: 'coo_write', path: theirs }), PG_WARMUP);
         row(`point groups write (${title}), ours ${kind}`, w);
         console.log(`  ${''.padEnd(58)} ${((w.ours / FRAMES) * 1e6).toFixed(0).padStart(6)} µs ${((w.theirs / FRAMES) * 1e6).toFixed(0).padStart(6)} µs per frame`);
+        cpuRow();
         const rf = await paired(
-          () => oursReadFrames(ours, pf),
-          async () => {
-            const r = await py.call({ cmd: 'coo_read_frames', path: theirs });
-            if (r.count !== pf.count) throw new Error(`bench points: h5py read ${String(r.count)} px per frame, expected ${pf.count}`);
-            return r.s as number;
-          },
+          oursTimed(() => oursReadFrames(ours, pf)),
+          () =>
+            theirsTimed({ cmd: 'coo_read_frames', path: theirs }, (r) => {
+              if (r.count !== pf.count) throw new Error(`bench points: h5py read ${String(r.count)} px per frame, expected ${pf.count}`);
+            }),
           PG_WARMUP,
         );
         row(`point groups read per frame, ours ${kind}`, rf);
+        cpuRow();
         const ra = await paired(
-          () => oursReadAll(ours, pf),
-          async () => {
-            const r = await py.call({ cmd: 'coo_read_all', path: theirs });
-            if (r.count !== pf.count || r.sum !== pf.sum) throw new Error(`bench points: h5py read ${String(r.count)} px whole, expected ${pf.count}`);
-            return r.s as number;
-          },
+          oursTimed(() => oursReadAll(ours, pf)),
+          () =>
+            theirsTimed({ cmd: 'coo_read_all', path: theirs }, (r) => {
+              if (r.count !== pf.count || r.sum !== pf.sum) throw new Error(`bench points: h5py read ${String(r.count)} px whole, expected ${pf.count}`);
+            }),
           PG_WARMUP,
         );
         row(`point groups read whole dataset, ours ${kind}`, ra);
+        cpuRow();
         rmSync(ours, { force: true });
       }
       rmSync(theirs, { force: true });

@@ -67,4 +67,33 @@ describe('canonicalBoxes of longer lists', () => {
       { numRuns: 1500 },
     );
   });
+
+  it('frames of groups in distinct cells (bands taken as listed), groups over several frames, equal frames', () => {
+    // per frame: groups in distinct 4×4 cells, listed in C order as an encoder writes them; a group
+    // may span 1–3 frames (listed in its first), and a frame may repeat the one before exactly
+    const arb = fc.tuple(
+      fc.integer({ min: 2, max: 4 }),
+      fc.array(fc.tuple(fc.array(fc.tuple(fc.integer({ min: 0, max: 15 }), fc.integer({ min: 1, max: 3 })), { maxLength: 6 }), fc.boolean()), { minLength: 1, maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(arb, ([rank, frames]) => {
+        const boxes: number[][] = [];
+        let prev: number[][] = [];
+        frames.forEach(([groups, repeat], f) => {
+          const cells = [...new Map(groups.map(([c, h]) => [c, h])).entries()].sort((a, b) => a[0] - b[0]);
+          const mine = repeat && prev.length > 0 ? prev.map((b) => [f, f + 1, ...b.slice(2)]) : cells.map(([c, h]) => {
+            const y = 4 * (c >> 2);
+            const x = 4 * (c & 3);
+            const tail = rank === 2 ? [x, x + 3] : rank === 3 ? [y, y + 2, x, x + 3] : [0, 2, y, y + 2, x, x + 3];
+            return [f, f + h, ...tail];
+          });
+          boxes.push(...mine);
+          prev = mine;
+        });
+        const flat = Float64Array.from(boxes.flat());
+        expect(Array.from(canonicalBoxes(flat, rank))).toEqual(Array.from(normalizeBoxes(flat, rank)));
+      }),
+      { numRuns: 1500 },
+    );
+  });
 });

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkParts, unionAll } from '../src/chunk/defined.js';
 import { concatSlabs } from '../src/selection/concat.js';
-import { offsetSelection, selectBlocks, selectHyperslab, selectNone, union, type Box, type Selection } from '../src/selection/index.js';
+import { offsetSelection, selectBlocks, selectHyperslab, selectNone, toBlocks, union, type Box, type Selection } from '../src/selection/index.js';
 
 const caseArb = fc
   .integer({ min: 1, max: 3 })
@@ -69,5 +69,21 @@ describe('unionAll concatenates disjoint per-chunk selections', () => {
     // frames 10 and 11 identical: canonical form merges them into one dimension-0 interval
     parts[11] = offsetSelection(parts[10]!, [1, 0, 0]);
     expect(unionAll(parts, dims)).toEqual(reduce(parts, dims));
+  });
+
+  it('moves parts by their shifts while concatenating (as if moved before)', () => {
+    fc.assert(
+      fc.property(caseArb, ([dims, chunk, raw]) => {
+        const boxes: Box[] = raw.map((b) => ({ start: b.map(([s], d) => Math.min(s, dims[d]! - 1)), end: b.map(([s, l], d) => Math.min(Math.min(s, dims[d]! - 1) + l, dims[d]!)) }));
+        const sel = boxes.length ? selectBlocks(boxes) : selectNone();
+        // chunks spanning every dimension but the first: the parts are disjoint slabs of dimension 0
+        const slabChunk = dims.map((n, d) => (d === 0 ? chunk[0]! : n));
+        const parts = chunkParts(sel, dims, slabChunk, allChunks(dims, slabChunk));
+        const local = parts.map((p) => toBlocks(p.chunkSel, slabChunk)).map((b) => (b.kind === 'blocks' ? b.boxes : new Float64Array(0)));
+        const moved = parts.map((p) => toBlocks(offsetSelection(p.chunkSel, p.start), dims)).map((b) => (b.kind === 'blocks' ? b.boxes : new Float64Array(0)));
+        expect(concatSlabs(local, dims.length, parts.map((p) => p.start))).toEqual(concatSlabs(moved, dims.length));
+      }),
+      { numRuns: 400 },
+    );
   });
 });

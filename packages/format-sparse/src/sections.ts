@@ -62,12 +62,27 @@ function sectionContext(ctx: ChunkFormatContext, size: number, count: number): P
   return { datatype: ctx.datatype, elementSize: size, chunkDims: [count], ...(fill ? { fillValue: fill } : {}) };
 }
 
-/** Adler-32 (RFC 1950 §9), the trailer of a zlib stream. */
+/**
+ * Adler-32 (RFC 1950 §9), the trailer of a zlib stream. Sums reduced every 2048 bytes (they stay
+ * small integers) and four bytes per step.
+ */
 function adler32(data: Uint8Array): number {
   let a = 1;
   let b = 0;
-  for (let i = 0; i < data.length; ) {
-    const end = Math.min(data.length, i + 5552);
+  const n = data.length;
+  let i = 0;
+  while (i < n) {
+    const end = Math.min(n, i + 2048);
+    for (const end4 = end - 3; i < end4; i += 4) {
+      a += data[i]!;
+      b += a;
+      a += data[i + 1]!;
+      b += a;
+      a += data[i + 2]!;
+      b += a;
+      a += data[i + 3]!;
+      b += a;
+    }
     for (; i < end; i++) {
       a += data[i]!;
       b += a;
@@ -263,23 +278,36 @@ export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx
   const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, rec.coords);
   const chunkElements = dims.reduce((a, b) => a * b, 1);
   const parts = [image.subarray(0, off), image.subarray(off)];
-  const decoded: Uint8Array[] = [];
-  for (let s = 0; s < SPARSE_SECTION_COUNT; s++) {
+  const section = (s: number): Uint8Array | Promise<Uint8Array> => {
     const p = sectionPipeline(ctx, s);
+    if (p.filters.length === 0 || skip) return parts[s]!;
     const expected = secs.unfilteredSizes?.[s];
-    if (p.filters.length === 0 || skip) decoded.push(parts[s]!);
-    else {
-      const fctx =
-        s === SECTION_SELECTION
-          ? sectionContext(ctx, 1, expected ?? 16 * dims.length * chunkElements + 4096)
-          : sectionContext(ctx, es, expected !== undefined && expected % es === 0 ? expected / es : chunkElements);
-      decoded.push(await decodeSection(parts[s]!, p, secs.filterMasks?.[s] ?? 0, ctx, fctx, rec, s));
+    const fctx =
+      s === SECTION_SELECTION
+        ? sectionContext(ctx, 1, expected ?? 16 * dims.length * chunkElements + 4096)
+        : sectionContext(ctx, es, expected !== undefined && expected % es === 0 ? expected / es : chunkElements);
+    return decodeSection(parts[s]!, p, secs.filterMasks?.[s] ?? 0, ctx, fctx, rec, s);
+  };
+  const sized = (s: number, bytes: Uint8Array): Uint8Array => {
+    const expected = secs.unfilteredSizes?.[s];
+    if (expected !== undefined && bytes.length !== expected) {
+      throw fail(ctx, rec, `section ${s} has ${bytes.length} bytes, the index records ${expected}`);
     }
-    if (expected !== undefined && decoded[s]!.length !== expected) {
-      throw fail(ctx, rec, `section ${s} has ${decoded[s]!.length} bytes, the index records ${expected}`);
-    }
-  }
-  const [sec0, values] = decoded as [Uint8Array, Uint8Array];
+    return bytes;
+  };
+  // The values start decoding first (a large section inflates on another thread) while section 0
+  // and its selection are decoded here; a failure of section 0 is reported first, as before.
+  const pending = section(SECTION_VALUES);
+  if (pending instanceof Promise) pending.catch(() => undefined); // awaited below, unless section 0 fails first
+  const sec0 = sized(SECTION_SELECTION, await section(SECTION_SELECTION));
+  const decodedSelection = selectionOfSection(sec0, rec, ctx);
+  const values = sized(SECTION_VALUES, await pending);
+  return chunkOfSelection(decodedSelection, values, values === parts[1], rec, ctx);
+}
+
+/** The selection of section 0 (encoded selection + lookup3), checked against the chunk. */
+function selectionOfSection(sec0: Uint8Array, rec: ChunkRecord, ctx: ChunkFormatContext): Selection {
+  const dims = ctx.chunkDims;
   if (sec0.length < 4) throw fail(ctx, rec, `section 0 has ${sec0.length} bytes, too short for a selection and its checksum`);
   const enc = sec0.subarray(0, sec0.length - 4);
   const stored = new DataView(sec0.buffer, sec0.byteOffset, sec0.byteLength).getUint32(enc.length, true);
@@ -293,17 +321,23 @@ export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx
     throw e;
   }
   checkSelection(sel, dims.length, ctx, rec);
+  return sel;
+}
+
+/** The memory form of a decoded chunk: `sel` and its `values` (`borrowedValues`: a view of the bytes read). */
+function chunkOfSelection(sel: Selection, values: Uint8Array, borrowedValues: boolean, rec: ChunkRecord, ctx: ChunkFormatContext): SparseChunk {
+  const es = ctx.elementSize;
+  const dims = ctx.chunkDims;
   const count = selectionCount(sel, dims);
   if (values.length !== count * es) {
     throw fail(ctx, rec, `section 1 has ${values.length} bytes, the selection of ${count} elements needs ${count * es}`);
   }
-  if (sel.kind === 'points') return fromPoints(sel.coords, values === parts[1] ? values.slice() : values, es, dims);
+  if (sel.kind === 'points') return fromPoints(sel.coords, borrowedValues ? values.slice() : values, es, dims);
   // Unfiltered values are a view of the bytes read, which the store may reuse: keep a copy.
-  const own = values === parts[1] ? values.slice() : values;
+  const own = borrowedValues ? values.slice() : values;
   // A decoded block list is canonical already (and validated above): it is the chunk's selection,
   // and its runs are derived when first needed (reading whole chunks never needs them).
   if (sel.kind === 'blocks') return lazyRuns(sel, own, () => pairsToDefined(selectionRuns(sel, dims)));
   const runs = pairsToDefined(selectionRuns(sel, dims));
   return { selection: runsSelection(runs, dims), values: own, runs };
 }
-

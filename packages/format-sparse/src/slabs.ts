@@ -3,13 +3,13 @@
  * of a chunk holding several frames `[frame, y, x]` written one frame after the other and read back
  * frame by frame. Appending elements that all come after the last defined one (C order) extends the
  * defined runs and the values in place — their arrays get spare room at their ends, doubled as
- * they fill — so writing a chunk of n frames costs O(n), not O(n²) run merges. A range of offsets
- * (a slab of dimension 0 in C order) is a range of runs found by binary search, and its values
- * are one contiguous piece of the value array.
+ * they fill — so writing a chunk of n frames costs O(n), not O(n²) run merges. A slab of
+ * dimension 0 (frames `[a, b)`) is a range of the canonical boxes found by binary search, and its
+ * values are one contiguous piece of the value array.
  * @module
  */
 import { runsToBoxes } from './canonical.js';
-import { DEF, allocValues, copyBytes, definedCount, findRun, requestSorted } from './runs.js';
+import { DEF, allocValues, copyBytes, definedCount, requestSorted } from './runs.js';
 
 /** True when `req` (sorted request triples) writes only elements after every defined run of `runs`. */
 export function appendsAfter(runs: Float64Array, req: Float64Array): boolean {
@@ -105,78 +105,73 @@ export function appendBoxes(boxes: Float64Array, runs: Float64Array, from: numbe
   return out;
 }
 
-/**
- * The defined runs within C-order offsets `[lo, hi)`, as new runs with value indices from 0, and
- * the range of the value array (in elements) holding their values, in O(log runs + runs in range).
- */
-export function definedInRange(runs: Float64Array, lo: number, hi: number): { runs: Float64Array; first: number; count: number } {
-  const a = findRun(runs, lo);
-  const b = findRun(runs, hi);
-  // run b holds hi or starts after it: it takes part only when it starts before hi
-  const end = b < runs.length / DEF && runs[DEF * b]! < hi ? b + 1 : b;
-  const out = new Float64Array(DEF * Math.max(0, end - a));
-  if (end <= a) return { runs: out, first: 0, count: 0 };
-  const first = runs[DEF * a + 2]! + Math.max(0, lo - runs[DEF * a]!);
-  for (let i = a, k = 0; i < end; i++, k += DEF) {
-    const s = Math.max(lo, runs[DEF * i]!);
-    const e = Math.min(hi, runs[DEF * i]! + runs[DEF * i + 1]!);
-    out[k] = s;
-    out[k + 1] = e - s;
-    out[k + 2] = runs[DEF * i + 2]! + (s - runs[DEF * i]!) - first;
-  }
-  const last = out.length - DEF;
-  return { runs: out, first, count: out[last + 2]! + out[last + 1]! };
-}
+/** Per canonical box list: the elements before each box (prefix sums of the box volumes). */
+const boxIndexes = new WeakMap<Float64Array, Float64Array>();
 
-/** Per canonical box list: running maximum of the boxes' dimension-0 ends, and elements before each box. */
-const boxIndexes = new WeakMap<Float64Array, { maxEnd: Float64Array; before: Float64Array }>();
-
-function boxIndex(boxes: Float64Array, rank: number): { maxEnd: Float64Array; before: Float64Array } {
-  let ix = boxIndexes.get(boxes);
-  if (ix) return ix;
+function elementsBefore(boxes: Float64Array, rank: number): Float64Array {
+  let before = boxIndexes.get(boxes);
+  if (before) return before;
   const w = 2 * rank;
   const n = boxes.length / w;
-  const maxEnd = new Float64Array(n);
-  const before = new Float64Array(n + 1);
-  let m = -Infinity;
+  before = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) {
     const b = i * w;
-    if (boxes[b + 1]! > m) m = boxes[b + 1]!;
-    maxEnd[i] = m;
     let v = 1;
     for (let k = b; k < b + w; k += 2) v *= boxes[k + 1]! - boxes[k]!;
     before[i + 1] = before[i]! + v;
   }
-  ix = { maxEnd, before };
-  boxIndexes.set(boxes, ix);
-  return ix;
+  boxIndexes.set(boxes, before);
+  return before;
 }
 
-/** First box (of `n`) whose dimension-0 start is at least `v` (boxes sorted by it). */
-function firstStartingAt(boxes: Float64Array, w: number, n: number, v: number): number {
+/** First box (of `n`) whose number at `k` (0: dimension-0 start, 1: end) is greater than `v` (`orEqual`: at least `v`). */
+function firstAbove(boxes: Float64Array, w: number, n: number, k: number, v: number, orEqual: boolean): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (boxes[mid * w]! < v) lo = mid + 1;
-    else hi = mid;
+    const x = boxes[mid * w + k]!;
+    if (x > v || (orEqual && x === v)) hi = mid;
+    else lo = mid + 1;
   }
   return lo;
 }
 
 /**
- * The boxes of a canonical box list lying in the slab `[a, b)` of dimension 0, when no box
- * crosses the slab's edges: boxes `[from, to)` (whole dimension-0 groups of a canonical list, so
- * canonical themselves) and the elements' place in C order — `first` elements of the list come
- * before the slab, `count` lie in it. Null when a box crosses an edge. O(log boxes) after an index
- * built once per list.
+ * The boxes of a canonical box list reaching into the slab `[a, b)` of dimension 0 — boxes
+ * `[from, to)`, whole dimension-0 groups, of which the first and last group may reach out of the
+ * slab (`clip`: then their dimension-0 intervals are to be cut to `[a, b)`) — and the elements' place in
+ * C order: `first` elements of the list come before the slab, `count` lie in it. A group spanning
+ * indices `[s, e)` of dimension 0 holds its cross-section once per index, in that order, so a cut
+ * group's elements in the slab are one piece too. O(log boxes) after an index built once per list
+ * (kept while the list lives: a chunk's boxes are replaced, never changed, when it is written).
  */
-export function boxesInSlab(boxes: Float64Array, rank: number, a: number, b: number): { from: number; to: number; first: number; count: number } | null {
+export function boxesInSlab(boxes: Float64Array, rank: number, a: number, b: number): { from: number; to: number; first: number; count: number; clip: boolean } {
   const w = 2 * rank;
   const n = boxes.length / w;
-  const { maxEnd, before } = boxIndex(boxes, rank);
-  const from = firstStartingAt(boxes, w, n, a);
-  const to = firstStartingAt(boxes, w, n, b);
-  if ((from > 0 && maxEnd[from - 1]! > a) || (to > 0 && maxEnd[to - 1]! > b)) return null;
-  return { from, to, first: before[from]!, count: before[to]! - before[from]! };
+  const before = elementsBefore(boxes, rank);
+  // dimension-0 groups are disjoint and sorted: ends are sorted like starts
+  const from = firstAbove(boxes, w, n, 1, a, false);
+  const to = Math.max(from, firstAbove(boxes, w, n, 0, b, true));
+  if (from === to) return { from, to, first: before[from]!, count: 0, clip: false };
+  let first = before[from]!;
+  let last = before[to]!;
+  let clip = false;
+  const s0 = boxes[from * w]!;
+  if (s0 < a) {
+    // the first group starts before the slab: skip its cross-sections of indices s0 … a-1
+    const e0 = boxes[from * w + 1]!;
+    const g = firstAbove(boxes, w, n, 0, s0, false);
+    first += ((a - s0) * (before[g]! - before[from]!)) / (e0 - s0);
+    clip = true;
+  }
+  const eL = boxes[(to - 1) * w + 1]!;
+  if (eL > b) {
+    // the last group ends after it: drop its cross-sections of indices b … eL-1
+    const sL = boxes[(to - 1) * w]!;
+    const g = firstAbove(boxes, w, n, 0, sL, true);
+    last -= ((eL - b) * (before[to]! - before[g]!)) / (eL - sL);
+    clip = true;
+  }
+  return { from, to, first, count: last - first, clip };
 }

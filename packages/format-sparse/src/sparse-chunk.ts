@@ -20,7 +20,7 @@ import {
 } from '@chunkform/core';
 import { blocksFromCanonical, trustSelection } from '@chunkform/core/plugin';
 import { runsToBoxes } from './canonical.js';
-import { appendBoxes, appendDefined, appendsAfter, boxesInSlab, definedInRange } from './slabs.js';
+import { appendBoxes, appendDefined, appendsAfter, boxesInSlab } from './slabs.js';
 import {
   DEF,
   allocValues,
@@ -347,22 +347,25 @@ export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number
   const all = mem.selection;
   if (range && all.kind === 'blocks') {
     // a slab of dimension 0 (e.g. one frame of a chunk of several): whole groups of the canonical
-    // boxes, and all elements of the frames before it come first in C order
+    // boxes (the outer ones cut to the slab), and all elements of the frames before it come first
+    // in C order: one piece of the values
     const inner = range[2];
-    const s = boxesInSlab(all.boxes, all.rank, range[0] / inner, range[1] / inner);
-    if (s && s.from === 0 && s.to === all.boxCount) return { selection: all, values: mem.values };
-    if (s) {
-      const w = 2 * all.rank;
-      const selection = s.count === 0 ? selectNone() : blocksFromCanonical(all.boxes.subarray(s.from * w, s.to * w), all.rank);
-      return { selection, values: mem.values.subarray(s.first * es, (s.first + s.count) * es) };
+    const a = range[0] / inner;
+    const b = range[1] / inner;
+    const s = boxesInSlab(all.boxes, all.rank, a, b);
+    if (s.from === 0 && s.to === all.boxCount && !s.clip) return { selection: all, values: mem.values };
+    const values = mem.values.subarray(s.first * es, (s.first + s.count) * es);
+    if (s.count === 0) return { selection: selectNone(), values };
+    const w = 2 * all.rank;
+    let boxes = all.boxes.subarray(s.from * w, s.to * w);
+    if (s.clip) {
+      boxes = boxes.slice();
+      for (let i = 0; i < boxes.length; i += w) {
+        if (boxes[i]! < a) boxes[i] = a;
+        if (boxes[i + 1]! > b) boxes[i + 1] = b;
+      }
     }
-  }
-  if (range && mem.runs.length > 0) {
-    // a slab of dimension 0: a range of runs, and their values are one piece of the value array
-    const d = definedInRange(mem.runs, range[0], range[1]);
-    if (d.count === definedCount(mem.runs)) return { selection: mem.selection, values: mem.values };
-    const selection = d.count === 0 ? selectNone() : runsSelection(d.runs, dims);
-    return { selection, values: mem.values.subarray(d.first * es, (d.first + d.count) * es) };
+    return { selection: blocksFromCanonical(boxes, all.rank), values };
   }
   const part = definedWithin(mem, sel, dims);
   if (part === mem.selection) return { selection: part, values: mem.values };

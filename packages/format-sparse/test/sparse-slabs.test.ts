@@ -134,14 +134,16 @@ describe('reads of a slab of dimension 0', () => {
     );
   });
 
-  it('finds whole groups of boxes by binary search, and refuses slabs that a box crosses', () => {
+  it('finds whole groups of boxes by binary search, and the place of a cut group\'s elements', () => {
     // rank 2, boxes [0,1)×[0,2), [1,3)×[1,2), [3,4)×[0,1): the second crosses 2
     const boxes = Float64Array.of(0, 1, 0, 2, 1, 3, 1, 2, 3, 4, 0, 1);
-    expect(boxesInSlab(boxes, 2, 0, 1)).toEqual({ from: 0, to: 1, first: 0, count: 2 });
-    expect(boxesInSlab(boxes, 2, 1, 3)).toEqual({ from: 1, to: 2, first: 2, count: 2 });
-    expect(boxesInSlab(boxes, 2, 3, 4)).toEqual({ from: 2, to: 3, first: 4, count: 1 });
-    expect(boxesInSlab(boxes, 2, 2, 3)).toBeNull();
-    expect(boxesInSlab(boxes, 2, 1, 2)).toBeNull();
-    expect(boxesInSlab(boxes, 2, 4, 5)).toEqual({ from: 3, to: 3, first: 5, count: 0 });
+    expect(boxesInSlab(boxes, 2, 0, 1)).toEqual({ from: 0, to: 1, first: 0, count: 2, clip: false });
+    expect(boxesInSlab(boxes, 2, 1, 3)).toEqual({ from: 1, to: 2, first: 2, count: 2, clip: false });
+    expect(boxesInSlab(boxes, 2, 3, 4)).toEqual({ from: 2, to: 3, first: 4, count: 1, clip: false });
+    // the second box's row 2 (its second cross-section) and row 1 (its first)
+    expect(boxesInSlab(boxes, 2, 2, 3)).toEqual({ from: 1, to: 2, first: 3, count: 1, clip: true });
+    expect(boxesInSlab(boxes, 2, 1, 2)).toEqual({ from: 1, to: 2, first: 2, count: 1, clip: true });
+    expect(boxesInSlab(boxes, 2, 0, 4)).toEqual({ from: 0, to: 3, first: 0, count: 5, clip: false });
+    expect(boxesInSlab(boxes, 2, 4, 5)).toEqual({ from: 3, to: 3, first: 5, count: 0, clip: false });
   });
 });

@@ -14,10 +14,11 @@ import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkRequest, ChunkStore } from './chunk-format.js';
 import type { ChunkCache, CacheEntry } from './cache.js';
-import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, unionAll, type ChunkPart } from './defined.js';
+import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, oneChunkPart, unionAll, type ChunkPart } from './defined.js';
+import { concatSlabs } from '../selection/concat.js';
 import { repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
-import { boundingBox, offsetSelection, selectionCount } from '../selection/algebra.js';
+import { boundingBox, offsetSelection, selectionCount, toBlocks } from '../selection/algebra.js';
 import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 import type { Holder, WriteQueue } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
@@ -198,10 +199,22 @@ export class ChunkReader<Mem> {
    * pass (the caller then reads {@link defined} and the values).
    */
   async readDefined(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined> {
-    await this.settle();
+    if (this.queue?.busy) await this.settle();
     const { format, chunkDims } = this.o;
     const dims = [...this.o.dims()];
     if (!format.definedValues || !chunksAreSlabs(dims, chunkDims)) return undefined;
+    const one = oneChunkPart(sel, dims, chunkDims);
+    if (one) {
+      // one box in one chunk (a frame): the chunk from the cache when there (no await), no candidate search
+      try {
+        const hit = this.o.cache.get(one.coords.join(','));
+        const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel);
+        const b = toBlocks(r.selection, chunkDims);
+        return { selection: concatSlabs(b.kind === 'none' ? [] : [b.boxes], dims.length, [one.start]), bytes: r.values.slice() };
+      } catch (e) {
+        throw this.p.named(one.coords, e);
+      }
+    }
     const { list, at } = await this.candidates(sel);
     const parts = chunkParts(sel, dims, chunkDims, list);
     return concatDefinedValues(parts, dims, chunkDims, (p) => this.p.guardValue(p.coords, async () => format.definedValues!(await this.loadPart(p, at), p.chunkSel)));

@@ -107,9 +107,41 @@ export function chunksAreSlabs(dims: readonly number[], chunkDims: readonly numb
 }
 
 /**
+ * The part of `sel` when it is one box inside one chunk (a frame of a chunk of several frames);
+ * null otherwise. Computed from the box alone: no selection algebra, no index lookup (`rec` unknown).
+ */
+export function oneChunkPart(sel: Selection, dims: readonly number[], chunkDims: readonly number[]): ChunkPart | null {
+  if (sel.kind === 'points' || sel.kind === 'none' || (sel.kind === 'blocks' && sel.boxCount !== 1)) return null;
+  const bb = boundingBox(sel, dims);
+  if (!bb) return null;
+  let volume = 1;
+  const rank = dims.length;
+  const coords = new Array<number>(rank);
+  const start = new Array<number>(rank);
+  const box = new Float64Array(2 * rank);
+  for (let d = 0; d < rank; d++) {
+    const s = bb.start[d]!;
+    const e = bb.end[d]!;
+    const c = chunkDims[d]!;
+    if (!(e > s) || e > dims[d]! || Math.floor(s / c) !== Math.floor((e - 1) / c)) return null;
+    coords[d] = Math.floor(s / c);
+    start[d] = coords[d] * c;
+    box[2 * d] = s - start[d];
+    box[2 * d + 1] = e - start[d];
+    volume *= e - s;
+  }
+  if (selectionCount(sel, dims) !== volume) return null; // strided: more than one box
+  return { coords, start, chunkSel: blocksFromCanonical(box, rank) };
+}
+
+/** Chunk reads of `concatDefinedValues` in flight at once (one chunk's I/O and inflating overlap the decoding of another). */
+const AHEAD = 4;
+
+/**
  * The defined elements of `parts` (in chunk order, chunks that are slabs of dimension 0: see
  * {@link chunksAreSlabs}) and their values: `read` gives each part's chunk-relative defined selection
  * and values; the union is the concatenation of the parts and the values follow in the same order.
+ * Up to {@link AHEAD} parts are read at once; the result is built in one pass over them.
  */
 export async function concatDefinedValues(
   parts: readonly ChunkPart[],
@@ -117,37 +149,39 @@ export async function concatDefinedValues(
   chunkDims: readonly number[],
   read: (part: ChunkPart) => Promise<{ selection: Selection; values: Uint8Array }>,
 ): Promise<{ selection: Selection; bytes: Uint8Array }> {
+  const pending: Promise<{ selection: Selection; values: Uint8Array }>[] = [];
+  const start = (i: number): void => {
+    const p = read(parts[i]!);
+    p.catch(() => undefined); // awaited in order below; a later failure after an earlier one is not reported
+    pending.push(p);
+  };
+  for (let i = 0; i < Math.min(AHEAD, parts.length); i++) start(i);
   const boxes: Float64Array[] = [];
+  const shifts: number[][] = [];
   const values: Uint8Array[] = [];
   let total = 0;
-  for (const part of parts) {
-    const r = await read(part);
-    const b = toBlocks(r.selection, chunkDims);
-    if (b.kind === 'none') continue;
-    boxes.push(offsetBoxes(b.boxes, part.start));
-    // `r.values` may be the chunk's own storage: copied once below, into the result (the caller
-    // holds the dataset's read lock, so no write changes it meanwhile)
-    values.push(r.values);
-    total += r.values.length;
+  try {
+    for (let i = 0; i < parts.length; i++) {
+      const r = await pending[i]!;
+      if (i + AHEAD < parts.length) start(i + AHEAD);
+      const b = toBlocks(r.selection, chunkDims);
+      if (b.kind === 'none') continue;
+      boxes.push(b.boxes);
+      shifts.push(parts[i]!.start);
+      // `r.values` may be the chunk's own storage: copied once below, into the result (the caller
+      // holds the dataset's read lock, so no write changes it meanwhile)
+      values.push(r.values);
+      total += r.values.length;
+    }
+  } catch (e) {
+    // nothing of this call runs after it returns (a read may write out a chunk the cache gives up)
+    await Promise.allSettled(pending);
+    throw e;
   }
   const bytes = new Uint8Array(total);
   let o = 0;
   for (const v of values) (bytes.set(v, o), (o += v.length));
-  return { selection: concatSlabs(boxes, dims.length), bytes };
-}
-
-/** A copy of the flat boxes `boxes` moved by `start` (one entry per dimension). */
-function offsetBoxes(boxes: Float64Array, start: readonly number[]): Float64Array {
-  const w = 2 * start.length;
-  const out = new Float64Array(boxes.length);
-  for (let d = 0; d < start.length; d++) {
-    const s = start[d]!;
-    for (let i = 2 * d; i < boxes.length; i += w) {
-      out[i] = boxes[i]! + s;
-      out[i + 1] = boxes[i + 1]! + s;
-    }
-  }
-  return out;
+  return { selection: concatSlabs(boxes, dims.length, shifts), bytes };
 }
 
 /** C-order comparison of chunk coordinates. */

@@ -8,7 +8,7 @@
  */
 import { SelectionError } from '../errors.js';
 import { boxesBounds, boxesCount, boxesOp, normalizeBoxes, type BoxOp } from './boxes.js';
-import { hyperslabExtent, hyperslabIsEmpty, productCount, productIntervals, productToBoxes } from './hyperslab.js';
+import { hyperslabExtent, hyperslabIsEmpty, productIntervals, productToBoxes } from './hyperslab.js';
 import { pointsToBoxes } from './points.js';
 import {
   blocksFromCanonical,
@@ -188,9 +188,17 @@ export function selectionCount(sel: Selection, dims: readonly number[]): number 
       return sel.pointCount;
     case 'blocks':
       return boxesCount(sel.boxes, sel.rank);
-    case 'all':
-    case 'hyperslab':
-      return productCount(productIntervals(sel, dims)!);
+    case 'all': {
+      let n = 1;
+      for (const d of dims) n *= d;
+      return n;
+    }
+    case 'hyperslab': {
+      // blocks never overlap (stride ≥ block when count > 1): count × block elements per dimension
+      let n = 1;
+      for (let d = 0; d < sel.rank; d++) n *= sel.count[d]! * sel.block[d]!;
+      return n;
+    }
   }
 }
 

@@ -16,19 +16,36 @@ function groupLength(b: Float64Array, from: number, end: number, w: number): num
   return (k - from) / w;
 }
 
-/** True when two groups of `n` boxes have the same coordinates outside dimension 0. */
-function sameCrossSection(a: Float64Array, ia: number, b: Float64Array, ib: number, n: number, w: number): boolean {
+/** True when two groups of `n` boxes have the same coordinates outside dimension 0 (those of `b` moved by `shift`). */
+function sameCrossSection(a: Float64Array, ia: number, b: Float64Array, ib: number, n: number, w: number, shift: readonly number[] | undefined): boolean {
   for (let i = 0; i < n; i++) {
-    for (let k = 2; k < w; k++) if (a[ia + i * w + k] !== b[ib + i * w + k]) return false;
+    for (let k = 2; k < w; k++) if (a[ia + i * w + k] !== b[ib + i * w + k]! + (shift ? shift[k >> 1]! : 0)) return false;
   }
   return true;
 }
 
+/** Copies the boxes `p[from…]` to `out` at `at`, moved by `shift` (one entry per dimension) when given. */
+function copyBoxes(out: Float64Array, at: number, p: Float64Array, from: number, w: number, shift: readonly number[] | undefined): void {
+  if (!shift || shift.every((s) => s === 0)) {
+    out.set(from === 0 ? p : p.subarray(from), at);
+    return;
+  }
+  for (let d = 0; d < w >> 1; d++) {
+    const s = shift[d]!;
+    for (let i = from + 2 * d, k = at + 2 * d; i < p.length; i += w, k += w) {
+      out[k] = p[i]! + s;
+      out[k + 1] = p[i + 1]! + s;
+    }
+  }
+}
+
 /**
  * The canonical union of canonical box arrays `parts` (rank ≥ 1) given in dimension-0 order, where
- * every box of a part ends (in dimension 0) at or before every box of the next part starts.
+ * every box of a part ends (in dimension 0) at or before every box of the next part starts —
+ * after moving part i by `shifts[i]` (one entry per dimension; e.g. chunk-relative boxes moved to
+ * their chunk's start) when given.
  */
-export function concatSlabs(parts: readonly Float64Array[], rank: number): BlockSelection | NoneSelection {
+export function concatSlabs(parts: readonly Float64Array[], rank: number, shifts?: readonly (readonly number[])[]): BlockSelection | NoneSelection {
   const w = 2 * rank;
   let total = 0;
   for (const p of parts) total += p.length;
@@ -36,20 +53,22 @@ export function concatSlabs(parts: readonly Float64Array[], rank: number): Block
   let len = 0;
   // start of the last dimension-0 group written to `out`
   let lastGroup = 0;
-  for (const p of parts) {
+  for (let j = 0; j < parts.length; j++) {
+    const p = parts[j]!;
+    const shift = shifts?.[j];
     if (p.length === 0) continue;
     let from = 0;
-    if (len > 0 && out[len - w + 1] === p[0]) {
+    if (len > 0 && out[len - w + 1] === p[0]! + (shift ? shift[0]! : 0)) {
       // the slabs touch: merge the seam groups when their cross-sections are equal
       const n = (len - lastGroup) / w;
-      if (groupLength(p, 0, p.length, w) === n && sameCrossSection(out, lastGroup, p, 0, n, w)) {
-        const e0 = p[1]!;
+      if (groupLength(p, 0, p.length, w) === n && sameCrossSection(out, lastGroup, p, 0, n, w, shift)) {
+        const e0 = p[1]! + (shift ? shift[0]! : 0);
         for (let k = lastGroup; k < len; k += w) out[k + 1] = e0;
         from = n * w;
       }
     }
     if (from < p.length) {
-      out.set(from === 0 ? p : p.subarray(from), len);
+      copyBoxes(out, len, p, from, w, shift);
       len += p.length - from;
       // the last group of `p` starts where its last box's dimension-0 interval starts
       let k = len - w;

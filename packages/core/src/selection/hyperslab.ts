@@ -87,17 +87,6 @@ export function productIntervals(sel: Selection, dims: readonly number[]): Float
   return null;
 }
 
-/** Number of elements of a product of interval lists. */
-export function productCount(lists: readonly Float64Array[]): number {
-  let n = 1;
-  for (const l of lists) {
-    let s = 0;
-    for (let i = 0; i < l.length; i += 2) s += l[i + 1]! - l[i]!;
-    n *= s;
-  }
-  return n;
-}
-
 /** Largest number of boxes an algebra operation will expand a product into. */
 export const MAX_EXPANDED_BOXES = 1 << 22;
 

@@ -26,14 +26,61 @@ class Flat {
     this.buf = new Float64Array(Math.max(16, capacity));
   }
   push(v: number): void {
-    if (this.n === this.buf.length) {
-      if (this.n >= OUTPUT_LIMIT) throw new SelectionError(`block list normalises to more than ${OUTPUT_LIMIT / 2} intervals`);
-      const next = new Float64Array(this.buf.length * 2);
-      next.set(this.buf);
-      this.buf = next;
-    }
+    if (this.n === this.buf.length) this.ensure(1);
     this.buf[this.n++] = v;
   }
+  /** Makes room for `k` more numbers. */
+  ensure(k: number): void {
+    if (this.n + k <= this.buf.length) return;
+    if (this.n + k > OUTPUT_LIMIT) throw new SelectionError(`block list normalises to more than ${OUTPUT_LIMIT / 2} intervals`);
+    const next = new Float64Array(Math.max(this.buf.length * 2, this.n + k));
+    next.set(this.buf.subarray(0, this.n));
+    this.buf = next;
+  }
+}
+
+/**
+ * A band's cross-section (boxes of dimensions d+1…): `count` boxes of `stride` numbers in `src`
+ * from number `at` on — the tails of consecutive input boxes as listed (no copy), or a {@link Flat}.
+ */
+interface CrossSection {
+  src: Float64Array;
+  at: number;
+  count: number;
+  stride: number;
+}
+
+/** True when two cross-sections of `cw` numbers per box are equal. */
+function sameCross(a: CrossSection, b: CrossSection, cw: number): boolean {
+  if (a.count !== b.count) return false;
+  for (let i = 0; i < a.count; i++) {
+    const x = a.at + i * a.stride;
+    const y = b.at + i * b.stride;
+    for (let q = 0; q < cw; q++) if (a.src[x + q] !== b.src[y + q]) return false;
+  }
+  return true;
+}
+
+/** Appends the boxes `[glo, ghi) × cross` (`cw` numbers per cross-section box). */
+function emitGroup(out: Flat, glo: number, ghi: number, cross: CrossSection, cw: number): void {
+  const { src, at, count, stride } = cross;
+  if (count === 0) return;
+  out.ensure(count * (cw + 2));
+  const o = out.buf;
+  let k = out.n;
+  if (stride === cw + 2 && src[at - 2] === glo && src[at - 1] === ghi && src[at + (count - 1) * stride - 2] === glo) {
+    // whole input boxes whose interval is the group's: one copy
+    o.set(src.subarray(at - 2, at - 2 + count * stride), k);
+    out.n = k + count * stride;
+    return;
+  }
+  for (let i = 0; i < count; i++) {
+    o[k++] = glo;
+    o[k++] = ghi;
+    const x = at + i * stride;
+    for (let q = 0; q < cw; q++) o[k++] = src[x + q]!;
+  }
+  out.n = k;
 }
 
 function sortByStart(boxes: Float64Array, idx: Int32Array, m: number, off: number, w: number): void {
@@ -77,16 +124,6 @@ function sortByStart(boxes: Float64Array, idx: Int32Array, m: number, off: numbe
 /** Boxes and key bound of the packed sort in {@link sortByStart} (2^21 · 2^32 = 2^53: exact in a float). */
 const PACK_MAX_BOXES = 1 << 21;
 const PACK_KEY_LIMIT = 2 ** 32;
-
-/** Appends the boxes `[glo, ghi) × child` (nothing when the group is unset). */
-function emitGroup(out: Flat, glo: number, ghi: number, child: Flat, cw: number): void {
-  if (!(ghi > glo)) return;
-  for (let c = 0; c < child.n; c += cw) {
-    out.push(glo);
-    out.push(ghi);
-    for (let q = 0; q < cw; q++) out.push(child.buf[c + q]!);
-  }
-}
 
 /**
  * Copies the tails (numbers from `off` on, `rank` dimensions) of boxes `order[0..n)` into the empty
@@ -135,7 +172,14 @@ function canonicalTails(boxes: Float64Array, active: Int32Array, n: number, off:
   return tailsAsListed(boxes, scratch, n, off, rank, out);
 }
 
-/** Canonical boxes of dimensions d.. of the union of boxes `idx[0..m)`, appended to `out`. */
+/**
+ * Canonical boxes of dimensions d.. of the union of boxes `idx[0..m)`, appended to `out`: a sweep
+ * over the bands of dimension d (between consecutive starts and ends of boxes), each band's
+ * cross-section normalised one level down, and touching bands with equal cross-sections merged.
+ * A band whose boxes are consecutive input boxes that all start and end with it and list a
+ * canonical cross-section (a frame of a point-group chunk, as encoders write it) is taken where it
+ * stands: checked, compared and copied, never re-sorted.
+ */
 function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank: number, out: Flat, budget: Budget): void {
   const w = 2 * rank;
   const off = 2 * d;
@@ -158,36 +202,47 @@ function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank:
     out.push(e);
     return;
   }
-  // Breakpoints of dimension d.
-  const pts = new Float64Array(2 * m);
-  for (let i = 0; i < m; i++) {
-    pts[2 * i] = boxes[idx[i]! * w + off]!;
-    pts[2 * i + 1] = boxes[idx[i]! * w + off + 1]!;
-  }
-  pts.sort();
-  let np = 0;
-  for (let i = 0; i < pts.length; i++) if (i === 0 || pts[i] !== pts[np - 1]) pts[np++] = pts[i]!;
+  // boxes in input order (idx is 0, 1, …): a band's new boxes are a range of the input
+  let inOrder = true;
+  for (let i = 0; i < m && inOrder; i++) inOrder = idx[i] === idx[0]! + i;
   const active = new Int32Array(m);
   const scratch = new Int32Array(m);
   let na = 0;
   let next = 0;
   const cw = w - off - 2; // numbers per child box
-  // Current group: [glo, ghi) with its child boxes in `prev`; `child` is the band being computed.
-  let child = new Flat(cw * 4);
-  let prev = new Flat(cw * 4);
-  let glo = NaN;
-  let ghi = NaN;
   const lastButOne = d === rank - 2;
   const coff = off + 2; // offset of the child dimension in a box
-  for (let k = 0; k + 1 < np; k++) {
-    const lo = pts[k]!;
-    const hi = pts[k + 1]!;
+  // Current group: [glo, ghi) × `group`; a band's cross-section is computed into `child` unless it
+  // is a range of the input (`direct`); `prev` holds the group's when it was computed.
+  let child = new Flat(cw * 4);
+  let prev = new Flat(cw * 4);
+  const direct: CrossSection = { src: boxes, at: 0, count: 0, stride: w };
+  const computed: CrossSection = { src: child.buf, at: 0, count: 0, stride: cw };
+  const group: CrossSection = { src: boxes, at: 0, count: 0, stride: w };
+  let glo = NaN;
+  let ghi = NaN;
+  let lo = boxes[idx[0]! * w + off]!;
+  for (;;) {
+    // the band starts at lo: drop boxes ending there, add those starting there
     let keep = 0;
-    for (let i = 0; i < na; i++) if (boxes[active[i]! * w + off + 1]! > lo) active[keep++] = active[i]!;
+    let minEnd = Infinity;
+    for (let i = 0; i < na; i++) {
+      const e = boxes[active[i]! * w + off + 1]!;
+      if (e > lo) {
+        active[keep++] = active[i]!;
+        if (e < minEnd) minEnd = e;
+      }
+    }
     na = keep;
+    const carried = keep;
+    const first = next;
+    let maxEnd = -Infinity;
     while (next < m && boxes[idx[next]! * w + off]! <= lo) {
       const b = idx[next++]!;
-      if (!(boxes[b * w + off + 1]! > lo)) continue;
+      const e = boxes[b * w + off + 1]!;
+      if (!(e > lo)) continue;
+      if (e < minEnd) minEnd = e;
+      if (e > maxEnd) maxEnd = e;
       if (lastButOne) {
         // keep `active` sorted by the child dimension's start: the child is a plain merge
         const key = boxes[b * w + coff]!;
@@ -200,50 +255,68 @@ function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank:
         na++;
       } else active[na++] = b;
     }
+    if (na === 0) {
+      // a gap: the group cannot touch what follows
+      if (next >= m) break;
+      lo = boxes[idx[next]! * w + off]!;
+      continue;
+    }
+    const hi = next < m && boxes[idx[next]! * w + off]! < minEnd ? boxes[idx[next]! * w + off]! : minEnd;
     budget.left -= na;
     if (budget.left < 0) {
       throw new SelectionError(`block list too complex to normalise (more than ${CANONICAL_WORK_LIMIT} steps)`);
     }
-    if (na === 0) {
-      emitGroup(out, glo, ghi, prev, cw);
-      glo = ghi = NaN;
-      continue;
-    }
-    child.n = 0;
-    if (lastButOne) {
-      let cs = boxes[active[0]! * w + coff]!;
-      let ce = boxes[active[0]! * w + coff + 1]!;
-      for (let i = 1; i < na; i++) {
-        const b = active[i]! * w + coff;
-        if (boxes[b]! <= ce) {
-          if (boxes[b + 1]! > ce) ce = boxes[b + 1]!;
-        } else {
-          child.push(cs);
-          child.push(ce);
-          cs = boxes[b]!;
-          ce = boxes[b + 1]!;
-        }
-      }
-      child.push(cs);
-      child.push(ce);
-    } else if (!canonicalTails(boxes, active, na, coff, rank - d - 1, child, scratch)) {
-      for (let i = 0; i < na; i++) scratch[i] = active[i]!;
-      level(boxes, scratch, na, d + 1, rank, child, budget);
-    }
-    let same = ghi === lo && child.n === prev.n;
-    for (let q = 0; same && q < child.n; q++) same = child.buf[q] === prev.buf[q];
-    if (same) {
-      ghi = hi;
+    let cross: CrossSection;
+    const from = inOrder ? idx[first]! : -1;
+    if (inOrder && carried === 0 && next - first === na && maxEnd === hi && canonicalLevel(boxes, from, from + na, d + 1, rank, w)) {
+      direct.at = from * w + coff;
+      direct.count = na;
+      cross = direct;
     } else {
-      emitGroup(out, glo, ghi, prev, cw);
-      const t = prev;
-      prev = child;
-      child = t;
+      child.n = 0;
+      if (lastButOne) {
+        let cs = boxes[active[0]! * w + coff]!;
+        let ce = boxes[active[0]! * w + coff + 1]!;
+        for (let i = 1; i < na; i++) {
+          const b = active[i]! * w + coff;
+          if (boxes[b]! <= ce) {
+            if (boxes[b + 1]! > ce) ce = boxes[b + 1]!;
+          } else {
+            child.push(cs);
+            child.push(ce);
+            cs = boxes[b]!;
+            ce = boxes[b + 1]!;
+          }
+        }
+        child.push(cs);
+        child.push(ce);
+      } else if (!canonicalTails(boxes, active, na, coff, rank - d - 1, child, scratch)) {
+        for (let i = 0; i < na; i++) scratch[i] = active[i]!;
+        level(boxes, scratch, na, d + 1, rank, child, budget);
+      }
+      computed.src = child.buf;
+      computed.count = child.n / cw;
+      cross = computed;
+    }
+    if (ghi === lo && sameCross(group, cross, cw)) ghi = hi;
+    else {
+      if (ghi > glo) emitGroup(out, glo, ghi, group, cw);
       glo = lo;
       ghi = hi;
+      group.src = cross.src;
+      group.at = cross.at;
+      group.count = cross.count;
+      group.stride = cross.stride;
+      if (cross === computed) {
+        // the group keeps this band's boxes: the next band computes into the other buffer
+        const t = prev;
+        prev = child;
+        child = t;
+      }
     }
+    lo = hi;
   }
-  emitGroup(out, glo, ghi, prev, cw);
+  if (ghi > glo) emitGroup(out, glo, ghi, group, cw);
 }
 
 /**
@@ -259,9 +332,11 @@ export function canonicalBoxes(boxes: Float64Array, rank: number): Float64Array 
   if (isCanonicalBoxes(boxes, rank)) return boxes;
   const idx = new Int32Array(n);
   for (let i = 0; i < n; i++) idx[i] = i;
-  const out = new Flat(boxes.length);
+  // room for a few boxes split at band edges (a group repeated over two frames) without regrowing
+  const out = new Flat(boxes.length + (boxes.length >> 4) + 8 * rank);
   level(boxes, idx, n, 0, rank, out, { left: CANONICAL_WORK_LIMIT });
-  return out.buf.slice(0, out.n);
+  // a view when little of the buffer is spare (a copy costs more than the spare bytes)
+  return out.n >= out.buf.length - (out.buf.length >> 3) ? out.buf.subarray(0, out.n) : out.buf.slice(0, out.n);
 }
 
 /** True when boxes `[af, at)` and `[bf, bt)` agree in every number from offset `off` of a box on. */
@@ -275,8 +350,39 @@ function sameTails(b: Float64Array, af: number, at: number, bf: number, bt: numb
   return true;
 }
 
+/** {@link canonicalLevel} of the last two dimensions, d and d + 1, in one loop. */
+function canonicalLastTwo(b: Float64Array, from: number, to: number, off: number, w: number): boolean {
+  let prevE = -Infinity;
+  let prevFrom = -1;
+  let prevTo = -1;
+  let i = from;
+  while (i < to) {
+    const s = b[i * w + off]!;
+    const e = b[i * w + off + 1]!;
+    if (!(e > s) || s < prevE) return false; // empty, unsorted or overlapping
+    // the group's intervals in the last dimension: sorted, disjoint and not touching
+    let lastEnd = -Infinity;
+    let j = i;
+    do {
+      const ls = b[j * w + off + 2]!;
+      const le = b[j * w + off + 3]!;
+      if (!(le > ls) || ls <= lastEnd) return false;
+      lastEnd = le;
+      j++;
+    } while (j < to && b[j * w + off] === s && b[j * w + off + 1] === e);
+    // touching groups with equal cross-sections would have been merged
+    if (s === prevE && sameTails(b, prevFrom, prevTo, i, j, off + 2, w)) return false;
+    prevE = e;
+    prevFrom = i;
+    prevTo = j;
+    i = j;
+  }
+  return true;
+}
+
 /** Canonical-form check of boxes `[from, to)` in dimensions d… (see {@link isCanonicalBoxes}). */
 function canonicalLevel(b: Float64Array, from: number, to: number, d: number, rank: number, w: number): boolean {
+  if (d === rank - 2) return canonicalLastTwo(b, from, to, 2 * d, w);
   const off = 2 * d;
   let prevE = -Infinity;
   let prevFrom = -1;

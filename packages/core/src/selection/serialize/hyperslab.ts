@@ -92,26 +92,66 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
     throw r.error(`hyperslab selection: ${nblocks} blocks of rank ${rank} need ${nblocks * 2 * rank * width} bytes but only ${r.remaining} remain`);
   }
   const at = r.pos;
-  const v = readUints(r, nblocks * 2 * rank, width, 'hyperslab blocks');
-  const dims = extent.dims;
-  const boxes = new Float64Array(v.length);
-  const w2 = 2 * rank;
-  for (let i = 0; i < nblocks; i++) {
-    const base = i * w2;
-    for (let d = 0; d < rank; d++) {
-      const s = v[base + d]!;
-      const e = v[base + rank + d]!;
-      if (s > e || e >= dims[d]!) {
-        throw r.error(
-          `hyperslab block ${i} (at offset ${at + base * width}) spans [${s}, ${e}] in dimension ${d}, ` +
-            (s > e ? 'its start is after its end' : `outside the extent size ${dims[d]}`),
-        );
+  let boxes = width === 8 ? null : readBlockCorners(r, nblocks, rank, width, extent.dims);
+  if (!boxes) {
+    // 8-byte coordinates, or a block out of order or outside the extent (named here)
+    const v = readUints(r, nblocks * 2 * rank, width, 'hyperslab blocks');
+    const dims = extent.dims;
+    boxes = new Float64Array(v.length);
+    const w2 = 2 * rank;
+    for (let i = 0; i < nblocks; i++) {
+      const base = i * w2;
+      for (let d = 0; d < rank; d++) {
+        const s = v[base + d]!;
+        const e = v[base + rank + d]!;
+        if (s > e || e >= dims[d]!) {
+          throw r.error(
+            `hyperslab block ${i} (at offset ${at + base * width}) spans [${s}, ${e}] in dimension ${d}, ` +
+              (s > e ? 'its start is after its end' : `outside the extent size ${dims[d]}`),
+          );
+        }
+        boxes[base + 2 * d] = s;
+        boxes[base + 2 * d + 1] = e + 1;
       }
-      boxes[base + 2 * d] = s;
-      boxes[base + 2 * d + 1] = e + 1;
     }
   }
   return blocksFromCanonical(canonicalBoxes(boxes, rank), rank);
+}
+
+/**
+ * The `nblocks` blocks of a block list with 2- or 4-byte coordinates (start corner, then inclusive
+ * end corner) as flat `[s, e)` boxes, read and checked in one pass; the reader moves past them.
+ * Null (reader unmoved) when a block's start is after its end or it leaves `dims`. The caller has
+ * checked that the bytes are there.
+ */
+function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: 2 | 4, dims: readonly number[]): Float64Array | null {
+  const b = r.bytes;
+  const n = nblocks * 2 * rank;
+  const boxes = new Float64Array(n);
+  const lim = Float64Array.from(dims);
+  const cw = rank * width; // bytes of one corner
+  let p = r.pos;
+  let ok = true;
+  for (let i = 0; i < n; i += 2 * rank, p += 2 * cw) {
+    for (let d = 0; d < rank; d++) {
+      const q = p + d * width;
+      let s: number;
+      let e: number;
+      if (width === 2) {
+        s = b[q]! | (b[q + 1]! << 8);
+        e = b[q + cw]! | (b[q + cw + 1]! << 8);
+      } else {
+        s = (b[q]! | (b[q + 1]! << 8) | (b[q + 2]! << 16) | (b[q + 3]! << 24)) >>> 0;
+        e = (b[q + cw]! | (b[q + cw + 1]! << 8) | (b[q + cw + 2]! << 16) | (b[q + cw + 3]! << 24)) >>> 0;
+      }
+      if (s > e || e >= lim[d]!) ok = false;
+      boxes[i + 2 * d] = s;
+      boxes[i + 2 * d + 1] = e + 1;
+    }
+  }
+  if (!ok) return null;
+  r.pos = p;
+  return boxes;
 }
 
 function decodeRegular(r: ByteReader, rank: number, width: UintWidth, extent: SelectionExtent): Selection {
