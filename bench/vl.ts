@@ -28,10 +28,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflate, deflateSync, inflate } from 'node:zlib';
-import { createFile, openFile, selectHyperslab, type Dataset } from '../packages/core/src/index.js';
-import { registerIndexes } from '../packages/indexes/src/index.js';
-import { registerFilters, startWorkers, workerPoolSize, workerStats } from '../packages/filters/src/index.js';
-import { VLStrings, createVlDataset, registerVlFormat, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
+import { workerPoolSize } from '../packages/filters/src/index.js';
+import { VLStrings, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
 import { median } from './timing.js';
 import { xorshift32 } from './xorshift.js';
 
@@ -39,7 +37,10 @@ const N = Number(process.env.BENCH_VL_N ?? 1_000_000);
 const RANDOM = Number(process.env.BENCH_VL_RANDOM ?? 1000);
 const CHUNK = Number(process.env.BENCH_VL_CHUNK ?? 1024);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
+/** Rows to run (indices into the configurations below, comma-separated; default all). */
+const ROWS = process.env.BENCH_VL_ROWS?.split(',').map(Number);
 const PY = fileURLToPath(new URL('./vl_h5py.py', import.meta.url));
+const SIDE = fileURLToPath(new URL('./vl_side.ts', import.meta.url));
 
 const WORDS = ['INFO', 'WARN', 'DEBUG', 'ERROR', 'det', 'CSPAD', 'epix', 'jungfrau', 'hit', 'miss', 'photon', 'event', 'run', 'shot', 'gain', 'calib', 'ok', 'timeout', 'retry', 'seq'];
 
@@ -137,10 +138,6 @@ interface Config {
 
 /** Runs the VL comparison in `dir` and prints the tables. */
 export async function runVl(dir: string): Promise<void> {
-  registerIndexes();
-  registerFilters();
-  registerVlFormat();
-  const threads = await startWorkers();
   const data = strings();
   const text = Buffer.from(data.join(''), 'latin1');
   const ends = new Float64Array(N);
@@ -166,6 +163,7 @@ export async function runVl(dir: string): Promise<void> {
     { chunk: CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate }, columnar: true },
     { chunk: CHUNK, label: 'no filters', opts: {}, columnar: true },
   ];
+  if (ROWS) configs.splice(0, configs.length, ...configs.filter((_, k) => ROWS.includes(k)));
   const column = VLStrings.from(data);
   const fromTimes: Sample[] = [];
 
@@ -184,60 +182,27 @@ export async function runVl(dir: string): Promise<void> {
   };
   const ours = configs.map(() => ({ w: [] as Sample[], r: [] as Sample[], rand: [] as Sample[], size: 0 }));
   const file = join(dir, 'vl-chunkform.h5');
-  const run = async (k: number): Promise<void> => {
+  const offloaded = { done: 0, failed: 0, threads: 0 };
+  // each row and repetition in a process of its own, as h5py's steps are (bench/vl_side.ts)
+  const run = (k: number): void => {
     const { chunk, opts, columnar } = configs[k]!;
     const o = ours[k]!;
     rmSync(file, { force: true });
-    o.w.push(
-      await timed(async () => {
-        const f = await createFile(file, { superblockVersion: 3 });
-        await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [N], chunks: [chunk], data: columnar ? column : data, ...opts });
-        await f.close();
-      }),
-    );
-    if (columnar) {
-      let col: VLStrings | null = null;
-      o.r.push(
-        await timed(async () => {
-          const f = await openFile(file);
-          col = await ((await f.get('s')) as Dataset).readColumnar<VLStrings>();
-          await f.close();
-        }),
-      );
-      const c = col as VLStrings | null;
-      if (c?.length !== N || c.get(0) !== data[0] || c.get(N - 1) !== data[N - 1] || c.get(N >> 1) !== data[N >> 1]) throw new Error('bench: chunkform columnar read back other strings');
-      o.size = statSync(file).size;
-      return;
-    }
-    let got: string[] = [];
-    o.r.push(
-      await timed(async () => {
-        const f = await openFile(file);
-        got = (await ((await f.get('s')) as Dataset).read()) as string[];
-        await f.close();
-      }),
-    );
-    if (got.length !== N || got[0] !== data[0] || got[N - 1] !== data[N - 1] || got[N >> 1] !== data[N >> 1]) throw new Error('bench: chunkform read back other strings');
-    got = [];
-    let first = '';
-    o.rand.push(
-      await timed(async () => {
-        const f = await openFile(file);
-        const d = (await f.get('s')) as Dataset;
-        for (let j = 0; j < idx.length; j++) {
-          const v = (await d.read(selectHyperslab({ start: [idx[j]!], count: [1] }))) as string[];
-          if (j === 0) first = v[0]!;
-        }
-        await f.close();
-      }),
-    );
-    if (first !== data[idx[0]!]) throw new Error('bench: chunkform random read returned another string');
-    o.size = statSync(file).size;
+    const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', SIDE, file, dataFile, idxFile, JSON.stringify({ chunk, opts, columnar })], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) throw new Error(`vl_side.ts failed: ${r.stderr}`);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { w: Sample; r: Sample; rand: Sample | null; size: number; pool: { done: number; failed: number }; threads: number };
+    o.w.push(out.w);
+    o.r.push(out.r);
+    if (out.rand) o.rand.push(out.rand);
+    o.size = out.size;
+    offloaded.done += out.pool.done;
+    offloaded.failed += out.pool.failed;
+    offloaded.threads = out.threads;
   };
   for (let r = 0; r < REPEAT; r++) {
     fromTimes.push(await timed(async () => void VLStrings.from(data)));
     if (r % 2 === 0) h5py();
-    for (let k = 0; k < configs.length; k++) await run(r % 2 === 0 ? k : configs.length - 1 - k);
+    for (let k = 0; k < configs.length; k++) run(r % 2 === 0 ? k : configs.length - 1 - k);
     if (r % 2 === 1) h5py();
   }
 
@@ -248,7 +213,7 @@ export async function runVl(dir: string): Promise<void> {
 
   console.log(
     `\n## variable-length strings (issue #13): ${N.toLocaleString('en')} strings of 5–60 bytes (${fmt(text.length / 1e6, 1)} MB of text), ` +
-      `${REPEAT} interleaved repetitions, medians; ratios = h5py ÷ ours (> 1: chunkform faster); filter worker pool: ${threads} of ${workerPoolSize()} threads\n`,
+      `${REPEAT} interleaved repetitions, medians; ratios = h5py ÷ ours (> 1: chunkform faster); filter worker pool: ${offloaded.threads} of ${workerPoolSize()} threads (per process)\n`,
   );
   console.log('| | write | read whole | 1000 random reads | file | write vs h5py (wall / CPU) | read vs h5py (wall / CPU) | random vs h5py | size vs h5py |');
   console.log('|---|---|---|---|---|---|---|---|---|');
@@ -263,8 +228,7 @@ export async function runVl(dir: string): Promise<void> {
     );
   });
   console.log(`\nBuilding the column from the \`string[]\` (\`VLStrings.from\`, not in the columnar write rows): ${fmt(med(fromTimes))} s (CPU ${fmt(med(fromTimes, cpu))} s).`);
-  const ws = workerStats();
-  console.log(`\nFilter pipelines run on the worker pool during the repetitions: ${ws.done} (${ws.failed} failed there and ran on the main thread).`);
+  console.log(`\nFilter pipelines run on the worker pool during the repetitions: ${offloaded.done} (${offloaded.failed} failed there and ran on the main thread).`);
   console.log(`CPU seconds (medians): h5py write ${fmt(med(py.w, cpu))}, read ${fmt(med(py.r, cpu))}; ` + configs.map((c, k) => `${c.chunk}/${c.label}${c.columnar ? ' (columnar)' : ''}: write ${fmt(med(ours[k]!.w, cpu))}, read ${fmt(med(ours[k]!.r, cpu))}`).join('; '));
 
   // ceilings, same run: what the deflate rows and the string[] reads cannot go below on this machine
