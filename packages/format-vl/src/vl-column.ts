@@ -6,8 +6,7 @@
  * @module
  */
 import type { ColumnarValues } from '@chunkform/core';
-import { HEAP_HEADER, VlChunk, change, define, ensure, setBytes } from './vl-chunk.js';
-import { ENTRY_SIZE, seal } from './vl-sections.js';
+import { change, define, ensure, setBytes, type VlChunk } from './vl-chunk.js';
 import { VLStrings, checkColumn } from './vl-strings.js';
 
 /**
@@ -216,65 +215,5 @@ export function writeColumn(mem: VlChunk, runs: Float64Array, col: VLStrings, ba
       define(mem, i);
     }
     mem.end += total;
-  }
-}
-
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-
-/**
- * A whole dense chunk of `n` elements from the strings of `col` (checked) at the request's runs
- * (column positions from `base`), built in one pass as its stored unfiltered image (docs/format-vl.md
- * §5.1): one copy of each run's bytes into the heap section, the entries computed from the column's
- * offsets, one checksum per section. Null on a big-endian host (the caller writes value by value).
- */
-export function columnChunk(n: number, runs: Float64Array, col: VLStrings, base: number): VlChunk | null {
-  if (!LITTLE_ENDIAN) return null;
-  const { bytes, offsets } = col;
-  let total = 0;
-  for (let r = 0; r < runs.length; r += 3) {
-    const b = base + runs[r + 1]!;
-    total += offsets[b + runs[r + 2]!]! - offsets[b]!;
-  }
-  const eb = n * ENTRY_SIZE + 4;
-  const image = new Uint8Array(eb + (total > 0 ? HEAP_HEADER + total + 4 : 0));
-  const words = new Uint32Array(image.buffer, 0, n * 4);
-  let at = HEAP_HEADER; // (heap offsets count from the heap section's start)
-  for (let r = 0; r < runs.length; r += 3) {
-    const c = runs[r]!;
-    const b = base + runs[r + 1]!;
-    const m = runs[r + 2]!;
-    const o0 = offsets[b]!;
-    const nb = offsets[b + m]! - o0;
-    if (nb > 0) image.set(bytes.subarray(o0, o0 + nb), eb + at);
-    entriesOf(words, c, offsets, b, m, at - o0);
-    at += nb;
-  }
-  seal(image.subarray(0, eb));
-  const mem = new VlChunk(n, null);
-  mem.words = words;
-  if (total > 0) {
-    seal(image.subarray(eb));
-    mem.heap = image.subarray(eb, eb + at);
-    mem.end = at;
-  }
-  mem.image = image;
-  return mem;
-}
-
-/** Entries of the `m` elements from `c` (words zeroed before) for the column's strings from `b`, heap offset = column offset + `shift`. */
-function entriesOf(w: Uint32Array, c: number, offsets: Uint32Array | Float64Array, b: number, m: number, shift: number): void {
-  let prev = offsets[b]!;
-  for (let k = 0, j = 4 * c; k < m; k++, j += 4) {
-    const next = offsets[b + k + 1]!;
-    const L = next - prev;
-    if (L > 0) {
-      const o = prev + shift;
-      // (a Uint32Array store keeps the value modulo 2^32; the high word truncates the quotient)
-      w[j] = o;
-      w[j + 1] = o / 0x100000000;
-      w[j + 2] = L;
-      w[j + 3] = L / 0x100000000;
-    }
-    prev = next;
   }
 }

@@ -23,7 +23,8 @@ import { emptyVlChunk, eraseValue, readValues, writeEmpty, writeValues, type VlC
 import { anySectionFiltered } from '@chunkform/core/plugin';
 import { DENSE_SECTIONS, ENTRY_SIZE, SPARSE_SECTIONS, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
 import { vlCodec, type VlCodec } from './vl-values.js';
-import { ColumnRead, columnChunk, readColumn, stringColumns, writeColumn } from './vl-column.js';
+import { ColumnRead, readColumn, stringColumns, writeColumn } from './vl-column.js';
+import { columnChunk, textChunk } from './vl-image.js';
 import { VLStrings } from './vl-strings.js';
 
 /** Variable-length structured chunks (layout class 4, structured chunk type 1). */
@@ -80,11 +81,15 @@ export class VlFormat implements ChunkFormat<VlChunk> {
     else readValues(mem, req.runs, lane.values, this.base(out), this.objectValues, req.count);
   }
 
-  /** A whole chunk written: from a column (dense chunks), built as its stored image in one pass. */
+  /** A whole chunk written: of a column or of ASCII strings (dense chunks), built as its stored image in one pass. */
   fromRequest(req: ChunkRequest, src: Uint8Array): VlChunk {
     const lane = laneOf(src);
-    const col = lane?.columnar instanceof VLStrings && !this.shape.sparse ? columnChunk(this.shape.n, req.runs, lane.columnar, this.base(src)) : null;
-    if (col) return col;
+    if (lane && !this.shape.sparse) {
+      const { n } = this.shape;
+      const mem =
+        lane.columnar instanceof VLStrings ? columnChunk(n, req.runs, lane.columnar, this.base(src)) : this.objectValues.text && !lane.columnar ? textChunk(n, req.runs, lane.values, this.base(src)) : null;
+      if (mem) return mem;
+    }
     const mem = this.fill();
     this.memWrite(mem, req, src);
     return mem;

@@ -10,11 +10,12 @@
 import { describe, expect, it } from 'vitest';
 import { ChecksumError, FormatError, MemoryStore, createFile, lookup3, openFile, selectHyperslab, type Dataset } from '@chunkform/core';
 import { VLStrings, createVlDataset, type VlDatasetOptions } from '../src/index.js';
-import { columnChunk, writeColumn } from '../src/vl-column.js';
-import { readValues, writeValues } from '../src/vl-chunk.js';
+import { writeColumn } from '../src/vl-column.js';
+import { columnChunk, textChunk } from '../src/vl-image.js';
+import { emptyVlChunk, readValues, writeValues } from '../src/vl-chunk.js';
 import { vlCodec } from '../src/vl-values.js';
-import { ENTRY_SIZE } from '../src/vl-sections.js';
-import { parseDtype } from '@chunkform/core';
+import { ENTRY_SIZE, encodeVlChunk } from '../src/vl-sections.js';
+import { parseDtype, type ChunkFormatContext } from '@chunkform/core';
 import './support.js';
 
 const SAMPLES = ['', 'a', 'ascii only', 'é', 'naïve café', '𝄞', '日本語テキスト', '', 'emoji 😀 pair', 'abcd', '\u007f', '\u0080'];
@@ -104,6 +105,43 @@ describe('whole chunks from a column: the same stored bytes as value by value', 
     expect(await d.read()).toEqual(model);
     expect((await d.readColumnar<VLStrings>()).toArray()).toEqual(model);
     await f.close();
+  });
+});
+
+describe('one-pass images = the value-by-value encoder', () => {
+  const ctx = (n: number): ChunkFormatContext => ({
+    datasetPath: '/s',
+    datatype: parseDtype('string'),
+    elementSize: 16,
+    chunkDims: [n],
+    dims: () => [n],
+    fillValue: null,
+    pipeline: { filters: [] },
+    resolveFilter: () => undefined,
+    dontFilterPartialChunks: false,
+    sectionPipelines: [{ filters: [] }, { filters: [] }],
+  });
+  const codec = vlCodec(parseDtype('string'), '/s');
+  /** The stored image of a chunk of `n` whose runs get `values`, value by value. */
+  const slow = async (n: number, runs: Float64Array, values: string[]) => {
+    const mem = emptyVlChunk(n, false);
+    writeValues(mem, runs, values, 0, codec, '/s');
+    return (await encodeVlChunk(mem, ctx(n), { sparse: false, n, bs: 1 }, [0])).bytes;
+  };
+  const sets: [string, number, Float64Array, string[]][] = [
+    ['ASCII with empty strings, one run', 150, Float64Array.of(0, 0, 150), Array.from({ length: 150 }, (_, i) => (i % 4 === 0 ? '' : `v${i}`.repeat(i % 7)))],
+    ['two runs with a gap (elements left empty), out of column order', 20, Float64Array.of(12, 0, 5, 2, 5, 6), Array.from({ length: 11 }, (_, i) => `s${i}`)],
+    ['every value empty', 9, Float64Array.of(0, 0, 9), Array.from({ length: 9 }, () => '')],
+  ];
+  for (const [name, n, runs, values] of sets) {
+    it(name, async () => {
+      const want = await slow(n, runs, values);
+      expect(textChunk(n, runs, values, 0)!.image).toEqual(want);
+      expect(columnChunk(n, runs, VLStrings.from(values), 0)!.image).toEqual(want);
+    });
+  }
+  it('a string that is not ASCII: no one-pass text chunk (value by value instead)', () => {
+    expect(textChunk(3, Float64Array.of(0, 0, 3), ['a', 'é', 'b'], 0)).toBeNull();
   });
 });
 
