@@ -11,6 +11,10 @@
  * chunkform: dense VL chunks of BENCH_VL_CHUNK (default 1,024) and of 8× as many strings (heap sections
  * of ≈ 260 KB: deflated on the filter worker pool, in parallel across chunks, behind the caller), with
  * deflate level 1 on the heap section, plus shuffle + deflate on the entries, and without filters.
+ * Each chunkform row runs in a process of its own per repetition (bench/vl_side.ts), as each of
+ * h5py's steps does: its input is loaded before the timing (a `VLStrings` for the columnar rows, a
+ * `string[]` otherwise) and the process holds nothing else, so no row pays for collecting the
+ * bench's own million strings. BENCH_VL_ROWS (comma-separated row numbers) runs some rows only.
  * h5py: `create_dataset(data=…, dtype=string_dtype())` (contiguous, one global-heap object per
  * string), read with `.asstr()[()]` and `d[i]`. Each side's time covers file create/open to close.
  *
@@ -19,7 +23,8 @@
  * sides alike; ratios are medians of the per-repetition ratios (h5py ÷ ours: > 1 means chunkform is
  * faster), times are medians. CPU time (process-wide, all threads) is reported beside wall time.
  * The same run measures ceilings that bound any implementation on this machine: zlib level 1 on the
- * same heap bytes on 1 and 2 threads, and turning bytes into one JS string per value (no file).
+ * same heap bytes on 1 and 2 threads, turning bytes into one JS string per value, and building and
+ * checksumming the stored bytes of the unfiltered chunks (no file).
  * @module
  */
 import { spawnSync } from 'node:child_process';
@@ -30,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { deflate, deflateSync, inflate } from 'node:zlib';
 import { workerPoolSize } from '../packages/filters/src/index.js';
 import { VLStrings, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
+import { lookup3 } from '../packages/core/src/index.js';
 import { median } from './timing.js';
 import { xorshift32 } from './xorshift.js';
 
@@ -95,9 +101,16 @@ async function pool(n: number, inFlight: number, fn: (k: number) => Promise<void
  * Ceilings on this machine, no HDF5 and no file: zlib level 1 deflating (and inflating) the heap
  * bytes of every chunk, on 1 and 2 threads (libuv's pool with 1 or 2 calls in flight; seconds, best
  * of `repeat`); and the JS floor of reading strings: one `latin1` decode per chunk and one
- * `substring` per value into a new `string[]`.
+ * `substring` per value into a new `string[]`; and the floor of the unfiltered rows: the stored
+ * bytes of each chunk (entries + heap) in a new buffer with the heap bytes copied in, and one
+ * lookup3 per section (1 thread: the main thread does this now).
  */
-async function ceilings(text: Uint8Array, ends: Float64Array, chunk: number, repeat: number): Promise<{ deflate: number[]; inflate: number[]; strings: number; ratio: number }> {
+async function ceilings(
+  text: Uint8Array,
+  ends: Float64Array,
+  chunk: number,
+  repeat: number,
+): Promise<{ deflate: number[]; inflate: number[]; strings: number; ratio: number; image: number; checksum: number; stored: number }> {
   const pieces: Uint8Array[] = [];
   for (let c = 0; c < N; c += chunk) pieces.push(text.subarray(c === 0 ? 0 : ends[c - 1]!, ends[Math.min(N, c + chunk) - 1]!));
   const packed = pieces.map((p) => deflateSync(p, { level: 1 }));
@@ -121,8 +134,29 @@ async function ceilings(text: Uint8Array, ends: Float64Array, chunk: number, rep
       for (let i = c; i < Math.min(N, c + chunk); i++) out[i] = s.substring((i === 0 ? 0 : ends[i - 1]!) - base, ends[i]! - base);
     }
   });
+  // the stored bytes of unfiltered chunks (entries + heap): new buffers with the heap bytes copied
+  // in, and a lookup3 of each section (what a chunk built in one pass costs, without the file)
+  let stored = 0;
+  const images: Uint8Array[] = [];
+  const image = await best(async () => {
+    images.length = 0;
+    for (let c = 0, k = 0; c < N; c += chunk, k++) {
+      const eb = Math.min(chunk, N - c) * 16 + 4;
+      const b = new Uint8Array(eb + pieces[k]!.length + 8);
+      b.set(pieces[k]!, eb + 4);
+      images.push(b);
+    }
+  });
+  stored = images.reduce((n, b) => n + b.length, 0);
+  const checksum = await best(async () => {
+    for (let c = 0, k = 0; c < N; c += chunk, k++) {
+      const eb = Math.min(chunk, N - c) * 16 + 4;
+      lookup3(images[k]!.subarray(0, eb - 4));
+      lookup3(images[k]!.subarray(eb, images[k]!.length - 4));
+    }
+  });
   const zipped = packed.reduce((n, p) => n + p.length, 0);
-  return { deflate: deflates, inflate: inflates, strings, ratio: zipped / text.length };
+  return { deflate: deflates, inflate: inflates, strings, ratio: zipped / text.length, image, checksum, stored };
 }
 
 const fmt = (x: number, d = 2) => x.toFixed(d);
@@ -162,6 +196,8 @@ export async function runVl(dir: string): Promise<void> {
     { chunk: CHUNK, label: 'no filters', opts: {} },
     { chunk: CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate }, columnar: true },
     { chunk: CHUNK, label: 'no filters', opts: {}, columnar: true },
+    { chunk: 8 * CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate }, columnar: true },
+    { chunk: 8 * CHUNK, label: 'no filters', opts: {}, columnar: true },
   ];
   if (ROWS) configs.splice(0, configs.length, ...configs.filter((_, k) => ROWS.includes(k)));
   const column = VLStrings.from(data);
@@ -242,6 +278,8 @@ export async function runVl(dir: string): Promise<void> {
   console.log(`| zlib level 1 deflate of the heap | ${fmt(cl.deflate[0]!)} s (${fmt(text.length / 1e6 / cl.deflate[0]!, 0)} MB/s) | ${fmt(cl.deflate[1]!)} s | ${fmt(pw / cl.deflate[1]!)}× (write) | ${need(cl.deflate[0]!, pw / 10)} for write ≥ 10× |`);
   console.log(`| zlib inflate of the heap | ${fmt(cl.inflate[0]!)} s (${fmt(text.length / 1e6 / cl.inflate[0]!, 0)} MB/s) | ${fmt(cl.inflate[1]!)} s | ${fmt(pr / cl.inflate[1]!)}× (read) | ${need(cl.inflate[0]!, pr / 5)} for read ≥ 5× |`);
   console.log(`| one JS string per value (latin1 decode per chunk + substring) | ${fmt(cl.strings)} s | — | ${fmt(pr / cl.strings)}× (read) | — (main thread) |`);
+  console.log(`| stored bytes of the unfiltered chunks (${fmt(cl.stored / 1e6, 1)} MB): new buffers + heap bytes copied in | ${fmt(cl.image * 1000, 1)} ms | — | ${fmt(pw / cl.image)}× (write) | — |`);
+  console.log(`| lookup3 of both sections of every chunk (written and verified alike) | ${fmt(cl.checksum * 1000, 1)} ms (${fmt(cl.stored / 1e6 / cl.checksum, 0)} MB/s) | — | ${fmt(pw / cl.checksum)}× (write), ${fmt(pr / cl.checksum)}× (read) | ${need(cl.checksum + cl.image, pw / 10)} for the copy + checksums of a write ≥ 10× |`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
