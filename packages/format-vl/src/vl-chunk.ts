@@ -26,6 +26,8 @@ export class VlChunk {
    * (sparse); checked against the heap. Null once `off` / `len` are built.
    */
   words: Uint32Array | null = null;
+  /** While `words` is set: the values lie in the heap in element order, back to back from its start (no unused bytes). */
+  inOrder = false;
   /** Heap bytes; `[0, HEAP_HEADER)` is reserved, values live in `[HEAP_HEADER, end)`. */
   heap: Uint8Array = new Uint8Array(64);
   /** End of the used part of `heap`. */

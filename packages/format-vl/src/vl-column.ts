@@ -159,6 +159,14 @@ function readPacked(mem: VlChunk, w: Uint32Array, runs: Float64Array, col: Colum
     if (total === 0) continue;
     const buf = col.room(total);
     let at = col.total;
+    if (mem.inOrder) {
+      // the run's values are back to back in the heap from its first non-empty value's offset
+      let j = 4 * c;
+      while (w[j + 2] === 0) j += 4;
+      copy(buf, at, heap, w[j]!, w[j]! + total);
+      col.added(b, total);
+      continue;
+    }
     let s = -1; // the stretch being copied: heap[s, e)
     let e = -1;
     for (let k = 0, j = 4 * c; k < n; k++, j += 4) {

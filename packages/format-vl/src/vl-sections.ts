@@ -358,6 +358,8 @@ export async function decodeVlChunk(image: Uint8Array, rec: ChunkRecord, ctx: Ch
   const words = entryWords(entries, m);
   const bs = shape.bs;
   let live = 0;
+  let next = HEAP_HEADER; // where the next value starts if the values lie in element order
+  let inOrder = true;
   for (let k = 0; k < 4 * m; k += 4) {
     const L = words[k + 2]! + words[k + 3]! * 0x100000000;
     if (L === 0) continue;
@@ -367,10 +369,13 @@ export async function decodeVlChunk(image: Uint8Array, rec: ChunkRecord, ctx: Ch
     if (!(o >= HEAP_HEADER && o + nb <= heapEnd)) {
       throw fail(ctx, rec, `element ${elementOf(mem.defined, k >>> 2)}: value of ${L} × ${bs} bytes at heap offset ${o} is outside the heap's values [${HEAP_HEADER}, ${heapEnd})`);
     }
+    if (o !== next) inOrder = false;
+    next = o + nb;
     live += nb;
   }
   // the chunk keeps the entries as they are: offsets and lengths per element are built only when needed
   mem.words = words;
+  mem.inOrder = inOrder;
   if (heap.length > 0 && live + mem.unused !== heapEnd - HEAP_HEADER) {
     throw fail(ctx, rec, `the heap holds ${heapEnd - HEAP_HEADER} value bytes, but its values use ${live} and its unused-byte count is ${mem.unused}`);
   }

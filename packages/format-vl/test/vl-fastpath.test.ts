@@ -108,6 +108,31 @@ describe('whole chunks from a column: the same stored bytes as value by value', 
   });
 });
 
+describe('reads from stored entries: values in element order or not', () => {
+  it('a chunk whose heap holds its values out of element order, or with unused bytes, reads right (columnar and string[])', async () => {
+    const store = new MemoryStore();
+    let f = await createFile(store, { superblockVersion: 3 });
+    const d = await createVlDataset(f, 's', { dtype: 'string', shape: [40], chunks: [20] });
+    const v = mixed(40, 11);
+    // second halves first: each chunk's heap holds elements 10…19 before 0…9
+    for (const start of [10, 30, 0, 20]) await d.write(v.slice(start, start + 10), selectHyperslab({ start: [start], count: [10] }));
+    await f.close();
+    f = await openFile(store, { mode: 'r+' });
+    let e = (await f.get('s')) as Dataset;
+    expect((await e.readColumnar<VLStrings>()).toArray()).toEqual(v);
+    expect((await e.readColumnar<VLStrings>(selectHyperslab({ start: [5], count: [30] }))).toArray()).toEqual(v.slice(5, 35));
+    // a shorter value over a longer one leaves unused bytes (no compaction below half)
+    const w = v.slice();
+    w[3] = (w[3] ?? '').slice(0, 1);
+    await e.write([w[3]], selectHyperslab({ start: [3], count: [1] }));
+    await f.close();
+    f = await openFile(store);
+    e = (await f.get('s')) as Dataset;
+    expect((await e.readColumnar<VLStrings>()).toArray()).toEqual(w);
+    expect(await e.read()).toEqual(w);
+  });
+});
+
 describe('one-pass images = the value-by-value encoder', () => {
   const ctx = (n: number): ChunkFormatContext => ({
     datasetPath: '/s',
