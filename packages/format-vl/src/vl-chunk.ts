@@ -7,6 +7,7 @@
  * @module
  */
 import { putAsciiBatch, putString, type VlCodec } from './vl-values.js';
+import { firstNonAscii } from './vl-strings.js';
 
 /** Bytes at the start of the heap that hold its unused-byte count. */
 export const HEAP_HEADER = 4;
@@ -218,18 +219,7 @@ const ascii = new TextDecoder('latin1');
 /** The heap as text when every value byte is ASCII (one decode serves every value of the chunk). */
 function textOf(mem: VlChunk): string | null {
   if (mem.text !== undefined) return mem.text;
-  const h = mem.heap;
-  let hi = 0;
-  let i = HEAP_HEADER;
-  if ((h.byteOffset & 3) === 0) {
-    // four bytes at a time (HEAP_HEADER is a multiple of 4)
-    const w = new Uint32Array(h.buffer, h.byteOffset, mem.end >>> 2);
-    for (let j = HEAP_HEADER >>> 2; j < w.length; j++) hi |= w[j]!;
-    hi = (hi | (hi >>> 8) | (hi >>> 16) | (hi >>> 24)) & 0xff;
-    i = w.length * 4;
-  }
-  for (; i < mem.end; i++) hi |= h[i]!;
-  mem.text = hi < 0x80 ? ascii.decode(h.subarray(HEAP_HEADER, mem.end)) : null;
+  mem.text = firstNonAscii(mem.heap, HEAP_HEADER, mem.end) < 0 ? ascii.decode(mem.heap.subarray(HEAP_HEADER, mem.end)) : null;
   return mem.text;
 }
 

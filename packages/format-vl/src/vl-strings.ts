@@ -144,8 +144,23 @@ export class VLStrings implements Iterable<string> {
   }
 }
 
+/**
+ * Node's `buffer.isAscii` / `isUtf8` (simdutf) where the runtime offers them without an import
+ * (`process.getBuiltinModule`, Node ≥ 20.16); null elsewhere (browsers, older Node: the checks below
+ * run in JavaScript).
+ */
+const nodeBuffer = ((): { isAscii: (b: Uint8Array) => boolean; isUtf8: (b: Uint8Array) => boolean } | null => {
+  const p = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const m = (typeof p?.getBuiltinModule === 'function' ? p.getBuiltinModule('node:buffer') : undefined) as { isAscii?: unknown; isUtf8?: unknown } | undefined;
+  return m && typeof m.isAscii === 'function' && typeof m.isUtf8 === 'function' ? (m as { isAscii: (b: Uint8Array) => boolean; isUtf8: (b: Uint8Array) => boolean }) : null;
+})();
+
+/** Below this many bytes the JavaScript scan is as quick as a call into the runtime. */
+const NATIVE_SCAN = 1024;
+
 /** Position of the first byte ≥ 0x80 in `bytes[a…b)`, or -1. */
 export function firstNonAscii(bytes: Uint8Array, a: number, b: number): number {
+  if (nodeBuffer && b - a >= NATIVE_SCAN && nodeBuffer.isAscii(bytes.subarray(a, b))) return -1;
   let i = a;
   // to a 4-byte boundary, then eight words at a time until a block with a high bit, then word by word
   const w = (bytes.byteOffset + i) & 3;
@@ -212,10 +227,13 @@ export function checkColumn(col: VLStrings, count: number, ascii: boolean, path:
   if (ascii) throw new ValueError(`columnar string ${at} is not ASCII (the dataset's charset)`, { path });
   // valid UTF-8 as a whole, and no string starts inside a character: every string is valid UTF-8
   let whole = true;
-  try {
-    fatal.decode(bytes.subarray(offsets[0]!, prev));
-  } catch {
-    whole = false;
+  if (nodeBuffer) whole = nodeBuffer.isUtf8(bytes.subarray(first, prev));
+  else {
+    try {
+      fatal.decode(bytes.subarray(first, prev));
+    } catch {
+      whole = false;
+    }
   }
   for (let i = at; i < count && whole; i++) {
     const o = offsets[i]!;
