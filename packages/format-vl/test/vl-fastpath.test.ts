@@ -5,11 +5,13 @@
  * value-by-value path (multi-byte UTF-8, empty strings, empty chunks, chunk boundaries of 1-D and
  * 2-D datasets, partial edge chunks, offsets of either type, a column starting inside its buffer),
  * a chunk built so is copied before it changes (its image stays as it was handed out), and a
- * corrupt checksum of either section is still a `ChecksumError`, an entry outside the heap a `FormatError`.
+ * corrupt checksum of either section is still a `ChecksumError`, an entry outside the heap a `FormatError`;
+ * the ASCII and UTF-8 scans give the same answers in JavaScript and through the runtime.
  */
 import { describe, expect, it } from 'vitest';
-import { ChecksumError, FormatError, MemoryStore, createFile, lookup3, openFile, selectHyperslab, type Dataset } from '@chunkform/core';
+import { ChecksumError, FormatError, MemoryStore, ValueError, createFile, lookup3, openFile, selectHyperslab, type Dataset } from '@chunkform/core';
 import { VLStrings, createVlDataset, type VlDatasetOptions } from '../src/index.js';
+import { firstNonAscii } from '../src/vl-strings.js';
 import { writeColumn } from '../src/vl-column.js';
 import { columnChunk, textChunk } from '../src/vl-image.js';
 import { emptyVlChunk, readValues, writeValues } from '../src/vl-chunk.js';
@@ -221,5 +223,42 @@ describe('corrupt chunks written from a column', () => {
     const err = await (await open(bytes)).readColumnar().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FormatError);
     expect(String((err as Error).message)).toMatch(/element 3/);
+  });
+});
+
+describe('ASCII and UTF-8 scans, short (JavaScript) and long (the runtime\'s, where it has one)', () => {
+  it('firstNonAscii finds the first high byte at any position and alignment', () => {
+    for (const n of [0, 1, 7, 100, 1023, 1024, 5000, 70000]) {
+      const b = new Uint8Array(n + 3).fill(0x61);
+      for (const from of [0, 1, 3]) {
+        expect(firstNonAscii(b, from, n + 3)).toBe(-1);
+        for (const at of [from, Math.floor((n + 3 + from) / 2), n + 2]) {
+          if (at < from || at >= n + 3) continue;
+          b[at] = 0x80;
+          expect(firstNonAscii(b, from, n + 3)).toBe(at);
+          expect(firstNonAscii(b.subarray(1), Math.max(0, from - 1), n + 2)).toBe(at - 1 >= Math.max(0, from - 1) ? at - 1 : -1);
+          b[at] = 0x61;
+        }
+      }
+    }
+  });
+
+  it('long columns: a broken UTF-8 sequence or a non-ASCII string for an ASCII dataset is refused, naming the string', async () => {
+    const store = new MemoryStore();
+    const f = await createFile(store, { superblockVersion: 3 });
+    const n = 3000;
+    const v = Array.from({ length: n }, (_, i) => `string ${i} é`);
+    const utf8 = await createVlDataset(f, 'u', { dtype: 'string', shape: [n], chunks: [512] });
+    const col = VLStrings.from(v);
+    const broken = new VLStrings(col.bytes.slice(), col.offsets);
+    broken.bytes[broken.offsets[2000]! + 2] = 0xff;
+    await expect(utf8.write(broken)).rejects.toThrow(ValueError);
+    await utf8.write(col);
+    expect(await utf8.read()).toEqual(v);
+    const ascii = await createVlDataset(f, 'a', { dtype: 'str(ascii)', shape: [n], chunks: [512] });
+    const err = await ascii.write(col).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValueError);
+    expect(String((err as Error).message)).toMatch(/columnar string 0 is not ASCII/);
+    await f.close();
   });
 });
