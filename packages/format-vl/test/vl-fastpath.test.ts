@@ -1,6 +1,7 @@
 /**
- * The one-pass paths of dense VL chunks (docs/format-vl.md §5.1): whole chunks written from a
- * `VLStrings` are built as their stored image at once (`fromRequest` → `columnChunk`), and decoded
+ * The one-pass paths of dense VL chunks (docs/format-vl.md §5.2): whole chunks written from a
+ * `VLStrings` or from ASCII `string[]` values are built as their stored image at once (`fromRequest` →
+ * `columnChunk` / `textChunk`), and decoded
  * chunks keep their stored entries, which reads use as they are. They store the same bytes as the
  * value-by-value path (multi-byte UTF-8, empty strings, empty chunks, chunk boundaries of 1-D and
  * 2-D datasets, partial edge chunks, offsets of either type, a column starting inside its buffer),
