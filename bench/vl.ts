@@ -11,6 +11,10 @@
  * chunkform: dense VL chunks of BENCH_VL_CHUNK (default 1,024) and of 8× as many strings (heap sections
  * of ≈ 260 KB: deflated on the filter worker pool, in parallel across chunks, behind the caller), with
  * deflate level 1 on the heap section, plus shuffle + deflate on the entries, and without filters.
+ * Each chunkform row runs in a process of its own per repetition (bench/vl_side.ts), as each of
+ * h5py's steps does: its input is loaded before the timing (a `VLStrings` for the columnar rows, a
+ * `string[]` otherwise) and the process holds nothing else, so no row pays for collecting the
+ * bench's own million strings. BENCH_VL_ROWS (comma-separated row numbers) runs some rows only.
  * h5py: `create_dataset(data=…, dtype=string_dtype())` (contiguous, one global-heap object per
  * string), read with `.asstr()[()]` and `d[i]`. Each side's time covers file create/open to close.
  *
@@ -19,7 +23,8 @@
  * sides alike; ratios are medians of the per-repetition ratios (h5py ÷ ours: > 1 means chunkform is
  * faster), times are medians. CPU time (process-wide, all threads) is reported beside wall time.
  * The same run measures ceilings that bound any implementation on this machine: zlib level 1 on the
- * same heap bytes on 1 and 2 threads, and turning bytes into one JS string per value (no file).
+ * same heap bytes on 1 and 2 threads, turning bytes into one JS string per value, and building and
+ * checksumming the stored bytes of the unfiltered chunks (no file).
  * @module
  */
 import { spawnSync } from 'node:child_process';
@@ -28,10 +33,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflate, deflateSync, inflate } from 'node:zlib';
-import { createFile, openFile, selectHyperslab, type Dataset } from '../packages/core/src/index.js';
-import { registerIndexes } from '../packages/indexes/src/index.js';
-import { registerFilters, startWorkers, workerPoolSize, workerStats } from '../packages/filters/src/index.js';
-import { VLStrings, createVlDataset, registerVlFormat, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
+import { workerPoolSize } from '../packages/filters/src/index.js';
+import { VLStrings, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
+import { lookup3 } from '../packages/core/src/index.js';
 import { median } from './timing.js';
 import { xorshift32 } from './xorshift.js';
 
@@ -39,7 +43,10 @@ const N = Number(process.env.BENCH_VL_N ?? 1_000_000);
 const RANDOM = Number(process.env.BENCH_VL_RANDOM ?? 1000);
 const CHUNK = Number(process.env.BENCH_VL_CHUNK ?? 1024);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
+/** Rows to run (indices into the configurations below, comma-separated; default all). */
+const ROWS = process.env.BENCH_VL_ROWS?.split(',').map(Number);
 const PY = fileURLToPath(new URL('./vl_h5py.py', import.meta.url));
+const SIDE = fileURLToPath(new URL('./vl_side.ts', import.meta.url));
 
 const WORDS = ['INFO', 'WARN', 'DEBUG', 'ERROR', 'det', 'CSPAD', 'epix', 'jungfrau', 'hit', 'miss', 'photon', 'event', 'run', 'shot', 'gain', 'calib', 'ok', 'timeout', 'retry', 'seq'];
 
@@ -94,9 +101,16 @@ async function pool(n: number, inFlight: number, fn: (k: number) => Promise<void
  * Ceilings on this machine, no HDF5 and no file: zlib level 1 deflating (and inflating) the heap
  * bytes of every chunk, on 1 and 2 threads (libuv's pool with 1 or 2 calls in flight; seconds, best
  * of `repeat`); and the JS floor of reading strings: one `latin1` decode per chunk and one
- * `substring` per value into a new `string[]`.
+ * `substring` per value into a new `string[]`; and the floor of the unfiltered rows: the stored
+ * bytes of each chunk (entries + heap) in a new buffer with the heap bytes copied in, and one
+ * lookup3 per section (1 thread: the main thread does this now).
  */
-async function ceilings(text: Uint8Array, ends: Float64Array, chunk: number, repeat: number): Promise<{ deflate: number[]; inflate: number[]; strings: number; ratio: number }> {
+async function ceilings(
+  text: Uint8Array,
+  ends: Float64Array,
+  chunk: number,
+  repeat: number,
+): Promise<{ deflate: number[]; inflate: number[]; strings: number; ratio: number; image: number; checksum: number; stored: number }> {
   const pieces: Uint8Array[] = [];
   for (let c = 0; c < N; c += chunk) pieces.push(text.subarray(c === 0 ? 0 : ends[c - 1]!, ends[Math.min(N, c + chunk) - 1]!));
   const packed = pieces.map((p) => deflateSync(p, { level: 1 }));
@@ -120,8 +134,29 @@ async function ceilings(text: Uint8Array, ends: Float64Array, chunk: number, rep
       for (let i = c; i < Math.min(N, c + chunk); i++) out[i] = s.substring((i === 0 ? 0 : ends[i - 1]!) - base, ends[i]! - base);
     }
   });
+  // the stored bytes of unfiltered chunks (entries + heap): new buffers with the heap bytes copied
+  // in, and a lookup3 of each section (what a chunk built in one pass costs, without the file)
+  let stored = 0;
+  const images: Uint8Array[] = [];
+  const image = await best(async () => {
+    images.length = 0;
+    for (let c = 0, k = 0; c < N; c += chunk, k++) {
+      const eb = Math.min(chunk, N - c) * 16 + 4;
+      const b = new Uint8Array(eb + pieces[k]!.length + 8);
+      b.set(pieces[k]!, eb + 4);
+      images.push(b);
+    }
+  });
+  stored = images.reduce((n, b) => n + b.length, 0);
+  const checksum = await best(async () => {
+    for (let c = 0, k = 0; c < N; c += chunk, k++) {
+      const eb = Math.min(chunk, N - c) * 16 + 4;
+      lookup3(images[k]!.subarray(0, eb - 4));
+      lookup3(images[k]!.subarray(eb, images[k]!.length - 4));
+    }
+  });
   const zipped = packed.reduce((n, p) => n + p.length, 0);
-  return { deflate: deflates, inflate: inflates, strings, ratio: zipped / text.length };
+  return { deflate: deflates, inflate: inflates, strings, ratio: zipped / text.length, image, checksum, stored };
 }
 
 const fmt = (x: number, d = 2) => x.toFixed(d);
@@ -137,10 +172,6 @@ interface Config {
 
 /** Runs the VL comparison in `dir` and prints the tables. */
 export async function runVl(dir: string): Promise<void> {
-  registerIndexes();
-  registerFilters();
-  registerVlFormat();
-  const threads = await startWorkers();
   const data = strings();
   const text = Buffer.from(data.join(''), 'latin1');
   const ends = new Float64Array(N);
@@ -165,7 +196,10 @@ export async function runVl(dir: string): Promise<void> {
     { chunk: CHUNK, label: 'no filters', opts: {} },
     { chunk: CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate }, columnar: true },
     { chunk: CHUNK, label: 'no filters', opts: {}, columnar: true },
+    { chunk: 8 * CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate }, columnar: true },
+    { chunk: 8 * CHUNK, label: 'no filters', opts: {}, columnar: true },
   ];
+  if (ROWS) configs.splice(0, configs.length, ...configs.filter((_, k) => ROWS.includes(k)));
   const column = VLStrings.from(data);
   const fromTimes: Sample[] = [];
 
@@ -184,60 +218,27 @@ export async function runVl(dir: string): Promise<void> {
   };
   const ours = configs.map(() => ({ w: [] as Sample[], r: [] as Sample[], rand: [] as Sample[], size: 0 }));
   const file = join(dir, 'vl-chunkform.h5');
-  const run = async (k: number): Promise<void> => {
+  const offloaded = { done: 0, failed: 0, threads: 0 };
+  // each row and repetition in a process of its own, as h5py's steps are (bench/vl_side.ts)
+  const run = (k: number): void => {
     const { chunk, opts, columnar } = configs[k]!;
     const o = ours[k]!;
     rmSync(file, { force: true });
-    o.w.push(
-      await timed(async () => {
-        const f = await createFile(file, { superblockVersion: 3 });
-        await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [N], chunks: [chunk], data: columnar ? column : data, ...opts });
-        await f.close();
-      }),
-    );
-    if (columnar) {
-      let col: VLStrings | null = null;
-      o.r.push(
-        await timed(async () => {
-          const f = await openFile(file);
-          col = await ((await f.get('s')) as Dataset).readColumnar<VLStrings>();
-          await f.close();
-        }),
-      );
-      const c = col as VLStrings | null;
-      if (c?.length !== N || c.get(0) !== data[0] || c.get(N - 1) !== data[N - 1] || c.get(N >> 1) !== data[N >> 1]) throw new Error('bench: chunkform columnar read back other strings');
-      o.size = statSync(file).size;
-      return;
-    }
-    let got: string[] = [];
-    o.r.push(
-      await timed(async () => {
-        const f = await openFile(file);
-        got = (await ((await f.get('s')) as Dataset).read()) as string[];
-        await f.close();
-      }),
-    );
-    if (got.length !== N || got[0] !== data[0] || got[N - 1] !== data[N - 1] || got[N >> 1] !== data[N >> 1]) throw new Error('bench: chunkform read back other strings');
-    got = [];
-    let first = '';
-    o.rand.push(
-      await timed(async () => {
-        const f = await openFile(file);
-        const d = (await f.get('s')) as Dataset;
-        for (let j = 0; j < idx.length; j++) {
-          const v = (await d.read(selectHyperslab({ start: [idx[j]!], count: [1] }))) as string[];
-          if (j === 0) first = v[0]!;
-        }
-        await f.close();
-      }),
-    );
-    if (first !== data[idx[0]!]) throw new Error('bench: chunkform random read returned another string');
-    o.size = statSync(file).size;
+    const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', SIDE, file, dataFile, idxFile, JSON.stringify({ chunk, opts, columnar })], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) throw new Error(`vl_side.ts failed: ${r.stderr}`);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { w: Sample; r: Sample; rand: Sample | null; size: number; pool: { done: number; failed: number }; threads: number };
+    o.w.push(out.w);
+    o.r.push(out.r);
+    if (out.rand) o.rand.push(out.rand);
+    o.size = out.size;
+    offloaded.done += out.pool.done;
+    offloaded.failed += out.pool.failed;
+    offloaded.threads = out.threads;
   };
   for (let r = 0; r < REPEAT; r++) {
     fromTimes.push(await timed(async () => void VLStrings.from(data)));
     if (r % 2 === 0) h5py();
-    for (let k = 0; k < configs.length; k++) await run(r % 2 === 0 ? k : configs.length - 1 - k);
+    for (let k = 0; k < configs.length; k++) run(r % 2 === 0 ? k : configs.length - 1 - k);
     if (r % 2 === 1) h5py();
   }
 
@@ -248,7 +249,7 @@ export async function runVl(dir: string): Promise<void> {
 
   console.log(
     `\n## variable-length strings (issue #13): ${N.toLocaleString('en')} strings of 5–60 bytes (${fmt(text.length / 1e6, 1)} MB of text), ` +
-      `${REPEAT} interleaved repetitions, medians; ratios = h5py ÷ ours (> 1: chunkform faster); filter worker pool: ${threads} of ${workerPoolSize()} threads\n`,
+      `${REPEAT} interleaved repetitions, medians; ratios = h5py ÷ ours (> 1: chunkform faster); filter worker pool: ${offloaded.threads} of ${workerPoolSize()} threads (per process)\n`,
   );
   console.log('| | write | read whole | 1000 random reads | file | write vs h5py (wall / CPU) | read vs h5py (wall / CPU) | random vs h5py | size vs h5py |');
   console.log('|---|---|---|---|---|---|---|---|---|');
@@ -263,8 +264,7 @@ export async function runVl(dir: string): Promise<void> {
     );
   });
   console.log(`\nBuilding the column from the \`string[]\` (\`VLStrings.from\`, not in the columnar write rows): ${fmt(med(fromTimes))} s (CPU ${fmt(med(fromTimes, cpu))} s).`);
-  const ws = workerStats();
-  console.log(`\nFilter pipelines run on the worker pool during the repetitions: ${ws.done} (${ws.failed} failed there and ran on the main thread).`);
+  console.log(`\nFilter pipelines run on the worker pool during the repetitions: ${offloaded.done} (${offloaded.failed} failed there and ran on the main thread).`);
   console.log(`CPU seconds (medians): h5py write ${fmt(med(py.w, cpu))}, read ${fmt(med(py.r, cpu))}; ` + configs.map((c, k) => `${c.chunk}/${c.label}${c.columnar ? ' (columnar)' : ''}: write ${fmt(med(ours[k]!.w, cpu))}, read ${fmt(med(ours[k]!.r, cpu))}`).join('; '));
 
   // ceilings, same run: what the deflate rows and the string[] reads cannot go below on this machine
@@ -278,6 +278,8 @@ export async function runVl(dir: string): Promise<void> {
   console.log(`| zlib level 1 deflate of the heap | ${fmt(cl.deflate[0]!)} s (${fmt(text.length / 1e6 / cl.deflate[0]!, 0)} MB/s) | ${fmt(cl.deflate[1]!)} s | ${fmt(pw / cl.deflate[1]!)}× (write) | ${need(cl.deflate[0]!, pw / 10)} for write ≥ 10× |`);
   console.log(`| zlib inflate of the heap | ${fmt(cl.inflate[0]!)} s (${fmt(text.length / 1e6 / cl.inflate[0]!, 0)} MB/s) | ${fmt(cl.inflate[1]!)} s | ${fmt(pr / cl.inflate[1]!)}× (read) | ${need(cl.inflate[0]!, pr / 5)} for read ≥ 5× |`);
   console.log(`| one JS string per value (latin1 decode per chunk + substring) | ${fmt(cl.strings)} s | — | ${fmt(pr / cl.strings)}× (read) | — (main thread) |`);
+  console.log(`| stored bytes of the unfiltered chunks (${fmt(cl.stored / 1e6, 1)} MB): new buffers + heap bytes copied in | ${fmt(cl.image * 1000, 1)} ms | — | ${fmt(pw / cl.image)}× (write) | — |`);
+  console.log(`| lookup3 of both sections of every chunk (written and verified alike) | ${fmt(cl.checksum * 1000, 1)} ms (${fmt(cl.stored / 1e6 / cl.checksum, 0)} MB/s) | — | ${fmt(pw / cl.checksum)}× (write), ${fmt(pr / cl.checksum)}× (read) | ${need(cl.checksum + cl.image, pw / 10)} for the copy + checksums of a write ≥ 10× |`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -7,42 +7,103 @@
  * @module
  */
 import { putAsciiBatch, putString, type VlCodec } from './vl-values.js';
+import { firstNonAscii } from './vl-strings.js';
 
 /** Bytes at the start of the heap that hold its unused-byte count. */
 export const HEAP_HEADER = 4;
 
-/** One VL chunk in memory. Mutable: writes and erasures change it in place. */
-export interface VlChunk {
-  /** Heap offset of each chunk element's value (from the start of the heap section). */
-  off: Float64Array;
-  /** Length of each element's value in base elements (bytes for strings); 0 = empty. */
-  len: Float64Array;
+/**
+ * One VL chunk in memory. Mutable: writes and erasures change it in place, each through
+ * {@link change} first. The per-element offsets and lengths are built on first use: a chunk decoded
+ * from the file, or built from a column in one pass, keeps its entries as the stored little-endian
+ * words instead (`words`), which reads use as they are.
+ */
+export class VlChunk {
+  private o: Float64Array | null = null;
+  private l: Float64Array | null = null;
+  /**
+   * Entries as stored (docs/format-vl.md §3.1): four little-endian words per entry (offset low,
+   * high, length low, high), one entry per element (dense) or per defined element in C order
+   * (sparse); checked against the heap. Null once `off` / `len` are built.
+   */
+  words: Uint32Array | null = null;
+  /** While `words` is set: the values lie in the heap in element order, back to back from its start (no unused bytes). */
+  inOrder = false;
   /** Heap bytes; `[0, HEAP_HEADER)` is reserved, values live in `[HEAP_HEADER, end)`. */
-  heap: Uint8Array;
+  heap: Uint8Array = new Uint8Array(64);
   /** End of the used part of `heap`. */
-  end: number;
+  end = HEAP_HEADER;
   /** Bytes in `[HEAP_HEADER, end)` that no value uses. */
-  unused: number;
-  /** Sparse chunks: 1 for each defined element; null for dense chunks (every element defined). */
-  defined: Uint8Array | null;
+  unused = 0;
   /** Sparse chunks: number of defined elements. */
-  count: number;
+  count = 0;
   /** ASCII text of `heap[HEAP_HEADER, end)` when it is all ASCII (null: it is not; undefined: not known yet). */
-  text?: string | null | undefined;
+  text: string | null | undefined = undefined;
+  /**
+   * The stored image of this unfiltered-layout dense chunk as it is now (entries section, then heap
+   * section, checksums written), when it was built in one pass: stored as it is. `heap` is then a
+   * view of it; {@link change} drops it and gives the chunk a heap of its own first.
+   */
+  image: Uint8Array | null = null;
+
+  constructor(
+    /** Elements of the chunk. */
+    readonly n: number,
+    /** Sparse chunks: 1 for each defined element; null for dense chunks (every element defined). */
+    public defined: Uint8Array | null,
+  ) {}
+
+  /** Heap offset of each chunk element's value (from the start of the heap section). */
+  get off(): Float64Array {
+    if (this.o === null) this.unpack();
+    return this.o!;
+  }
+
+  /** Length of each element's value in base elements (bytes for strings); 0 = empty. */
+  get len(): Float64Array {
+    if (this.l === null) this.unpack();
+    return this.l!;
+  }
+
+  /** Builds `off` and `len` (from `words` when the chunk has them, else empty values). */
+  private unpack(): void {
+    const off = new Float64Array(this.n);
+    const len = new Float64Array(this.n);
+    const w = this.words;
+    if (w) {
+      const d = this.defined;
+      for (let i = 0, k = 0; i < this.n; i++) {
+        if (d && !d[i]) continue;
+        const L = w[k + 2]! + w[k + 3]! * 0x100000000;
+        if (L > 0) {
+          off[i] = w[k]! + w[k + 1]! * 0x100000000;
+          len[i] = L;
+        }
+        k += 4;
+      }
+      this.words = null;
+    }
+    this.o = off;
+    this.l = len;
+  }
 }
 
 /** A chunk of `n` elements without values (dense: all empty; sparse: none defined). */
 export function emptyVlChunk(n: number, sparse: boolean): VlChunk {
-  return {
-    off: new Float64Array(n),
-    len: new Float64Array(n),
-    heap: new Uint8Array(64),
-    end: HEAP_HEADER,
-    unused: 0,
-    defined: sparse ? new Uint8Array(n) : null,
-    count: 0,
-    text: undefined,
-  };
+  return new VlChunk(n, sparse ? new Uint8Array(n) : null);
+}
+
+/**
+ * Called before any change to `mem`: its stored image no longer describes it, and a heap that is a
+ * view of that image (which may be on its way to the file) is copied first. Entries stay as they are.
+ */
+export function change(mem: VlChunk): void {
+  mem.text = undefined;
+  if (mem.image === null) return;
+  mem.image = null;
+  const h = new Uint8Array(Math.max(64, mem.end + 4));
+  h.set(mem.heap.subarray(0, mem.end));
+  mem.heap = h;
 }
 
 /**
@@ -87,7 +148,7 @@ function commit(mem: VlChunk, i: number, old: number, nb: number, bs: number): v
 /** Stores `bytes` (a whole number of base elements of `bs` bytes) as the value of element `i`. */
 export function setBytes(mem: VlChunk, i: number, bytes: Uint8Array, bs: number): void {
   const old = bytesOf(mem, i, bs);
-  mem.text = undefined;
+  change(mem);
   define(mem, i);
   const nb = bytes.length;
   if (nb > 0 && nb <= old) {
@@ -110,7 +171,7 @@ export function setValue(mem: VlChunk, i: number, v: unknown, codec: VlCodec, pa
     return;
   }
   const old = bytesOf(mem, i, 1);
-  mem.text = undefined;
+  change(mem);
   define(mem, i);
   const s = v as string;
   let nb = 0;
@@ -145,12 +206,12 @@ export function setValue(mem: VlChunk, i: number, v: unknown, codec: VlCodec, pa
 /** Makes element `i` undefined (sparse) and frees its heap bytes. */
 export function eraseValue(mem: VlChunk, i: number, bs: number): void {
   if (!mem.defined || !mem.defined[i]) return;
+  change(mem);
   mem.unused += mem.len[i]! * bs;
   mem.off[i] = 0;
   mem.len[i] = 0;
   mem.defined[i] = 0;
   mem.count--;
-  mem.text = undefined;
 }
 
 const ascii = new TextDecoder('latin1');
@@ -158,18 +219,7 @@ const ascii = new TextDecoder('latin1');
 /** The heap as text when every value byte is ASCII (one decode serves every value of the chunk). */
 function textOf(mem: VlChunk): string | null {
   if (mem.text !== undefined) return mem.text;
-  const h = mem.heap;
-  let hi = 0;
-  let i = HEAP_HEADER;
-  if ((h.byteOffset & 3) === 0) {
-    // four bytes at a time (HEAP_HEADER is a multiple of 4)
-    const w = new Uint32Array(h.buffer, h.byteOffset, mem.end >>> 2);
-    for (let j = HEAP_HEADER >>> 2; j < w.length; j++) hi |= w[j]!;
-    hi = (hi | (hi >>> 8) | (hi >>> 16) | (hi >>> 24)) & 0xff;
-    i = w.length * 4;
-  }
-  for (; i < mem.end; i++) hi |= h[i]!;
-  mem.text = hi < 0x80 ? ascii.decode(h.subarray(HEAP_HEADER, mem.end)) : null;
+  mem.text = firstNonAscii(mem.heap, HEAP_HEADER, mem.end) < 0 ? ascii.decode(mem.heap.subarray(HEAP_HEADER, mem.end)) : null;
   return mem.text;
 }
 
@@ -178,27 +228,34 @@ const TEXT_SHARE = 8;
 
 /** Reads the values of the request's runs into `values` (from `base`): fill for undefined elements. */
 export function readValues(mem: VlChunk, runs: Float64Array, values: unknown[], base: number, codec: VlCodec, count: number): void {
-  const text = codec.text && (mem.text !== undefined || count * TEXT_SHARE >= mem.off.length) ? textOf(mem) : null;
+  const text = codec.text && (mem.text !== undefined || count * TEXT_SHARE >= mem.n) ? textOf(mem) : null;
   const fill = codec.fill();
-  const { off, len, defined, heap } = mem;
+  const { defined, heap } = mem;
+  // dense chunks with their stored entries: read from those, one entry per element
+  const w = defined ? null : mem.words;
+  const off = w ? null : mem.off;
+  const len = w ? null : mem.len;
   for (let r = 0; r < runs.length; r += 3) {
     const c = runs[r]!;
     const b = base + runs[r + 1]!;
     const n = runs[r + 2]!;
     for (let k = 0; k < n; k++) {
       const i = c + k;
-      const L = len[i]!;
-      if (L === 0 || (defined && !defined[i])) values[b + k] = fill;
-      else if (text !== null) {
-        const o = off[i]! - HEAP_HEADER;
-        values[b + k] = text.substring(o, o + L);
-      } else values[b + k] = codec.decode(heap, off[i]!, L);
+      const L = w ? w[4 * i + 2]! + w[4 * i + 3]! * 0x100000000 : len![i]!;
+      if (L === 0 || (defined && !defined[i])) {
+        values[b + k] = fill;
+        continue;
+      }
+      const o = w ? w[4 * i]! + w[4 * i + 1]! * 0x100000000 : off![i]!;
+      if (text !== null) values[b + k] = text.substring(o - HEAP_HEADER, o - HEAP_HEADER + L);
+      else values[b + k] = codec.decode(heap, o, L);
     }
   }
 }
 
 /** Writes the values of the request's runs from `values` (from `base`). */
 export function writeValues(mem: VlChunk, runs: Float64Array, values: readonly unknown[], base: number, codec: VlCodec, path: string): void {
+  change(mem);
   if (codec.text) {
     // new strings (the elements hold none yet) are appended in batches; room for their ASCII bytes at once
     let chars = 0;
@@ -292,6 +349,7 @@ export function compact(mem: VlChunk, bs: number, force = false): void {
   if (mem.unused === 0) return;
   const live = liveBytes(mem);
   if (!force && mem.unused < live) return;
+  change(mem);
   const h = new Uint8Array(Math.max(64, HEAP_HEADER + live + 4)); // (+ the checksum of the stored section)
   let at = HEAP_HEADER;
   const { off, len, defined, heap } = mem;
@@ -305,5 +363,4 @@ export function compact(mem: VlChunk, bs: number, force = false): void {
   mem.heap = h;
   mem.end = at;
   mem.unused = 0;
-  mem.text = undefined;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ColumnarValues } from '@chunkform/core';
-import { define, ensure, setBytes, type VlChunk } from './vl-chunk.js';
+import { change, define, ensure, setBytes, type VlChunk } from './vl-chunk.js';
 import { VLStrings, checkColumn } from './vl-strings.js';
 
 /**
@@ -100,6 +100,10 @@ export function stringColumns(ascii: boolean, path: string): ColumnarValues {
  * run when the run's values lie back to back, as a chunk written at once stores them).
  */
 export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, base: number): void {
+  if (mem.words !== null && mem.defined === null) {
+    readPacked(mem, mem.words, runs, col, base);
+    return;
+  }
   const { off, len, defined, heap } = mem;
   const lengths = col.lengths;
   for (let r = 0; r < runs.length; r += 3) {
@@ -134,6 +138,52 @@ export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, ba
   }
 }
 
+/**
+ * {@link readColumn} for a dense chunk that keeps its stored entries (`w`: four words per element,
+ * checked against the heap when decoded, so offset and length fit their low words).
+ */
+function readPacked(mem: VlChunk, w: Uint32Array, runs: Float64Array, col: ColumnRead, base: number): void {
+  const heap = mem.heap;
+  const lengths = col.lengths;
+  for (let r = 0; r < runs.length; r += 3) {
+    const c = runs[r]!;
+    const b = base + runs[r + 1]!;
+    const n = runs[r + 2]!;
+    let total = 0;
+    for (let k = 0, j = 4 * c + 2; k < n; k++, j += 4) {
+      const L = w[j]!;
+      lengths[b + k + 1] = L;
+      total += L;
+    }
+    col.seen += n;
+    if (total === 0) continue;
+    const buf = col.room(total);
+    let at = col.total;
+    if (mem.inOrder) {
+      // the run's values are back to back in the heap from its first non-empty value's offset
+      let j = 4 * c;
+      while (w[j + 2] === 0) j += 4;
+      copy(buf, at, heap, w[j]!, w[j]! + total);
+      col.added(b, total);
+      continue;
+    }
+    let s = -1; // the stretch being copied: heap[s, e)
+    let e = -1;
+    for (let k = 0, j = 4 * c; k < n; k++, j += 4) {
+      const L = w[j + 2]!;
+      if (L === 0) continue;
+      const o = w[j]!;
+      if (o !== e) {
+        if (s >= 0) at += copy(buf, at, heap, s, e);
+        s = o;
+      }
+      e = o + L;
+    }
+    copy(buf, at, heap, s, e);
+    col.added(b, total);
+  }
+}
+
 function copy(to: Uint8Array, at: number, from: Uint8Array, s: number, e: number): number {
   to.set(from.subarray(s, e), at);
   return e - s;
@@ -146,8 +196,8 @@ function copy(to: Uint8Array, at: number, from: Uint8Array, s: number, e: number
  */
 export function writeColumn(mem: VlChunk, runs: Float64Array, col: VLStrings, base: number): void {
   const { bytes, offsets } = col;
+  change(mem);
   const { off, len } = mem;
-  mem.text = undefined;
   for (let r = 0; r < runs.length; r += 3) {
     const c = runs[r]!;
     const b = base + runs[r + 1]!;

@@ -21,9 +21,10 @@ import {
 } from '@chunkform/core';
 import { emptyVlChunk, eraseValue, readValues, writeEmpty, writeValues, type VlChunk } from './vl-chunk.js';
 import { anySectionFiltered } from '@chunkform/core/plugin';
-import { DENSE_SECTIONS, SPARSE_SECTIONS, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
+import { DENSE_SECTIONS, ENTRY_SIZE, SPARSE_SECTIONS, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
 import { vlCodec, type VlCodec } from './vl-values.js';
 import { ColumnRead, readColumn, stringColumns, writeColumn } from './vl-column.js';
+import { columnChunk, textChunk } from './vl-image.js';
 import { VLStrings } from './vl-strings.js';
 
 /** Variable-length structured chunks (layout class 4, structured chunk type 1). */
@@ -80,6 +81,20 @@ export class VlFormat implements ChunkFormat<VlChunk> {
     else readValues(mem, req.runs, lane.values, this.base(out), this.objectValues, req.count);
   }
 
+  /** A whole chunk written: of a column or of ASCII strings (dense chunks), built as its stored image in one pass. */
+  fromRequest(req: ChunkRequest, src: Uint8Array): VlChunk {
+    const lane = laneOf(src);
+    if (lane && !this.shape.sparse) {
+      const { n } = this.shape;
+      const mem =
+        lane.columnar instanceof VLStrings ? columnChunk(n, req.runs, lane.columnar, this.base(src)) : this.objectValues.text && !lane.columnar ? textChunk(n, req.runs, lane.values, this.base(src)) : null;
+      if (mem) return mem;
+    }
+    const mem = this.fill();
+    this.memWrite(mem, req, src);
+    return mem;
+  }
+
   memWrite(mem: VlChunk, req: ChunkRequest, src: Uint8Array): void {
     const lane = laneOf(src);
     if (lane?.columnar instanceof VLStrings) {
@@ -98,7 +113,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   }
 
   memSize(mem: VlChunk): number {
-    return mem.heap.length + mem.off.byteLength * 2 + (mem.defined ? mem.defined.length : 0) + 64;
+    return mem.heap.length + mem.n * ENTRY_SIZE + (mem.defined ? mem.defined.length : 0) + 64;
   }
 
   isEmpty(mem: VlChunk): boolean {

@@ -80,7 +80,7 @@ function getU32(b: Uint8Array, at: number): number {
 }
 
 /** Appends the lookup3 checksum of `b[0, b.length − 4)` in the last four bytes. */
-function seal(b: Uint8Array): Uint8Array {
+export function seal(b: Uint8Array): Uint8Array {
   putU32(b, b.length - 4, lookup3(b.subarray(0, b.length - 4)));
   return b;
 }
@@ -178,7 +178,7 @@ function encodeSelectionSection(mem: VlChunk, ctx: ChunkFormatContext): Uint8Arr
 
 /** An unfiltered dense VL chunk: entries and heap written straight into the stored image. */
 function denseImage(mem: VlChunk): ChunkImage {
-  const entriesBytes = mem.off.length * ENTRY_SIZE + 4;
+  const entriesBytes = mem.n * ENTRY_SIZE + 4;
   const heap = encodeHeap(mem);
   const bytes = new Uint8Array(entriesBytes + heap.length);
   encodeEntries(mem, bytes);
@@ -189,11 +189,21 @@ function denseImage(mem: VlChunk): ChunkImage {
 /** Memory form → stored chunk: sections encoded, each through its pipeline, stored back to back. */
 // docs/format-vl.md §2 (dense: table "dense VL chunk"; sparse: table "sparse VL chunk").
 export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape: VlShape, coords: readonly number[]): Promise<ChunkImage> {
-  compact(mem, shape.bs);
-  if (!anySectionFiltered(ctx) && !shape.sparse) return denseImage(mem);
-  const raw = shape.sparse ? [encodeSelectionSection(mem, ctx), encodeEntries(mem), encodeHeap(mem)] : [encodeEntries(mem), encodeHeap(mem)];
-  // The heap section is a view of the chunk's heap: filters are awaited below, so it gets its own bytes then.
-  if (anySectionFiltered(ctx)) raw[raw.length - 1] = raw[raw.length - 1]!.slice();
+  const filtered = anySectionFiltered(ctx);
+  let raw: Uint8Array[];
+  if (mem.image !== null && !shape.sparse) {
+    // built in one pass (docs/format-vl.md §5.1): the unfiltered sections as they are; `change`
+    // copies the heap before the chunk changes, so the filters below may take their time
+    const eb = shape.n * ENTRY_SIZE + 4;
+    if (!filtered) return { bytes: mem.image, filterMask: 0, sections: { offsets: [eb] } };
+    raw = [mem.image.subarray(0, eb), mem.image.subarray(eb)];
+  } else {
+    compact(mem, shape.bs);
+    if (!filtered && !shape.sparse) return denseImage(mem);
+    raw = shape.sparse ? [encodeSelectionSection(mem, ctx), encodeEntries(mem), encodeHeap(mem)] : [encodeEntries(mem), encodeHeap(mem)];
+    // The heap section is a view of the chunk's heap: filters are awaited below, so it gets its own bytes then.
+    if (filtered) raw[raw.length - 1] = raw[raw.length - 1]!.slice();
+  }
   const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, coords);
   const where: ChunkWhere = { path: ctx.datasetPath, chunk: [...coords] };
   const stored: Uint8Array[] = [];
@@ -224,7 +234,7 @@ export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape
     at += b.length;
   }
   const sections: StructuredChunkSections = { offsets };
-  if (anySectionFiltered(ctx)) {
+  if (filtered) {
     sections.unfilteredSizes = raw.map((r) => r.length);
     sections.filterMasks = masks;
   }
@@ -294,6 +304,23 @@ function decodeDefined(sec0: Uint8Array, ctx: ChunkFormatContext, rec: ChunkReco
   return { defined, count: selectionCount(sel, ctx.chunkDims) };
 }
 
+/** The `m` entries of an entries section as little-endian words (a copy when they are not 4-byte aligned or the host is big-endian). */
+function entryWords(entries: Uint8Array, m: number): Uint32Array {
+  if (LITTLE_ENDIAN && (entries.byteOffset & 3) === 0) return new Uint32Array(entries.buffer, entries.byteOffset, m * 4);
+  if (LITTLE_ENDIAN) return new Uint32Array(entries.slice(0, m * ENTRY_SIZE).buffer);
+  const dv = new DataView(entries.buffer, entries.byteOffset, entries.byteLength);
+  const w = new Uint32Array(m * 4);
+  for (let j = 0; j < w.length; j++) w[j] = dv.getUint32(j * 4, true);
+  return w;
+}
+
+/** The chunk element of entry `k` (sparse chunks: the k-th defined element). */
+function elementOf(defined: Uint8Array | null, k: number): number {
+  if (!defined) return k;
+  for (let i = 0, seen = 0; i < defined.length; i++) if (defined[i] && seen++ === k) return i;
+  return k;
+}
+
 /** Stored chunk → memory form, validating checksums, sizes and every entry against the heap. */
 // docs/format-vl.md §2–3.
 export async function decodeVlChunk(image: Uint8Array, rec: ChunkRecord, ctx: ChunkFormatContext, shape: VlShape): Promise<VlChunk> {
@@ -328,26 +355,27 @@ export async function decodeVlChunk(image: Uint8Array, rec: ChunkRecord, ctx: Ch
     mem.heap.fill(0, 0, HEAP_HEADER);
     mem.end = heapEnd;
   }
-  // the entries as little-endian words (a copy when the section is not 4-byte aligned)
-  const words = LITTLE_ENDIAN ? new Uint32Array((entries.byteOffset & 3) === 0 ? entries.buffer : entries.slice().buffer, (entries.byteOffset & 3) === 0 ? entries.byteOffset : 0, m * 4) : null;
-  const dv = words ? null : new DataView(entries.buffer, entries.byteOffset, entries.byteLength);
+  const words = entryWords(entries, m);
   const bs = shape.bs;
   let live = 0;
-  let k = 0;
-  for (let i = 0; i < shape.n; i++) {
-    if (mem.defined && !mem.defined[i]) continue;
-    const o = words ? words[k]! + words[k + 1]! * 0x100000000 : dv!.getUint32(k * 4, true) + dv!.getUint32(k * 4 + 4, true) * 0x100000000;
-    const L = words ? words[k + 2]! + words[k + 3]! * 0x100000000 : dv!.getUint32(k * 4 + 8, true) + dv!.getUint32(k * 4 + 12, true) * 0x100000000;
-    k += 4;
+  let next = HEAP_HEADER; // where the next value starts if the values lie in element order
+  let inOrder = true;
+  for (let k = 0; k < 4 * m; k += 4) {
+    const L = words[k + 2]! + words[k + 3]! * 0x100000000;
     if (L === 0) continue;
+    const o = words[k]! + words[k + 1]! * 0x100000000;
     const nb = L * bs;
-    if (!Number.isSafeInteger(o) || !Number.isSafeInteger(nb) || o < HEAP_HEADER || o + nb > heapEnd) {
-      throw fail(ctx, rec, `element ${i}: value of ${L} × ${bs} bytes at heap offset ${o} is outside the heap's values [${HEAP_HEADER}, ${heapEnd})`);
+    // (o + nb within the heap bounds both below 2^32: no precision question)
+    if (!(o >= HEAP_HEADER && o + nb <= heapEnd)) {
+      throw fail(ctx, rec, `element ${elementOf(mem.defined, k >>> 2)}: value of ${L} × ${bs} bytes at heap offset ${o} is outside the heap's values [${HEAP_HEADER}, ${heapEnd})`);
     }
-    mem.off[i] = o;
-    mem.len[i] = L;
+    if (o !== next) inOrder = false;
+    next = o + nb;
     live += nb;
   }
+  // the chunk keeps the entries as they are: offsets and lengths per element are built only when needed
+  mem.words = words;
+  mem.inOrder = inOrder;
   if (heap.length > 0 && live + mem.unused !== heapEnd - HEAP_HEADER) {
     throw fail(ctx, rec, `the heap holds ${heapEnd - HEAP_HEADER} value bytes, but its values use ${live} and its unused-byte count is ${mem.unused}`);
   }

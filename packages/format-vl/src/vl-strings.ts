@@ -144,19 +144,60 @@ export class VLStrings implements Iterable<string> {
   }
 }
 
+/**
+ * Node's `buffer.isAscii` / `isUtf8` (simdutf) where the runtime offers them without an import
+ * (`process.getBuiltinModule`, Node ≥ 20.16); null elsewhere (browsers, older Node: the checks below
+ * run in JavaScript).
+ */
+const nodeBuffer = ((): { isAscii: (b: Uint8Array) => boolean; isUtf8: (b: Uint8Array) => boolean } | null => {
+  const p = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const m = (typeof p?.getBuiltinModule === 'function' ? p.getBuiltinModule('node:buffer') : undefined) as { isAscii?: unknown; isUtf8?: unknown } | undefined;
+  return m && typeof m.isAscii === 'function' && typeof m.isUtf8 === 'function' ? (m as { isAscii: (b: Uint8Array) => boolean; isUtf8: (b: Uint8Array) => boolean }) : null;
+})();
+
+/** Below this many bytes the JavaScript scan is as quick as a call into the runtime. */
+const NATIVE_SCAN = 1024;
+
 /** Position of the first byte ≥ 0x80 in `bytes[a…b)`, or -1. */
 export function firstNonAscii(bytes: Uint8Array, a: number, b: number): number {
+  if (nodeBuffer && b - a >= NATIVE_SCAN && nodeBuffer.isAscii(bytes.subarray(a, b))) return -1;
   let i = a;
-  // to a 4-byte boundary, then four bytes at a time until the first word with a high bit
+  // to a 4-byte boundary, then eight words at a time until a block with a high bit, then word by word
   const w = (bytes.byteOffset + i) & 3;
   for (let k = 0; k < ((4 - w) & 3) && i < b; k++, i++) if (bytes[i]! >= 0x80) return i;
   if (i + 4 <= b) {
     const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, (b - i) >>> 2);
+    const nw = words.length;
     let j = 0;
-    for (; j < words.length; j++) if ((words[j]! & 0x80808080) !== 0) break;
+    for (; j + 8 <= nw; j += 8) {
+      const or = words[j]! | words[j + 1]! | words[j + 2]! | words[j + 3]! | words[j + 4]! | words[j + 5]! | words[j + 6]! | words[j + 7]!;
+      if ((or & 0x80808080) !== 0) break;
+    }
+    for (; j < nw; j++) if ((words[j]! & 0x80808080) !== 0) break;
     i += j * 4;
   }
   for (; i < b; i++) if (bytes[i]! >= 0x80) return i;
+  return -1;
+}
+
+/** Index of the first offset after 0 that is below its predecessor or not an integer, or -1. */
+function badOffset(offsets: VLOffsets, count: number): number {
+  if (offsets instanceof Uint32Array) {
+    // integers by type: only the order to check
+    let prev = offsets[0]!;
+    for (let i = 1; i <= count; i++) {
+      const o = offsets[i]!;
+      if (o < prev) return i;
+      prev = o;
+    }
+    return -1;
+  }
+  let prev = offsets[0]!;
+  for (let i = 1; i <= count; i++) {
+    const o = offsets[i]!;
+    if (!(o >= prev) || !Number.isInteger(o)) return i;
+    prev = o;
+  }
   return -1;
 }
 
@@ -174,24 +215,25 @@ export function checkColumn(col: VLStrings, count: number, ascii: boolean, path:
     throw new ValueError('columnar strings need a Uint8Array of bytes and Uint32Array or Float64Array offsets', { path });
   }
   if (offsets.length !== count + 1) throw new ValueError(`${Math.max(0, offsets.length - 1)} columnar strings given for ${count} elements`, { path });
-  let prev = offsets[0]!;
-  if (!Number.isInteger(prev) || prev < 0) throw new ValueError(`columnar string offset 0 is ${prev}, not a byte position`, { path });
-  for (let i = 1; i <= count; i++) {
-    const o = offsets[i]!;
-    if (!(o >= prev) || !Number.isInteger(o)) throw new ValueError(`columnar string offsets are not monotone: offset ${i} is ${o}, offset ${i - 1} is ${prev}`, { path });
-    prev = o;
-  }
+  const first = offsets[0]!;
+  if (!Number.isInteger(first) || first < 0) throw new ValueError(`columnar string offset 0 is ${first}, not a byte position`, { path });
+  const bad = badOffset(offsets, count);
+  if (bad > 0) throw new ValueError(`columnar string offsets are not monotone: offset ${bad} is ${offsets[bad]}, offset ${bad - 1} is ${offsets[bad - 1]}`, { path });
+  const prev = offsets[count]!;
   if (prev > bytes.length) throw new ValueError(`columnar string offset ${count} (${prev}) is past the end of the ${bytes.length} bytes`, { path });
-  const bad = firstNonAscii(bytes, offsets[0]!, prev);
-  if (bad < 0) return;
-  const at = stringAt(offsets, bad);
+  const high = firstNonAscii(bytes, first, prev);
+  if (high < 0) return;
+  const at = stringAt(offsets, high);
   if (ascii) throw new ValueError(`columnar string ${at} is not ASCII (the dataset's charset)`, { path });
   // valid UTF-8 as a whole, and no string starts inside a character: every string is valid UTF-8
   let whole = true;
-  try {
-    fatal.decode(bytes.subarray(offsets[0]!, prev));
-  } catch {
-    whole = false;
+  if (nodeBuffer) whole = nodeBuffer.isUtf8(bytes.subarray(first, prev));
+  else {
+    try {
+      fatal.decode(bytes.subarray(first, prev));
+    } catch {
+      whole = false;
+    }
   }
   for (let i = at; i < count && whole; i++) {
     const o = offsets[i]!;

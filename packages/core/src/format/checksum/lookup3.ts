@@ -18,19 +18,29 @@ export function lookup3(bytes: Uint8Array, initval = 0): number {
   let c = a;
   let k = 0;
   const u = bytes;
-  // Aligned input on a little-endian host: the same words, read 4 bytes at a time.
-  const w = LITTLE_ENDIAN && (u.byteOffset & 3) === 0 && length > 12 ? new Uint32Array(u.buffer, u.byteOffset, (length - 1) >>> 2) : null;
-  while (length > 12) {
-    if (w) {
-      const j = k >>> 2;
+  if (LITTLE_ENDIAN && (u.byteOffset & 3) === 0 && length > 12) {
+    // Aligned input on a little-endian host: the same words, read 4 bytes at a time (a loop of its
+    // own, signed words: no conversion in the adds).
+    const w = new Int32Array(u.buffer, u.byteOffset, (length - 1) >>> 2);
+    let j = 0;
+    for (; length > 12; length -= 12, j += 3) {
       a = (a + w[j]!) | 0;
       b = (b + w[j + 1]!) | 0;
       c = (c + w[j + 2]!) | 0;
-    } else {
-      a = (a + (u[k]! | (u[k + 1]! << 8) | (u[k + 2]! << 16) | (u[k + 3]! << 24))) | 0;
-      b = (b + (u[k + 4]! | (u[k + 5]! << 8) | (u[k + 6]! << 16) | (u[k + 7]! << 24))) | 0;
-      c = (c + (u[k + 8]! | (u[k + 9]! << 8) | (u[k + 10]! << 16) | (u[k + 11]! << 24))) | 0;
+      // mix(a, b, c), rotations written out
+      a = (a - c) | 0; a ^= (c << 4) | (c >>> 28); c = (c + b) | 0;
+      b = (b - a) | 0; b ^= (a << 6) | (a >>> 26); a = (a + c) | 0;
+      c = (c - b) | 0; c ^= (b << 8) | (b >>> 24); b = (b + a) | 0;
+      a = (a - c) | 0; a ^= (c << 16) | (c >>> 16); c = (c + b) | 0;
+      b = (b - a) | 0; b ^= (a << 19) | (a >>> 13); a = (a + c) | 0;
+      c = (c - b) | 0; c ^= (b << 4) | (b >>> 28); b = (b + a) | 0;
     }
+    k = j * 4;
+  }
+  while (length > 12) {
+    a = (a + (u[k]! | (u[k + 1]! << 8) | (u[k + 2]! << 16) | (u[k + 3]! << 24))) | 0;
+    b = (b + (u[k + 4]! | (u[k + 5]! << 8) | (u[k + 6]! << 16) | (u[k + 7]! << 24))) | 0;
+    c = (c + (u[k + 8]! | (u[k + 9]! << 8) | (u[k + 10]! << 16) | (u[k + 11]! << 24))) | 0;
     a = (a - c) | 0; a ^= rot(c, 4); c = (c + b) | 0;
     b = (b - a) | 0; b ^= rot(a, 6); a = (a + c) | 0;
     c = (c - b) | 0; c ^= rot(b, 8); b = (b + a) | 0;

@@ -1,0 +1,126 @@
+/**
+ * Whole dense VL chunks built as their stored image in one pass (docs/format-vl.md §5.1): when a
+ * write covers every element of a chunk, the entries section and the heap section are written
+ * straight into one buffer — the heap's value bytes in element order, the entries computed from the
+ * value lengths, one lookup3 per section — with no per-element arrays and no copy into an image
+ * afterwards. The chunk keeps the image (`VlChunk.image`) and stores it as it is when its layout
+ * has no filters; a later change copies the heap first (`change`).
+ * @module
+ */
+import { HEAP_HEADER, VlChunk } from './vl-chunk.js';
+import { ENTRY_SIZE, seal } from './vl-sections.js';
+import type { VLStrings } from './vl-strings.js';
+import { putAsciiBatch } from './vl-values.js';
+
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** Strings joined per `encodeInto` (as `appendText` does). */
+const JOIN = 64;
+
+/** A chunk of `n` elements over a new image with `values` heap bytes: its entries (zero: every value empty) and heap. */
+function imageChunk(n: number, values: number): { mem: VlChunk; image: Uint8Array; words: Uint32Array; eb: number } {
+  const eb = n * ENTRY_SIZE + 4;
+  const image = new Uint8Array(eb + (values > 0 ? HEAP_HEADER + values + 4 : 0));
+  const words = new Uint32Array(image.buffer, 0, n * 4);
+  const mem = new VlChunk(n, null);
+  mem.words = words;
+  return { mem, image, words, eb };
+}
+
+/** Seals both sections (heap values end at `end`) and hands the image to the chunk. */
+function finish(mem: VlChunk, image: Uint8Array, eb: number, end: number): VlChunk {
+  seal(image.subarray(0, eb));
+  if (end > HEAP_HEADER) {
+    seal(image.subarray(eb));
+    mem.heap = image.subarray(eb, eb + end);
+    mem.end = end;
+  }
+  mem.image = image;
+  return mem;
+}
+
+/**
+ * A whole dense chunk of `n` elements from the strings of `col` (checked) at the request's runs
+ * (column positions from `base`): one copy of each run's bytes, the entries from the column's
+ * offsets. Null on a big-endian host (the caller writes value by value).
+ */
+export function columnChunk(n: number, runs: Float64Array, col: VLStrings, base: number): VlChunk | null {
+  if (!LITTLE_ENDIAN) return null;
+  const { bytes, offsets } = col;
+  let total = 0;
+  for (let r = 0; r < runs.length; r += 3) {
+    const b = base + runs[r + 1]!;
+    total += offsets[b + runs[r + 2]!]! - offsets[b]!;
+  }
+  const { mem, image, words, eb } = imageChunk(n, total);
+  let at = HEAP_HEADER; // (heap offsets count from the heap section's start)
+  for (let r = 0; r < runs.length; r += 3) {
+    const c = runs[r]!;
+    const b = base + runs[r + 1]!;
+    const m = runs[r + 2]!;
+    const o0 = offsets[b]!;
+    const nb = offsets[b + m]! - o0;
+    if (nb > 0) image.set(bytes.subarray(o0, o0 + nb), eb + at);
+    entriesOf(words, c, offsets, b, m, at - o0);
+    at += nb;
+  }
+  return finish(mem, image, eb, at);
+}
+
+/** Entries of the `m` elements from `c` (words zero before) for the column's strings from `b`, heap offset = column offset + `shift`. */
+function entriesOf(w: Uint32Array, c: number, offsets: Uint32Array | Float64Array, b: number, m: number, shift: number): void {
+  let prev = offsets[b]!;
+  for (let k = 0, j = 4 * c; k < m; k++, j += 4) {
+    const next = offsets[b + k + 1]!;
+    const L = next - prev;
+    if (L > 0) {
+      const o = prev + shift;
+      // (a Uint32Array store keeps the value modulo 2^32; the high word truncates the quotient)
+      w[j] = o;
+      w[j + 1] = o / 0x100000000;
+      w[j + 2] = L;
+      w[j + 3] = L / 0x100000000;
+    }
+    prev = next;
+  }
+}
+
+/**
+ * A whole dense chunk of `n` elements from the strings `values` (checked) at the request's runs
+ * (positions from `base`), when every one is ASCII: strings joined and encoded `JOIN` at a time
+ * straight into the heap section, each value's entry from its length. Null when a string is not
+ * ASCII, or on a big-endian host (the caller then writes value by value, which encodes UTF-8 or
+ * refuses the string for an ASCII dataset).
+ */
+export function textChunk(n: number, runs: Float64Array, values: readonly unknown[], base: number): VlChunk | null {
+  if (!LITTLE_ENDIAN) return null;
+  let chars = 0;
+  for (let r = 0; r < runs.length; r += 3) {
+    const b = base + runs[r + 1]!;
+    for (let k = 0; k < runs[r + 2]!; k++) chars += (values[b + k] as string).length;
+  }
+  const { mem, image, words, eb } = imageChunk(n, chars);
+  const parts: string[] = [];
+  let at = HEAP_HEADER;
+  for (let r = 0; r < runs.length; r += 3) {
+    const c = runs[r]!;
+    const b = base + runs[r + 1]!;
+    const m = runs[r + 2]!;
+    for (let k = 0; k < m; k += JOIN) {
+      const mm = Math.min(JOIN, m - k);
+      parts.length = mm;
+      let cc = 0;
+      for (let q = 0; q < mm; q++) cc += (parts[q] = values[b + k + q] as string).length;
+      if (!putAsciiBatch(parts, cc, image, eb + at)) return null;
+      for (let q = 0, j = 4 * (c + k); q < mm; q++, j += 4) {
+        const L = parts[q]!.length;
+        if (L > 0) {
+          words[j] = at;
+          words[j + 2] = L;
+          at += L;
+        }
+      }
+    }
+  }
+  return finish(mem, image, eb, at);
+}
