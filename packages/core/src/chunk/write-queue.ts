@@ -104,6 +104,15 @@ export class WriteQueue {
     this.queuedBytes += bytes;
   }
 
+  /**
+   * Stores the chunks at the head whose encoding has finished, without waiting for the others;
+   * throws the first failure seen (a call that queues nothing still reports an earlier failure).
+   */
+  async storeEncoded(): Promise<void> {
+    if (!this.busy) return;
+    await this.storeWhile(() => this.entries[this.head]?.done === true);
+  }
+
   /** Stores every queued chunk (waiting for their encoding); throws the first failure seen. */
   async settle(): Promise<void> {
     if (!this.busy) return;
