@@ -166,9 +166,15 @@ export class WriteQueue {
 
 /** Buffers for the copies of written data that queued chunks hold, reused once those are stored. */
 const copies: ArrayBuffer[] = [];
-/** Most buffers kept, and most bytes in one kept buffer. */
-const COPIES_KEPT = 2;
+/**
+ * Most buffers kept (a frame-by-frame stream holds one per queued chunk: two per filter thread
+ * plus two by default, so fresh buffers — page faults, garbage collections on the calling thread —
+ * are not needed once the stream runs), most bytes in one kept buffer, and in all.
+ */
+const COPIES_KEPT = 8;
 const COPY_MAX_BYTES = 64 << 20;
+const COPIES_MAX_BYTES = 64 << 20;
+let copiesBytes = 0;
 
 /**
  * A private copy of `src` for chunks encoded in the background, in a reused buffer when one fits,
@@ -183,6 +189,7 @@ export function ownedCopy(src: Uint8Array): { bytes: Uint8Array; holder: Holder 
     if (b.byteLength >= n && b.byteLength <= 2 * n) {
       buf = b;
       copies.splice(i, 1);
+      copiesBytes -= b.byteLength;
       break;
     }
   }
@@ -195,8 +202,9 @@ export function ownedCopy(src: Uint8Array): { bytes: Uint8Array; holder: Holder 
       if (--refs > 0) return;
       const b = bytes.buffer as ArrayBuffer;
       if (b.byteLength <= COPY_MAX_BYTES && b.byteLength >= 64 << 10) {
-        if (copies.length >= COPIES_KEPT) copies.shift();
         copies.push(b);
+        copiesBytes += b.byteLength;
+        while (copies.length > COPIES_KEPT || copiesBytes > COPIES_MAX_BYTES) copiesBytes -= copies.shift()!.byteLength;
       }
     },
   };

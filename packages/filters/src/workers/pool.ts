@@ -58,9 +58,12 @@ function pick(): FilterWorker | null {
   return best;
 }
 
+/** Ids of the filters the pool has run: a worker started later loads their codecs before it is ready. */
+const used = new Set<number>();
+
 /** Starts a worker and adds it to the pool (null when this runtime has none). */
 function start(): FilterWorker | null {
-  const w = startFilterWorker();
+  const w = startFilterWorker([...used]);
   if (!w) return null;
   workers.push(w);
   w.ready.catch(() => void (broken = true));
@@ -97,6 +100,7 @@ const inputs = new CopyPool({ buffers: () => 2 * Math.max(1, size()) + 2, maxByt
 
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
 async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
+  for (const f of job.pipeline.filters) used.add(f.id);
   const w = pick();
   if (!w) return null;
   try {

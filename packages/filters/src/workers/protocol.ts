@@ -30,6 +30,12 @@ export interface FilterReply {
   error?: string;
 }
 
+/** What a worker is started with. */
+export interface FilterWorkerData {
+  /** Filter ids whose codecs the worker loads before it reports ready (those the pool has used). */
+  warm: number[];
+}
+
 /** The id of the message a worker sends once it has loaded the filters. */
 export const READY_ID = -1;
 

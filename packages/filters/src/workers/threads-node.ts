@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { READY_ID, type FilterJob, type FilterReply, type FilterWorker } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorker, type FilterWorkerData } from './protocol.js';
 
 /** The machine's parallelism (`os.availableParallelism()`). */
 export function machineThreads(): number {
@@ -28,11 +28,14 @@ function entry(): URL {
   return new URL(`data:text/javascript,${encodeURIComponent(boot)}`);
 }
 
-/** Starts one filter worker (null when workers cannot be created here). */
-export function startFilterWorker(): FilterWorker | null {
+/**
+ * Starts one filter worker (null when workers cannot be created here), which loads the codecs of
+ * the filters `warm` before it reports ready.
+ */
+export function startFilterWorker(warm: readonly number[] = []): FilterWorker | null {
   let worker: Worker;
   try {
-    worker = new Worker(entry());
+    worker = new Worker(entry(), { workerData: { warm: [...warm] } satisfies FilterWorkerData });
   } catch {
     return null;
   }

@@ -1,13 +1,15 @@
 /**
  * A filter worker thread (started by ./threads-node.ts): runs whole chunk pipelines with this
  * package's filters through core's pure pipeline (the same code the calling thread runs, so the
- * bytes are the same) and sends the result back, its buffer transferred.
+ * bytes are the same) and sends the result back, its buffer transferred. It reports ready once it
+ * has loaded the codecs the pool asked it to warm (./warm.ts).
  * @module
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { decodeChunk, encodeChunk } from '@chunkform/core/plugin';
 import { ALL_FILTERS } from '../builtin.js';
-import { READY_ID, type FilterJob, type FilterReply } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData } from './protocol.js';
+import { warmFilters } from './warm.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve = (id: number) => byId.get(id);
@@ -41,4 +43,5 @@ parentPort!.on('message', (m: FilterJob & { id: number }) => {
   );
 });
 
-parentPort!.postMessage({ id: READY_ID } satisfies FilterReply);
+// Ready once the codecs of the filters the pool has used are loaded (./warm.ts).
+void warmFilters((workerData as FilterWorkerData | null)?.warm ?? []).then(() => parentPort!.postMessage({ id: READY_ID } satisfies FilterReply));
