@@ -91,12 +91,13 @@ function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMa
 const stats = { done: 0, failed: 0 };
 
 /**
- * Input buffers the workers sent back, reused for the next copies (no garbage per chunk): at most one
- * per chunk in flight (two per thread plus two), and 64 MiB in all (a few large chunks do not pin
- * hundreds of MiB once the work is done).
+ * Input buffers the workers sent back, reused for the next copies (no garbage per chunk): about one
+ * per chunk in flight — a write keeps 8 or two per thread plus two, a stream of small chunks (a
+ * sparse ROI per frame) as many as its byte bound holds, so at least 16 — and 64 MiB in all (a few
+ * large chunks do not pin hundreds of MiB once the work is done).
  */
 const INPUTS_MAX_BYTES = 64 << 20;
-const inputs = new CopyPool({ buffers: () => 2 * Math.max(1, size()) + 2, maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
+const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
 
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
 async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
