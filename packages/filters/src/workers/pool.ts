@@ -161,8 +161,9 @@ export function workerPoolSize(): number {
 
 /**
  * Starts every worker of the pool now and resolves, with the number of workers ready, once they
- * are (a worker loads the filters first, which takes a moment): call it at start-up so the first
- * chunks do not wait for that. 0 when this runtime has no worker threads or they failed to start
+ * are (a worker loads the filters first, which takes a moment, and a worker started after the pool
+ * ran chunks also loads the codecs of the filters it ran: ./warm.ts): call it at start-up so the
+ * first chunks do not wait for that. 0 when this runtime has no worker threads or they failed to start
  * (filters then run on the calling thread).
  */
 export async function startWorkers(): Promise<number> {
