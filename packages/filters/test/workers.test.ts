@@ -167,6 +167,26 @@ describe('filter worker pool', () => {
     expect((err as FilterError).detail).toContain('not a whole number');
   });
 
+  it('bytes in shared memory (the copy a streamed write owns) go to a worker as they are and give the calling thread\'s bytes', async () => {
+    const pipeline = PIPELINES['shuffle+gzip']!;
+    const plain = frame(40);
+    const shared = new Uint8Array(new SharedArrayBuffer(plain.length));
+    shared.set(plain);
+    const before = workerStats();
+    const ours = await pipelineOffload()!.encode(shared, pipeline, pipeline.filters.map((x) => resolve(x.id)), ctx);
+    expect(workerStats().done - before.done).toBe(1);
+    expect(shared.buffer.byteLength).toBe(plain.length); // shared, not transferred away
+    expect(Buffer.compare(shared, plain)).toBe(0); // and only read
+    expect(ours!.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer); // the result is the caller's own
+    const theirs = await inline(() => encodeChunk(plain, pipeline, resolve, ctx, where(0, 0)));
+    expect(Buffer.compare(ours!.bytes, theirs.bytes)).toBe(0);
+    // a pipeline that gives its input back (shuffle of 1-byte elements) answers with a copy, not the shared memory
+    const same: FilterPipeline = { filters: [f(2, [1])] };
+    const back = await pipelineOffload()!.encode(shared, same, [resolve(2)], { ...ctx, elementSize: 1, chunkDims: [plain.length] });
+    expect(back!.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.compare(back!.bytes, plain)).toBe(0);
+  });
+
   it('idle workers do not keep the process alive', () => {
     const pool = new URL('../src/workers/pool.ts', import.meta.url).href;
     const script = `import { configureWorkers, startWorkers } from ${JSON.stringify(pool)}; configureWorkers({ threads: 2 }); console.log(await startWorkers());`;

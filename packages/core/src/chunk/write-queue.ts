@@ -14,6 +14,7 @@
  * @module
  */
 import type { ChunkImage } from './chunk-format.js';
+import { pipelineOffload } from '../filter/offload.js';
 
 /** Something queued chunks hold on to (the copy of a write's data they were built from). */
 export interface Holder {
@@ -165,7 +166,7 @@ export class WriteQueue {
 }
 
 /** Buffers for the copies of written data that queued chunks hold, reused once those are stored. */
-const copies: ArrayBuffer[] = [];
+const copies: ArrayBufferLike[] = [];
 /**
  * Most buffers kept (a frame-by-frame stream holds one per queued chunk: two per filter thread
  * plus two by default, so fresh buffers — page faults, garbage collections on the calling thread —
@@ -183,7 +184,7 @@ let copiesBytes = 0;
  */
 export function ownedCopy(src: Uint8Array): { bytes: Uint8Array; holder: Holder } {
   const n = src.length;
-  let buf: ArrayBuffer | undefined;
+  let buf: ArrayBufferLike | undefined;
   for (let i = copies.length - 1; i >= 0; i--) {
     const b = copies[i]!;
     if (b.byteLength >= n && b.byteLength <= 2 * n) {
@@ -193,14 +194,14 @@ export function ownedCopy(src: Uint8Array): { bytes: Uint8Array; holder: Holder 
       break;
     }
   }
-  const bytes = new Uint8Array(buf ?? new ArrayBuffer(n), 0, n);
+  const bytes = new Uint8Array(buf ?? newCopyBuffer(n), 0, n);
   bytes.set(src);
   let refs = 1;
   const holder: Holder = {
     hold: () => void refs++,
     drop: () => {
       if (--refs > 0) return;
-      const b = bytes.buffer as ArrayBuffer;
+      const b = bytes.buffer;
       if (b.byteLength <= COPY_MAX_BYTES && b.byteLength >= 64 << 10) {
         copies.push(b);
         copiesBytes += b.byteLength;
@@ -209,4 +210,13 @@ export function ownedCopy(src: Uint8Array): { bytes: Uint8Array; holder: Holder 
     },
   };
   return { bytes, holder };
+}
+
+/**
+ * A buffer for {@link ownedCopy}: shared memory when filter threads encode the chunks, so the pool
+ * hands the copy to a worker as it is instead of copying it again (nothing writes it until its
+ * chunks are stored); else (no threads, no `SharedArrayBuffer` in this runtime) an ordinary one.
+ */
+function newCopyBuffer(n: number): ArrayBufferLike {
+  return typeof SharedArrayBuffer === 'function' && (pipelineOffload()?.threads ?? 0) > 0 ? new SharedArrayBuffer(n) : new ArrayBuffer(n);
 }

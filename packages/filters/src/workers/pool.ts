@@ -99,6 +99,11 @@ const stats = { done: 0, failed: 0 };
 const INPUTS_MAX_BYTES = 64 << 20;
 const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
 
+/** True when `bytes` lie in shared memory (sent to a worker without a copy or a transfer). */
+function isShared(bytes: Uint8Array): boolean {
+  return typeof SharedArrayBuffer === 'function' && bytes.buffer instanceof SharedArrayBuffer;
+}
+
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
 async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
   for (const f of job.pipeline.filters) used.add(f.id);
@@ -127,7 +132,8 @@ const offload: PipelineOffload = {
   },
   encode(bytes, pipeline, impls, ctx) {
     if (!takes(bytes, impls, 0, ctx)) return null;
-    return send({ direction: 'encode', bytes: inputs.copy(bytes), pipeline, filterMask: 0, ctx });
+    // shared memory (the copy a streamed write owns) goes to the worker as it is: no second copy
+    return send({ direction: 'encode', bytes: isShared(bytes) ? bytes : inputs.copy(bytes), pipeline, filterMask: 0, ctx });
   },
   decode(bytes, pipeline, filterMask, impls, ctx) {
     if (!takes(bytes, impls, filterMask, ctx)) return null;

@@ -11,7 +11,7 @@ import type { OffloadContext } from '@chunkform/core/plugin';
 export interface FilterJob {
   /** Forward (write) or reverse (read). */
   direction: 'encode' | 'decode';
-  /** The chunk's bytes (the buffer is transferred: a private copy). */
+  /** The chunk's bytes (the buffer is transferred: a private copy; or shared memory, sent as it is and only read). */
   bytes: Uint8Array;
   pipeline: FilterPipeline;
   /** Decode: the chunk's filter mask (bit i set: filter i was not applied). */

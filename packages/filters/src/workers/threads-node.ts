@@ -79,7 +79,8 @@ export function startFilterWorker(warm: readonly number[] = []): FilterWorker | 
       if (pending.size === 0) worker.ref(); // keep the process alive until the reply arrives
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker.postMessage({ id, ...job }, [job.bytes.buffer as ArrayBuffer]);
+        const shared = typeof SharedArrayBuffer === 'function' && job.bytes.buffer instanceof SharedArrayBuffer;
+        worker.postMessage({ id, ...job }, shared ? [] : [job.bytes.buffer as ArrayBuffer]);
       });
     },
     terminate() {
