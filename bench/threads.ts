@@ -16,7 +16,9 @@
  * repetition's ceiling, and with the main thread's CPU time ÷ wall time at 2 threads (Linux schedstat):
  * the work more workers cannot take off.
  * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
- * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's).
+ * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's),
+ * BENCH_THREADS_ROWS (comma-separated parts of row names, e.g. `write zstd,stream`: only the rows
+ * whose name contains one; default all), BENCH_THREADS_RSS=0 (skip the peak-RSS children).
  * @module
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -42,6 +44,9 @@ const FRAMES = Number(process.env.BENCH_THREADS_FRAMES ?? 16);
 const RSS_FRAMES = Number(process.env.BENCH_RSS_FRAMES ?? 400);
 /** `backgroundWrites.maxBytes` of the streaming rows (default: the library's). */
 const BG_BYTES = Number(process.env.BENCH_BG_BYTES ?? 0);
+/** Rows to run (parts of their names); empty: all. */
+const PICK = (process.env.BENCH_THREADS_ROWS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const picked = (row: string): boolean => PICK.length === 0 || PICK.some((p) => row.includes(p));
 
 let registered = false;
 function register(): void {
@@ -233,19 +238,22 @@ export async function runThreads(dir: string): Promise<void> {
   const busy = (row: string, wall: number) => mainShare.set(row, [...(mainShare.get(row) ?? []), lastBusy / wall]);
   const rows: string[] = [];
   for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`);
-  rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1', 'ceiling: 2 zlib streams');
+  rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1');
+  rows.splice(0, rows.length, ...rows.filter(picked), 'ceiling: 2 zlib streams');
 
   for (let rep = 0; rep < REPEAT; rep++) {
     const order = rep % 2 === 0 ? [1, 2] : [2, 1];
     for (const fl of FILTERS) {
+      if (!picked(`write ${fl.name}`) && !picked(`read ${fl.name}`)) continue;
       const path = join(dir, `t-${fl.name.replace(/\W+/g, '_')}.h5`);
       const rt: Record<number, [number, number]> = {};
       for (const th of order) {
         configureWorkers({ threads: th });
         await startWorkers();
+        rmSync(path, { force: true }); // a new file: truncating the last one (kernel time on the main thread) is no part of the write
         const w = await writeWhole(path, data, FRAMES, fl.opts);
         if (th === 2) busy(`write ${fl.name}`, w);
-        const r = await readWhole(path, lastSum);
+        const r = picked(`read ${fl.name}`) ? await readWhole(path, lastSum) : NaN;
         if (th === 2) busy(`read ${fl.name}`, r);
         rt[th] = [w, r];
         add(`write ${fl.name}`, th, w);
@@ -253,7 +261,7 @@ export async function runThreads(dir: string): Promise<void> {
       }
       ratios.set(`write ${fl.name}`, [...(ratios.get(`write ${fl.name}`) ?? []), rt[1]![0] / rt[2]![0]]);
       ratios.set(`read ${fl.name}`, [...(ratios.get(`read ${fl.name}`) ?? []), rt[1]![1] / rt[2]![1]]);
-      if (fl.name === 'LZ4' && lz4Ref) {
+      if (fl.name === 'LZ4' && lz4Ref && picked('write LZ4') && picked('read LZ4')) {
         const ref = join(dir, 'h5py-lz4.h5');
         const hw = Number(h5py(['write', raw, ref, String(FRAMES), String(H), String(W)]));
         const [hr, hsum] = h5py(['read', ref]).split(' ').map(Number);
@@ -271,6 +279,7 @@ export async function runThreads(dir: string): Promise<void> {
     }
     for (const kind of ['dense', 'sparse'] as const) {
       const row = kind === 'dense' ? 'stream dense gzip 1' : 'stream sparse ROI shuffle + deflate 1';
+      if (!picked(row)) continue;
       const path = join(dir, `s-${kind}.h5`);
       const st: Record<number, number> = {};
       for (const th of order) {
@@ -304,6 +313,7 @@ export async function runThreads(dir: string): Promise<void> {
   console.log('| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | ÷ ceiling (median, paired by repetition) | main thread CPU ÷ wall, 2 threads |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const row of rows) {
+    if (!times.has(`${row}|1`)) continue;
     const a = median(times.get(`${row}|1`)!);
     const b = median(times.get(`${row}|2`)!);
     const all = ratios.get(row)!.map((r) => r.toFixed(2)).join(' ');
@@ -311,7 +321,7 @@ export async function runThreads(dir: string): Promise<void> {
     const share = mainShare.has(row) && !Number.isNaN(median(mainShare.get(row)!)) ? `${(100 * median(mainShare.get(row)!)).toFixed(0)} %` : '—';
     console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${frac} | ${share} |`);
   }
-  if (lz4Ref) {
+  if (lz4Ref && times.has('write LZ4|h5py')) {
     console.log('\n| LZ4 vs h5py (native plugin) | h5py MB/s | ours 1 thread | ours 2 threads | ours ÷ h5py at 1 / 2 threads |');
     console.log('|---|---:|---:|---:|---:|');
     for (const dirn of ['write', 'read']) {
@@ -322,6 +332,7 @@ export async function runThreads(dir: string): Promise<void> {
     }
   } else console.log(`\n(h5py LZ4 rows skipped: no ${join(PLUGINS, 'libh5lz4.so')}; apt-get install hdf5-filter-plugin)`);
 
+  if (process.env.BENCH_THREADS_RSS === '0') return;
   // peak RSS, each in a fresh process
   const self = fileURLToPath(import.meta.url);
   const rssPath = join(dir, 'rss.h5');

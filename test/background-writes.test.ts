@@ -117,6 +117,32 @@ describe('background writes', () => {
     await f.close();
   });
 
+  it('partial writes (a ROI per frame) do not wait for the chunks encoding behind the caller; a failure surfaces at the next one', async () => {
+    const { gate, f, store, container } = await setup();
+    // a cache of one chunk: each ROI write evicts the previous frame's chunk into the queue
+    const ds = (await f.createDataset('roi', { dtype: 'uint8', shape: [8, H, W], chunks: [1, H, W], filters: [{ id: 301 }], chunkCache: { bytes: FRAME } })) as Dataset;
+    const roi = (i: number) => selectBlocks([{ start: [i, 0, 0], end: [i + 1, 8, 8] }]); // the gate looks at byte 0
+    const part = (v: number) => new Uint8Array(64).fill(v);
+    for (let i = 0; i < 4; i++) expect(await promiseState(ds.write(part(20 + i), roi(i)))).toBe('done');
+    expect(gate.finished).toBe(0); // frames 0–2 queued, none encoded: no write waited for them
+    expect(gate.started).toBe(3);
+    gate.open(true);
+    await ds.write(part(0xee), roi(4)); // evicts frame 3; frame 4's chunk fails behind the caller...
+    await ds.write(part(25), roi(5));
+    gate.open(false);
+    await new Promise((r) => setTimeout(r, 20));
+    const err = await ds.write(part(26), roi(6)).catch((e: unknown) => e); // ...and surfaces at this partial write
+    expect(err).toBeInstanceOf(FilterError);
+    expect(String((err as Error).message)).toMatch(/chunk \[4, 0, 0\]/);
+    await ds.write(part(26), roi(6));
+    await f.close();
+    const g = await openFile(store.toBytes(), { container });
+    const all = (await ((await g.get('roi')) as Dataset).read()) as Uint8Array;
+    for (const i of [0, 1, 2, 3, 5, 6]) expect(all[i * FRAME + 7 * W + 7]).toBe(20 + i);
+    expect(all[4 * FRAME]).toBe(0); // the failed chunk was never stored
+    await g.close();
+  });
+
   it('un-awaited calls give the result of their call order (write, read, rewrite, read)', async () => {
     const { gate, f, ds } = await setup();
     gate.open(false);

@@ -142,6 +142,51 @@ describe('filter worker pool', () => {
     expect(String((err2 as Error).message)).toContain('chunk [3, 1]');
   });
 
+  it('a whole pipeline runs as one worker task per chunk, giving the bytes of its filters applied one by one', async () => {
+    const pipeline: FilterPipeline = { filters: [f(2, [2]), f(1, [1]), f(3)] }; // shuffle → deflate → fletcher32
+    const frames = Array.from({ length: 4 }, (_, i) => frame(i + 30));
+    const before = workerStats();
+    const ours = await Promise.all(frames.map((d, i) => encodeChunk(d, pipeline, resolve, ctx, where(i, 0))));
+    expect(workerStats().done - before.done).toBe(frames.length); // one task per chunk, not one per filter
+    for (let i = 0; i < frames.length; i++) {
+      let step: Uint8Array = frames[i]!;
+      for (const x of pipeline.filters) step = await resolve(x.id)!.encode(step, { ...ctx, clientData: x.clientData, flags: x.flags });
+      expect(ours[i]!.filterMask).toBe(0);
+      expect(Buffer.compare(ours[i]!.bytes, step)).toBe(0);
+    }
+  });
+
+  it('a filter failing on a worker while encoding rejects with the typed error naming dataset and chunk', async () => {
+    const p = PIPELINES['bitshuffle+lz4']!;
+    const odd = frame(6).subarray(0, 512 * 512 * 2 - 1); // not a whole number of 2-byte elements
+    const failed = workerStats().failed;
+    const err = await encodeChunk(odd, p, resolve, ctx, where(5, 1)).catch((e: unknown) => e);
+    expect(workerStats().failed).toBe(failed + 1);
+    expect(err).toBeInstanceOf(FilterError);
+    expect(String((err as Error).message)).toMatch(/filter 32008 \("bitshuffle"\) failed to encode chunk \[5, 1\]/);
+    expect((err as FilterError).detail).toContain('not a whole number');
+  });
+
+  it('bytes in shared memory (the copy a streamed write owns) go to a worker as they are and give the calling thread\'s bytes', async () => {
+    const pipeline = PIPELINES['shuffle+gzip']!;
+    const plain = frame(40);
+    const shared = new Uint8Array(new SharedArrayBuffer(plain.length));
+    shared.set(plain);
+    const before = workerStats();
+    const ours = await pipelineOffload()!.encode(shared, pipeline, pipeline.filters.map((x) => resolve(x.id)), ctx);
+    expect(workerStats().done - before.done).toBe(1);
+    expect(shared.buffer.byteLength).toBe(plain.length); // shared, not transferred away
+    expect(Buffer.compare(shared, plain)).toBe(0); // and only read
+    expect(ours!.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer); // the result is the caller's own
+    const theirs = await inline(() => encodeChunk(plain, pipeline, resolve, ctx, where(0, 0)));
+    expect(Buffer.compare(ours!.bytes, theirs.bytes)).toBe(0);
+    // a pipeline that gives its input back (shuffle of 1-byte elements) answers with a copy, not the shared memory
+    const same: FilterPipeline = { filters: [f(2, [1])] };
+    const back = await pipelineOffload()!.encode(shared, same, [resolve(2)], { ...ctx, elementSize: 1, chunkDims: [plain.length] });
+    expect(back!.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.compare(back!.bytes, plain)).toBe(0);
+  });
+
   it('idle workers do not keep the process alive', () => {
     const pool = new URL('../src/workers/pool.ts', import.meta.url).href;
     const script = `import { configureWorkers, startWorkers } from ${JSON.stringify(pool)}; configureWorkers({ threads: 2 }); console.log(await startWorkers());`;

@@ -47,8 +47,9 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     const { format } = this.o;
     const q = this.queue;
-    // A chunk still queued is stored before this call changes it (or rewrites its space).
-    if (q?.busy && pieces.some((p) => q.has(p.coords.join(',')))) await q.settle();
+    // A chunk still queued is stored before this call changes it (or rewrites its space); else only
+    // the encoded chunks at the queue's head are stored, and an earlier failure is thrown here.
+    if (q?.busy) await (pieces.some((p) => q.has(p.coords.join(','))) ? q.settle() : q.storeEncoded());
     if (format.fullImages && format.imageSize && !format.variableSize) {
       await this.settle();
       // Full chunks not in the cache are gathered in groups and chunks adjacent in the file (new
@@ -216,7 +217,9 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
       await format.fileWrite(rec, req, src, store);
       return;
     }
-    const mem = await this.loadMem(req.coords, rec);
+    // Not queued (write() stored it if it was): loaded without waiting for the queued chunks, so a
+    // partial write (a sparse ROI) does not wait for the chunks encoding behind the caller.
+    const mem = rec ? await format.fileToMem(await store.read(rec.address, rec.size), rec) : format.fill(req.coords);
     format.memWrite(mem, req, src);
     const bytes = format.memSize(mem);
     if (cache.fits(bytes)) await this.admit({ key, coords: req.coords, mem, bytes, dirty: true, fullyAccessed: false }, later);

@@ -14,6 +14,7 @@
  * @module
  */
 import type { ChunkImage } from './chunk-format.js';
+import { pipelineOffload } from '../filter/offload.js';
 
 /** Something queued chunks hold on to (the copy of a write's data they were built from). */
 export interface Holder {
@@ -104,6 +105,15 @@ export class WriteQueue {
     this.queuedBytes += bytes;
   }
 
+  /**
+   * Stores the chunks at the head whose encoding has finished, without waiting for the others;
+   * throws the first failure seen (a call that queues nothing still reports an earlier failure).
+   */
+  async storeEncoded(): Promise<void> {
+    if (!this.busy) return;
+    await this.storeWhile(() => this.entries[this.head]?.done === true);
+  }
+
   /** Stores every queued chunk (waiting for their encoding); throws the first failure seen. */
   async settle(): Promise<void> {
     if (!this.busy) return;
@@ -156,10 +166,16 @@ export class WriteQueue {
 }
 
 /** Buffers for the copies of written data that queued chunks hold, reused once those are stored. */
-const copies: ArrayBuffer[] = [];
-/** Most buffers kept, and most bytes in one kept buffer. */
-const COPIES_KEPT = 2;
+const copies: ArrayBufferLike[] = [];
+/**
+ * Most buffers kept (a frame-by-frame stream holds one per queued chunk: two per filter thread
+ * plus two by default, so fresh buffers — page faults, garbage collections on the calling thread —
+ * are not needed once the stream runs), most bytes in one kept buffer, and in all.
+ */
+const COPIES_KEPT = 8;
 const COPY_MAX_BYTES = 64 << 20;
+const COPIES_MAX_BYTES = 64 << 20;
+let copiesBytes = 0;
 
 /**
  * A private copy of `src` for chunks encoded in the background, in a reused buffer when one fits,
@@ -168,28 +184,39 @@ const COPY_MAX_BYTES = 64 << 20;
  */
 export function ownedCopy(src: Uint8Array): { bytes: Uint8Array; holder: Holder } {
   const n = src.length;
-  let buf: ArrayBuffer | undefined;
+  let buf: ArrayBufferLike | undefined;
   for (let i = copies.length - 1; i >= 0; i--) {
     const b = copies[i]!;
     if (b.byteLength >= n && b.byteLength <= 2 * n) {
       buf = b;
       copies.splice(i, 1);
+      copiesBytes -= b.byteLength;
       break;
     }
   }
-  const bytes = new Uint8Array(buf ?? new ArrayBuffer(n), 0, n);
+  const bytes = new Uint8Array(buf ?? newCopyBuffer(n), 0, n);
   bytes.set(src);
   let refs = 1;
   const holder: Holder = {
     hold: () => void refs++,
     drop: () => {
       if (--refs > 0) return;
-      const b = bytes.buffer as ArrayBuffer;
+      const b = bytes.buffer;
       if (b.byteLength <= COPY_MAX_BYTES && b.byteLength >= 64 << 10) {
-        if (copies.length >= COPIES_KEPT) copies.shift();
         copies.push(b);
+        copiesBytes += b.byteLength;
+        while (copies.length > COPIES_KEPT || copiesBytes > COPIES_MAX_BYTES) copiesBytes -= copies.shift()!.byteLength;
       }
     },
   };
   return { bytes, holder };
+}
+
+/**
+ * A buffer for {@link ownedCopy}: shared memory when filter threads encode the chunks, so the pool
+ * hands the copy to a worker as it is instead of copying it again (nothing writes it until its
+ * chunks are stored); else (no threads, no `SharedArrayBuffer` in this runtime) an ordinary one.
+ */
+function newCopyBuffer(n: number): ArrayBufferLike {
+  return typeof SharedArrayBuffer === 'function' && (pipelineOffload()?.threads ?? 0) > 0 ? new SharedArrayBuffer(n) : new ArrayBuffer(n);
 }

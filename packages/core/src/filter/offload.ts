@@ -18,7 +18,9 @@ export interface PipelineOffload {
   /** Chunks it works on at once (its threads): how many chunks a streaming write keeps in flight. */
   readonly threads?: number;
   /**
-   * Forward pipeline of `bytes` (the caller keeps `bytes`: the offload copies what it sends).
+   * Forward pipeline of `bytes` (the caller keeps `bytes`: the offload copies what it sends — except
+   * bytes in a `SharedArrayBuffer`, which it may send as they are: the caller then leaves them
+   * unchanged until the returned promise settles).
    * `impls[i]` is the implementation resolved for filter i (undefined: not registered). Returns
    * null to decline (or when the work failed there), else the encoded bytes and the filter mask.
    */

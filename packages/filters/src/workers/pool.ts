@@ -58,9 +58,12 @@ function pick(): FilterWorker | null {
   return best;
 }
 
+/** Ids of the filters the pool has run: a worker started later loads their codecs before it is ready. */
+const used = new Set<number>();
+
 /** Starts a worker and adds it to the pool (null when this runtime has none). */
 function start(): FilterWorker | null {
-  const w = startFilterWorker();
+  const w = startFilterWorker([...used]);
   if (!w) return null;
   workers.push(w);
   w.ready.catch(() => void (broken = true));
@@ -88,15 +91,22 @@ function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMa
 const stats = { done: 0, failed: 0 };
 
 /**
- * Input buffers the workers sent back, reused for the next copies (no garbage per chunk): at most one
- * per chunk in flight (two per thread plus two), and 64 MiB in all (a few large chunks do not pin
- * hundreds of MiB once the work is done).
+ * Input buffers the workers sent back, reused for the next copies (no garbage per chunk): about one
+ * per chunk in flight — a write keeps 8 or two per thread plus two, a stream of small chunks (a
+ * sparse ROI per frame) as many as its byte bound holds, so at least 16 — and 64 MiB in all (a few
+ * large chunks do not pin hundreds of MiB once the work is done).
  */
 const INPUTS_MAX_BYTES = 64 << 20;
-const inputs = new CopyPool({ buffers: () => 2 * Math.max(1, size()) + 2, maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
+const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
+
+/** True when `bytes` lie in shared memory (sent to a worker without a copy or a transfer). */
+function isShared(bytes: Uint8Array): boolean {
+  return typeof SharedArrayBuffer === 'function' && bytes.buffer instanceof SharedArrayBuffer;
+}
 
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
 async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
+  for (const f of job.pipeline.filters) used.add(f.id);
   const w = pick();
   if (!w) return null;
   try {
@@ -122,7 +132,8 @@ const offload: PipelineOffload = {
   },
   encode(bytes, pipeline, impls, ctx) {
     if (!takes(bytes, impls, 0, ctx)) return null;
-    return send({ direction: 'encode', bytes: inputs.copy(bytes), pipeline, filterMask: 0, ctx });
+    // shared memory (the copy a streamed write owns) goes to the worker as it is: no second copy
+    return send({ direction: 'encode', bytes: isShared(bytes) ? bytes : inputs.copy(bytes), pipeline, filterMask: 0, ctx });
   },
   decode(bytes, pipeline, filterMask, impls, ctx) {
     if (!takes(bytes, impls, filterMask, ctx)) return null;
@@ -156,8 +167,9 @@ export function workerPoolSize(): number {
 
 /**
  * Starts every worker of the pool now and resolves, with the number of workers ready, once they
- * are (a worker loads the filters first, which takes a moment): call it at start-up so the first
- * chunks do not wait for that. 0 when this runtime has no worker threads or they failed to start
+ * are (a worker loads the filters first, which takes a moment, and a worker started after the pool
+ * ran chunks also loads the codecs of the filters it ran: ./warm.ts): call it at start-up so the
+ * first chunks do not wait for that. 0 when this runtime has no worker threads or they failed to start
  * (filters then run on the calling thread).
  */
 export async function startWorkers(): Promise<number> {

@@ -11,7 +11,7 @@ import type { OffloadContext } from '@chunkform/core/plugin';
 export interface FilterJob {
   /** Forward (write) or reverse (read). */
   direction: 'encode' | 'decode';
-  /** The chunk's bytes (the buffer is transferred: a private copy). */
+  /** The chunk's bytes (the buffer is transferred: a private copy; or shared memory, sent as it is and only read). */
   bytes: Uint8Array;
   pipeline: FilterPipeline;
   /** Decode: the chunk's filter mask (bit i set: filter i was not applied). */
@@ -28,6 +28,12 @@ export interface FilterReply {
   input?: Uint8Array;
   /** The failure's message (the pool then runs the chunk on the calling thread, which names it). */
   error?: string;
+}
+
+/** What a worker is started with. */
+export interface FilterWorkerData {
+  /** Filter ids whose codecs the worker loads before it reports ready (those the pool has used). */
+  warm: number[];
 }
 
 /** The id of the message a worker sends once it has loaded the filters. */

@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { READY_ID, type FilterJob, type FilterReply, type FilterWorker } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorker, type FilterWorkerData } from './protocol.js';
 
 /** The machine's parallelism (`os.availableParallelism()`). */
 export function machineThreads(): number {
@@ -28,11 +28,14 @@ function entry(): URL {
   return new URL(`data:text/javascript,${encodeURIComponent(boot)}`);
 }
 
-/** Starts one filter worker (null when workers cannot be created here). */
-export function startFilterWorker(): FilterWorker | null {
+/**
+ * Starts one filter worker (null when workers cannot be created here), which loads the codecs of
+ * the filters `warm` before it reports ready.
+ */
+export function startFilterWorker(warm: readonly number[] = []): FilterWorker | null {
   let worker: Worker;
   try {
-    worker = new Worker(entry());
+    worker = new Worker(entry(), { workerData: { warm: [...warm] } satisfies FilterWorkerData });
   } catch {
     return null;
   }
@@ -76,7 +79,8 @@ export function startFilterWorker(): FilterWorker | null {
       if (pending.size === 0) worker.ref(); // keep the process alive until the reply arrives
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker.postMessage({ id, ...job }, [job.bytes.buffer as ArrayBuffer]);
+        const shared = typeof SharedArrayBuffer === 'function' && job.bytes.buffer instanceof SharedArrayBuffer;
+        worker.postMessage({ id, ...job }, shared ? [] : [job.bytes.buffer as ArrayBuffer]);
       });
     },
     terminate() {

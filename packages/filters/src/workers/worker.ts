@@ -1,13 +1,15 @@
 /**
  * A filter worker thread (started by ./threads-node.ts): runs whole chunk pipelines with this
  * package's filters through core's pure pipeline (the same code the calling thread runs, so the
- * bytes are the same) and sends the result back, its buffer transferred.
+ * bytes are the same) and sends the result back, its buffer transferred. It reports ready once it
+ * has loaded the codecs the pool asked it to warm (./warm.ts).
  * @module
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { decodeChunk, encodeChunk } from '@chunkform/core/plugin';
 import { ALL_FILTERS } from '../builtin.js';
-import { READY_ID, type FilterJob, type FilterReply } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData } from './protocol.js';
+import { warmFilters } from './warm.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve = (id: number) => byId.get(id);
@@ -25,12 +27,13 @@ parentPort!.on('message', (m: FilterJob & { id: number }) => {
       // of at least half of its buffer (zlib's output slice, sized for the chunk) goes as it is: a
       // copy would cost time here and leave the buffer as garbage on this thread. A smaller view, or
       // part of the input (whose buffer goes back for reuse), goes as its own copy.
+      // Shared memory (an input sent as it is) is never transferred: a result in it goes as a copy.
       const b = r.bytes;
       const whole = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
-      const own = b.buffer === m.bytes.buffer ? whole : b.byteLength * 2 >= b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer);
+      const own = !(b.buffer instanceof SharedArrayBuffer) && (b.buffer === m.bytes.buffer ? whole : b.byteLength * 2 >= b.buffer.byteLength);
       const bytes = own ? b : b.slice();
       // the input's buffer goes back too, for the next job's copy (unless the result lives in it)
-      const input = m.bytes.buffer !== bytes.buffer && m.bytes.buffer.byteLength > 0 ? m.bytes : undefined;
+      const input = !(m.bytes.buffer instanceof SharedArrayBuffer) && m.bytes.buffer !== bytes.buffer && m.bytes.buffer.byteLength > 0 ? m.bytes : undefined;
       const reply: FilterReply = { id: m.id, bytes, filterMask: r.filterMask, ...(input ? { input } : {}) };
       parentPort!.postMessage(reply, input ? [bytes.buffer as ArrayBuffer, input.buffer as ArrayBuffer] : [bytes.buffer as ArrayBuffer]);
     },
@@ -41,4 +44,5 @@ parentPort!.on('message', (m: FilterJob & { id: number }) => {
   );
 });
 
-parentPort!.postMessage({ id: READY_ID } satisfies FilterReply);
+// Ready once the codecs of the filters the pool has used are loaded (./warm.ts).
+void warmFilters((workerData as FilterWorkerData | null)?.warm ?? []).then(() => parentPort!.postMessage({ id: READY_ID } satisfies FilterReply));
