@@ -173,6 +173,28 @@ function canonicalTails(boxes: Float64Array, active: Int32Array, n: number, off:
 }
 
 /**
+ * Pushes the union of the intervals `[start, end]` at offset `off` of the boxes `idx[0..m)` (sorted by
+ * start) onto `out`, merging each interval whose start is at most the current end.
+ */
+function pushMerged(boxes: Float64Array, idx: Int32Array, m: number, w: number, off: number, out: Flat): void {
+  let s = boxes[idx[0]! * w + off]!;
+  let e = boxes[idx[0]! * w + off + 1]!;
+  for (let i = 1; i < m; i++) {
+    const b = idx[i]! * w + off;
+    if (boxes[b]! <= e) {
+      if (boxes[b + 1]! > e) e = boxes[b + 1]!;
+    } else {
+      out.push(s);
+      out.push(e);
+      s = boxes[b]!;
+      e = boxes[b + 1]!;
+    }
+  }
+  out.push(s);
+  out.push(e);
+}
+
+/**
  * Canonical boxes of dimensions d.. of the union of boxes `idx[0..m)`, appended to `out`: a sweep
  * over the bands of dimension d (between consecutive starts and ends of boxes), each band's
  * cross-section normalised one level down, and touching bands with equal cross-sections merged.
@@ -185,21 +207,7 @@ function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank:
   const off = 2 * d;
   sortByStart(boxes, idx, m, off, w);
   if (d === rank - 1) {
-    let s = boxes[idx[0]! * w + off]!;
-    let e = boxes[idx[0]! * w + off + 1]!;
-    for (let i = 1; i < m; i++) {
-      const b = idx[i]! * w + off;
-      if (boxes[b]! <= e) {
-        if (boxes[b + 1]! > e) e = boxes[b + 1]!;
-      } else {
-        out.push(s);
-        out.push(e);
-        s = boxes[b]!;
-        e = boxes[b + 1]!;
-      }
-    }
-    out.push(s);
-    out.push(e);
+    pushMerged(boxes, idx, m, w, off, out);
     return;
   }
   // boxes in input order (idx is 0, 1, …): a band's new boxes are a range of the input
@@ -275,21 +283,7 @@ function level(boxes: Float64Array, idx: Int32Array, m: number, d: number, rank:
     } else {
       child.n = 0;
       if (lastButOne) {
-        let cs = boxes[active[0]! * w + coff]!;
-        let ce = boxes[active[0]! * w + coff + 1]!;
-        for (let i = 1; i < na; i++) {
-          const b = active[i]! * w + coff;
-          if (boxes[b]! <= ce) {
-            if (boxes[b + 1]! > ce) ce = boxes[b + 1]!;
-          } else {
-            child.push(cs);
-            child.push(ce);
-            cs = boxes[b]!;
-            ce = boxes[b + 1]!;
-          }
-        }
-        child.push(cs);
-        child.push(ce);
+        pushMerged(boxes, active, na, w, coff, child);
       } else if (!canonicalTails(boxes, active, na, coff, rank - d - 1, child, scratch)) {
         for (let i = 0; i < na; i++) scratch[i] = active[i]!;
         level(boxes, scratch, na, d + 1, rank, child, budget);
