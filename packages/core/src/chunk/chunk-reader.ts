@@ -21,6 +21,7 @@ import { boundingBox, offsetSelection, selectionCount } from '../selection/algeb
 import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 import type { Holder, WriteQueue } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
+import { isShared } from '../filter/decode-into.js';
 
 /** Everything one dataset's engine works with. */
 export interface ChunkEngineOptions<Mem> {
@@ -273,7 +274,10 @@ export class ChunkReader<Mem> {
       await format.fileRead(rec, req, out, store);
       return;
     }
-    const mem = await format.fileToMem(await store.read(rec.address, rec.size), rec);
+    const image = await store.read(rec.address, rec.size);
+    // A chunk read in full into a shared result: a filter worker decodes it into its place.
+    if (req.full && format.decodeInto && isShared(out) && (await format.decodeInto(image, rec, req, out))) return;
+    const mem = await format.fileToMem(image, rec);
     format.memRead(mem, req, out);
     // A chunk read in full is not expected again soon: only partially read chunks are cached.
     if (!req.full) await this.admit({ key: req.coords.join(','), coords: req.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });
