@@ -21,7 +21,7 @@ import { boundingBox, offsetSelection, selectionCount } from '../selection/algeb
 import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 import type { Holder, WriteQueue } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
-import { isShared } from '../filter/decode-into.js';
+import { isShared, sharedInput } from '../filter/decode-into.js';
 
 /** Everything one dataset's engine works with. */
 export interface ChunkEngineOptions<Mem> {
@@ -274,9 +274,16 @@ export class ChunkReader<Mem> {
       await format.fileRead(rec, req, out, store);
       return;
     }
-    const image = await store.read(rec.address, rec.size);
-    // A chunk read in full into a shared result: a filter worker decodes it into its place.
-    if (req.full && format.decodeInto && isShared(out) && (await format.decodeInto(image, rec, req, out))) return;
+    let image: Uint8Array;
+    if (req.full && format.decodeInto && isShared(out)) {
+      // A chunk read in full into a shared result: a filter worker decodes it into its place, its
+      // stored bytes read straight into a buffer that goes to the worker as it is.
+      image = sharedInput(rec.size);
+      await store.readInto(rec.address, image);
+      if (await format.decodeInto(image, rec, req, out)) return;
+      // a worker that failed took the buffer along: read again for the decode here (which names the error)
+      if (image.length !== rec.size) image = await store.read(rec.address, rec.size);
+    } else image = await store.read(rec.address, rec.size);
     const mem = await format.fileToMem(image, rec);
     format.memRead(mem, req, out);
     // A chunk read in full is not expected again soon: only partially read chunks are cached.

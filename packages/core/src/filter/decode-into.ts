@@ -53,7 +53,8 @@ export function copyChunkRuns(chunk: Uint8Array, runs: Float64Array, out: Uint8A
 
 /**
  * Decodes `bytes` on this thread and copies the target's runs of the chunk into `target.out`
- * (what a filter worker runs for {@link decodeChunkShared}).
+ * (what a filter worker runs for {@link decodeChunkShared}); a chunk read whole into one run of
+ * `out` is decoded there by its last filter when that filter can (`Filter.decodeInto`).
  * @throws the errors of {@link decodeChunk}; FormatError when the chunk decodes to a size other than `target.chunkBytes`.
  */
 export async function decodeChunkInto(
@@ -65,7 +66,12 @@ export async function decodeChunkInto(
   where: ChunkWhere,
   target: DecodeTarget,
 ): Promise<void> {
-  const chunk = await decodeChunk(bytes, pipeline, filterMask, resolve, ctx, where);
+  const { out, runs, elementSize: es, chunkBytes } = target;
+  // the whole chunk in one run: its last filter may decode straight into its place
+  const at = runs[1]! * es;
+  const place = runs.length === 3 && runs[0] === 0 && runs[2]! * es === chunkBytes && at + chunkBytes <= out.length ? out.subarray(at, at + chunkBytes) : undefined;
+  const chunk = await decodeChunk(bytes, pipeline, filterMask, resolve, ctx, where, place);
+  if (chunk === place) return;
   if (chunk.length !== target.chunkBytes) {
     throw new FormatError(`decoded chunk has ${chunk.length} bytes, ${target.chunkBytes} expected`, {
       path: `${where.path} (chunk [${where.chunk.join(', ')}])`,
@@ -73,7 +79,15 @@ export async function decodeChunkInto(
       ...(where.address !== undefined ? { address: where.address } : {}),
     });
   }
-  copyChunkRuns(chunk, target.runs, target.out, target.elementSize);
+  copyChunkRuns(chunk, runs, out, es);
+}
+
+/**
+ * A buffer of `size` bytes for a chunk's stored bytes on their way to {@link decodeChunkShared}: one
+ * the installed offload hands over to its thread without a copy when it offers that, else a new one.
+ */
+export function sharedInput(size: number): Uint8Array {
+  return pipelineOffload()?.inputBuffer?.(size) ?? new Uint8Array(size);
 }
 
 /**
@@ -81,7 +95,8 @@ export async function decodeChunkInto(
  * ({@link isShared}), through the installed pipeline offload. Resolves true once the runs are in
  * place; false when no other thread takes the chunk (no offload, or one that declines it: too small,
  * a filter it does not know, `out` not shared) or the work failed there — the caller then decodes
- * the chunk itself (`decodeChunk`), which throws the error with the chunk named.
+ * the chunk itself (`decodeChunk`), which throws the error with the chunk named. `bytes` from
+ * {@link sharedInput} go to the other thread without a copy: after false they may be gone (length 0).
  */
 export async function decodeChunkShared(
   bytes: Uint8Array,

@@ -40,6 +40,13 @@ export interface PipelineOffload {
     ctx: OffloadContext,
     target: DecodeTarget,
   ): Promise<boolean> | null;
+  /**
+   * Optional: a buffer of `size` bytes for the stored bytes of a chunk about to go to
+   * {@link decodeInto}. The caller fills it and passes it (whole) as `bytes`: it then goes to the
+   * other thread as it is, without a copy, and is the offload's again — when `decodeInto` resolves
+   * false the buffer may be gone (a view of length 0), and the caller reads the chunk again.
+   */
+  inputBuffer?(size: number): Uint8Array;
 }
 
 let current: PipelineOffload | null = null;

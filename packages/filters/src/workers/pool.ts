@@ -94,6 +94,8 @@ const stats = { done: 0, failed: 0 };
  */
 const INPUTS_MAX_BYTES = 64 << 20;
 const inputs = new CopyPool({ buffers: () => 2 * Math.max(1, size()) + 2, maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
+/** Buffers given out by `inputBuffer` (sent to a worker without a copy when they come back as a chunk's bytes). */
+const handed = new WeakSet<ArrayBuffer>();
 
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
 async function dispatch(job: FilterJob): Promise<FilterResult | null> {
@@ -139,7 +141,14 @@ const offload: PipelineOffload = {
     if (!isShared(target.out) || !takes(bytes, impls, filterMask, ctx)) return null;
     // (a view of a larger run list would send all of it)
     const runs = target.runs.byteLength === target.runs.buffer.byteLength ? target.runs : target.runs.slice();
-    return dispatch({ direction: 'decode', bytes: inputs.copy(bytes), pipeline, filterMask, ctx, target: { ...target, runs } }).then((r) => r !== null);
+    // a buffer from inputBuffer goes as it is (it comes back for reuse like a copy's)
+    const input = handed.delete(bytes.buffer as ArrayBuffer) && bytes.byteOffset === 0 ? bytes : inputs.copy(bytes);
+    return dispatch({ direction: 'decode', bytes: input, pipeline, filterMask, ctx, target: { ...target, runs } }).then((r) => r !== null);
+  },
+  inputBuffer(size) {
+    const b = inputs.take(size);
+    handed.add(b.buffer as ArrayBuffer);
+    return b;
   },
 };
 
