@@ -16,7 +16,12 @@
  * repetition's ceiling, and with the main thread's CPU time ÷ wall time at 2 threads (Linux schedstat):
  * the work more workers cannot take off.
  * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
- * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's).
+ * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's),
+ * BENCH_THREADS_ROWS=read (only the whole-dataset write and read rows and the ceiling: no streaming
+ * rows, no h5py, no RSS children).
+ * Besides `read()` (a new result array each time), each filter has a `readInto` row reading into an
+ * array over a `SharedArrayBuffer` allocated once (a frame buffer reused across reads): there the
+ * filter workers decode each chunk straight into its place and the main thread handles no chunk bytes.
  * @module
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -42,6 +47,8 @@ const FRAMES = Number(process.env.BENCH_THREADS_FRAMES ?? 16);
 const RSS_FRAMES = Number(process.env.BENCH_RSS_FRAMES ?? 400);
 /** `backgroundWrites.maxBytes` of the streaming rows (default: the library's). */
 const BG_BYTES = Number(process.env.BENCH_BG_BYTES ?? 0);
+/** `read`: only the whole-dataset rows and the ceiling. */
+const READ_ONLY = process.env.BENCH_THREADS_ROWS === 'read';
 
 let registered = false;
 function register(): void {
@@ -108,12 +115,13 @@ async function writeWhole(path: string, data: Uint16Array, frames: number, opts:
   return (performance.now() - t) / 1000;
 }
 
-/** Open + read whole + close; checks the last frame's sum. */
-async function readWhole(path: string, expect: number): Promise<number> {
+/** Open + read whole (into `into` when given) + close; checks the last frame's sum. */
+async function readWhole(path: string, expect: number, into?: Uint16Array): Promise<number> {
   const c0 = mainCpu();
   const t = performance.now();
   const f = await openFile(path);
-  const v = (await ((await f.get('d')) as Dataset).read()) as Uint16Array;
+  const ds = (await f.get('d')) as Dataset;
+  const v = into ? await ds.readInto(into) : ((await ds.read()) as Uint16Array);
   await f.close();
   const s = (performance.now() - t) / 1000;
   busySince(c0);
@@ -232,14 +240,17 @@ export async function runThreads(dir: string): Promise<void> {
   const mainShare = new Map<string, number[]>();
   const busy = (row: string, wall: number) => mainShare.set(row, [...(mainShare.get(row) ?? []), lastBusy / wall]);
   const rows: string[] = [];
-  for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`);
-  rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1', 'ceiling: 2 zlib streams');
+  for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`, `readInto shared ${fl.name}`);
+  if (!READ_ONLY) rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1');
+  rows.push('ceiling: 2 zlib streams');
+  // the reused destination of the readInto rows (shared memory: the workers write it)
+  const shared = new Uint16Array(new SharedArrayBuffer(FRAMES * FRAME * 2));
 
   for (let rep = 0; rep < REPEAT; rep++) {
     const order = rep % 2 === 0 ? [1, 2] : [2, 1];
     for (const fl of FILTERS) {
       const path = join(dir, `t-${fl.name.replace(/\W+/g, '_')}.h5`);
-      const rt: Record<number, [number, number]> = {};
+      const rt: Record<number, [number, number, number]> = {};
       for (const th of order) {
         configureWorkers({ threads: th });
         await startWorkers();
@@ -247,13 +258,17 @@ export async function runThreads(dir: string): Promise<void> {
         if (th === 2) busy(`write ${fl.name}`, w);
         const r = await readWhole(path, lastSum);
         if (th === 2) busy(`read ${fl.name}`, r);
-        rt[th] = [w, r];
+        const ri = await readWhole(path, lastSum, shared);
+        if (th === 2) busy(`readInto shared ${fl.name}`, ri);
+        rt[th] = [w, r, ri];
         add(`write ${fl.name}`, th, w);
         add(`read ${fl.name}`, th, r);
+        add(`readInto shared ${fl.name}`, th, ri);
       }
       ratios.set(`write ${fl.name}`, [...(ratios.get(`write ${fl.name}`) ?? []), rt[1]![0] / rt[2]![0]]);
       ratios.set(`read ${fl.name}`, [...(ratios.get(`read ${fl.name}`) ?? []), rt[1]![1] / rt[2]![1]]);
-      if (fl.name === 'LZ4' && lz4Ref) {
+      ratios.set(`readInto shared ${fl.name}`, [...(ratios.get(`readInto shared ${fl.name}`) ?? []), rt[1]![2] / rt[2]![2]]);
+      if (fl.name === 'LZ4' && lz4Ref && !READ_ONLY) {
         const ref = join(dir, 'h5py-lz4.h5');
         const hw = Number(h5py(['write', raw, ref, String(FRAMES), String(H), String(W)]));
         const [hr, hsum] = h5py(['read', ref]).split(' ').map(Number);
@@ -269,7 +284,7 @@ export async function runThreads(dir: string): Promise<void> {
       }
       rmSync(path, { force: true });
     }
-    for (const kind of ['dense', 'sparse'] as const) {
+    for (const kind of READ_ONLY ? [] : (['dense', 'sparse'] as const)) {
       const row = kind === 'dense' ? 'stream dense gzip 1' : 'stream sparse ROI shuffle + deflate 1';
       const path = join(dir, `s-${kind}.h5`);
       const st: Record<number, number> = {};
@@ -311,6 +326,7 @@ export async function runThreads(dir: string): Promise<void> {
     const share = mainShare.has(row) && !Number.isNaN(median(mainShare.get(row)!)) ? `${(100 * median(mainShare.get(row)!)).toFixed(0)} %` : '—';
     console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${frac} | ${share} |`);
   }
+  if (READ_ONLY) return;
   if (lz4Ref) {
     console.log('\n| LZ4 vs h5py (native plugin) | h5py MB/s | ours 1 thread | ours 2 threads | ours ÷ h5py at 1 / 2 threads |');
     console.log('|---|---:|---:|---:|---:|');

@@ -19,8 +19,8 @@ import { configureWorkers, startWorkers, stopWorkers, workerStats } from '../pac
 
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-read-shared-'));
 const D0 = 5;
-const D1 = 300;
-const D2 = 200;
+const D1 = 600;
+const D2 = 500; // 3 MB: large enough for read() to stage through shared memory
 const CHUNKS = [2, 128, 128]; // edge chunks in every dimension
 
 const PIPELINES: Record<string, Record<string, unknown>> = {
@@ -85,7 +85,7 @@ describe('filtered reads into shared memory', () => {
         expect(await ds.readInto(out, sel)).toBe(out);
         expect(Buffer.compare(Buffer.from(out.buffer), Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength)), `${name}, ${what}`).toBe(0);
         expect(workerStats().failed).toBe(before.failed);
-        if (what === 'whole dataset') expect(workerStats().done - before.done).toBe(3 * 3 * 2);
+        if (what === 'whole dataset') expect(workerStats().done - before.done).toBe(3 * 5 * 4);
       }
       // and the ordinary read equals what was written
       const all = (await ds.read()) as Uint16Array;
@@ -110,7 +110,7 @@ describe('filtered reads into shared memory', () => {
       const ds = (await f.get('d')) as Dataset;
       const out = shared(data.length);
       await ds.readInto(out);
-      expect(into).toBe(18);
+      expect(into).toBe(60);
       expect(decoded).toBe(0);
       expect(Buffer.compare(Buffer.from(out.buffer), Buffer.from(data.buffer))).toBe(0);
       // a plain array takes the ordinary path
@@ -118,11 +118,46 @@ describe('filtered reads into shared memory', () => {
       const plain = new Uint16Array(data.length);
       await ds.readInto(plain);
       expect(into).toBe(0);
-      expect(decoded).toBe(18);
+      expect(decoded).toBe(60);
       expect(Buffer.compare(Buffer.from(plain.buffer), Buffer.from(data.buffer))).toBe(0);
       await f.close();
     } finally {
       setPipelineOffload(off);
+    }
+  });
+
+  it('read() of large selections (staged through shared memory) gives the calling thread\'s values, also for reads at once', async () => {
+    const big = [
+      ['whole dataset', undefined],
+      ['box with partial chunks', selectHyperslab({ start: [1, 100, 50], count: [4, 450, 400] })],
+      ['strided', selectHyperslab({ start: [0, 1, 2], stride: [1, 3, 2], count: [5, 190, 240], block: [1, 2, 1] })],
+    ] as const;
+    for (const name of ['shuffle + gzip', 'bitshuffle + LZ4']) {
+      const off = pipelineOffload();
+      setPipelineOffload(null);
+      const f0 = await openFile(files.get(name)!);
+      const d0 = (await f0.get('d')) as Dataset;
+      const expected = await Promise.all(big.map(async ([, sel]) => (await d0.read(sel)) as Uint16Array)).finally(() => setPipelineOffload(off));
+      await f0.close();
+      // (a new handle: chunks read in part above sit in the first one's chunk cache)
+      const f = await openFile(files.get(name)!);
+      const ds = (await f.get('d')) as Dataset;
+      let into = 0;
+      setPipelineOffload({ ...off!, encode: off!.encode.bind(off), decode: off!.decode.bind(off), decodeInto: (...a) => (into++, off!.decodeInto!(...a)), inputBuffer: off!.inputBuffer!.bind(off) });
+      try {
+        for (let i = 0; i < big.length; i++) {
+          const v = (await ds.read(big[i]![1])) as Uint16Array;
+          expect(v.buffer instanceof SharedArrayBuffer).toBe(false);
+          expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer)), `${name}, ${big[i]![0]}`).toBe(0);
+        }
+        expect(into).toBeGreaterThan(60); // the staged path ran
+        // several reads at once (one takes the kept staging area, the others new ones)
+        const all = await Promise.all(big.map(([, sel]) => ds.read(sel) as Promise<Uint16Array>));
+        all.forEach((v, i) => expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer))).toBe(0));
+      } finally {
+        setPipelineOffload(off);
+      }
+      await f.close();
     }
   });
 
@@ -157,6 +192,10 @@ describe('filtered reads into shared memory', () => {
       expect(String((err as Error).message)).toContain('chunk [1, 1, 0]');
       expect(String((err as Error).message)).toContain('/d');
       expect(workerStats().failed).toBeGreaterThan(before); // failed on a worker, then here with the chunk named
+      // read() stages the chunks through shared memory: the same error
+      const err2 = await ds.read().catch((e: unknown) => e);
+      expect(err2).toBeInstanceOf(kind);
+      expect(String((err2 as Error).message)).toContain('chunk [1, 1, 0]');
       // a selection that misses the bad chunk reads fine
       const sel = selectHyperslab({ start: [0, 0, 0], count: [2, D1, D2] });
       const out = shared(2 * D1 * D2);

@@ -8,7 +8,20 @@
 import { describe, expect, it } from 'vitest';
 import { decodeChunk, encodeChunk, FilterError, type FilterResolver } from '@chunkform/core/plugin';
 import type { Datatype, FilterPipeline } from '@chunkform/core/plugin';
-import { ALL_FILTERS, lz4Decode, lz4Encode, lz4Filter, shuffle, shuffleFilter, unshuffle, unshuffleInto } from '../src/index.js';
+import {
+  ALL_FILTERS,
+  bitshuffleDecode,
+  bitshuffleEncode,
+  bitshuffleSetLocal,
+  jsLz4Codec,
+  lz4Decode,
+  lz4Encode,
+  lz4Filter,
+  shuffle,
+  shuffleFilter,
+  unshuffle,
+  unshuffleInto,
+} from '../src/index.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve: FilterResolver = (id) => byId.get(id);
@@ -65,6 +78,20 @@ describe('decoding into a given buffer', () => {
     }
   });
 
+  it('bitshuffle decodes into a buffer through the WebAssembly and the TypeScript LZ4 paths alike', async () => {
+    const v = bytes(65_536 * 2 + 6, 9);
+    for (const codecs of [undefined, { lz4: jsLz4Codec }]) {
+      const cd = bitshuffleSetLocal([0, 2], 2);
+      const enc = await bitshuffleEncode(v, cd, codecs);
+      for (const at of [0, 2]) {
+        const out = place(v.length, at, true);
+        expect(await bitshuffleDecode(enc, cd, 0, codecs, out)).toBe(out);
+        expect(Buffer.compare(Buffer.from(out), Buffer.from(v))).toBe(0);
+      }
+      await expect(Promise.resolve().then(() => bitshuffleDecode(enc, cd, 0, codecs, new Uint8Array(v.length - 2)))).rejects.toThrow(FilterError);
+    }
+  });
+
   it('a buffer of the wrong size is a FilterError', async () => {
     const v = bytes(4000);
     const ctx = { clientData: [], datatype: U16, elementSize: 2, chunkDims: [2000], flags: 0 };
@@ -82,6 +109,9 @@ describe('decoding into a given buffer', () => {
       ['LZ4', { filters: [f(32004, [0])] }, true],
       ['gzip + shuffle (shuffle runs first on read)', { filters: [f(1, [1]), f(2, [2])] }, false],
       ['zstd', { filters: [f(32015, [3])] }, false],
+      ['bitshuffle + LZ4', { filters: [f(32008, bitshuffleSetLocal([0, 2], 2))] }, true],
+      ['bitshuffle + zstd', { filters: [f(32008, bitshuffleSetLocal([0, 3], 2))] }, true],
+      ['bitshuffle alone', { filters: [f(32008, bitshuffleSetLocal([0, 0], 2))] }, true],
     ];
     for (const [name, pipeline, writesInto] of cases) {
       const enc = await encodeChunk(v, pipeline, resolve, ctx, where);

@@ -22,6 +22,7 @@ import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 import type { Holder, WriteQueue } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
 import { isShared, sharedInput } from '../filter/decode-into.js';
+import { copyStaged, releaseStage, takeStage } from './shared-stage.js';
 
 /** Everything one dataset's engine works with. */
 export interface ChunkEngineOptions<Mem> {
@@ -98,8 +99,23 @@ export class ChunkReader<Mem> {
     const out = into ?? allocBytes(count * this.o.elementSize, this.o.path);
     const pieces = (await this.storedPieces(sel, out)) ?? mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
-    // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
-    else await inParallel(pieces, this.concurrency, (req) => this.p.guard(req.coords, () => this.readPiece(req, out)));
+    else {
+      // A new result: chunks read in full are decoded by the filter workers into a shared staging
+      // area and copied from there (./shared-stage.ts).
+      const stage = !into && this.o.format.decodeInto ? takeStage(out.length, pieces.length) : null;
+      try {
+        // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
+        await inParallel(pieces, this.concurrency, (req) =>
+          this.p.guard(req.coords, async () => {
+            if (!stage || !req.full) return this.readPiece(req, out);
+            await this.readPiece(req, stage);
+            copyStaged(stage, req.runs, out, this.o.elementSize);
+          }),
+        );
+      } finally {
+        if (stage) releaseStage(stage);
+      }
+    }
     return out;
   }
   /**

@@ -47,8 +47,11 @@ export interface Lz4BlockCodec {
    * thread: then a Promise), or null to use the per-block path.
    */
   bitshuffleCompress?(data: Uint8Array, elemSize: number, blockSize: number, headerBytes: number): Uint8Array | Promise<Uint8Array> | null;
-  /** Optional inverse of {@link bitshuffleCompress} (blocks start at `data[offset]`), or null to use the per-block path. */
-  bitshuffleDecompress?(data: Uint8Array, offset: number, total: number, elemSize: number, blockSize: number): Uint8Array | null;
+  /**
+   * Optional inverse of {@link bitshuffleCompress} (blocks start at `data[offset]`; into `into` of
+   * `total` bytes when given), or null to use the per-block path.
+   */
+  bitshuffleDecompress?(data: Uint8Array, offset: number, total: number, elemSize: number, blockSize: number, into?: Uint8Array): Uint8Array | null;
 }
 
 let scratch: Lz4Scratch | undefined;
@@ -96,8 +99,8 @@ export const defaultLz4Codec: Lz4BlockCodec = {
   bitshuffleCompress(data, elemSize, blockSize, headerBytes) {
     return pick().bitshuffleCompress?.(data, elemSize, blockSize, headerBytes) ?? null;
   },
-  bitshuffleDecompress(data, offset, total, elemSize, blockSize) {
-    return pick().bitshuffleDecompress?.(data, offset, total, elemSize, blockSize) ?? null;
+  bitshuffleDecompress(data, offset, total, elemSize, blockSize, into) {
+    return pick().bitshuffleDecompress?.(data, offset, total, elemSize, blockSize, into) ?? null;
   },
 };
 
