@@ -142,8 +142,9 @@ export interface ChunkFormat<Mem = unknown> {
    * `SharedArrayBuffer`): decoded on another thread that copies the requested runs into `out`
    * itself, so the calling thread handles none of the chunk's bytes (docs/architecture.md §3
    * `file_to_mem` + `mem_read` in one step, off the calling thread). Resolves false when it cannot
-   * (no worker takes the chunk, or it failed there): the engine then decodes `image` the ordinary way
-   * ({@link fileToMem}, whose errors name the chunk).
+   * (no worker takes the chunk, or it failed there): the engine then decodes the chunk the ordinary
+   * way ({@link fileToMem}, whose errors name the chunk), reading it again if `image` went to the
+   * worker (a buffer from `sharedInput`, of length 0 afterwards).
    */
   decodeInto?(image: Uint8Array, rec: ChunkRecord, req: ChunkRequest, out: Uint8Array): Promise<boolean>;
   /** Partial read straight from the stored chunk, bypassing the cache (docs/architecture.md §3 `file_read`). */

@@ -49,6 +49,8 @@ const CONCURRENCY = 8;
 const IN_FLIGHT_BYTES = 16 << 20;
 /** Upper bound on chunks in flight. */
 const MAX_CONCURRENCY = 64;
+/** Stored bytes beyond twice the chunk's raw size that a chunk read into shared memory may have (filter headers). */
+const SHARED_INPUT_SLACK = 64 << 10;
 /** Bytes of one chunk's elements. @internal */
 export function chunkBytes(o: ChunkEngineOptions<unknown>): number {
   return o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
@@ -291,7 +293,8 @@ export class ChunkReader<Mem> {
       return;
     }
     let image: Uint8Array;
-    if (req.full && format.decodeInto && isShared(out)) {
+    // (a stored size far beyond the chunk's is read the ordinary way, which checks it against the file first)
+    if (req.full && format.decodeInto && isShared(out) && rec.size <= 2 * chunkBytes(this.o) + SHARED_INPUT_SLACK) {
       // A chunk read in full into a shared result: a filter worker decodes it into its place, its
       // stored bytes read straight into a buffer that goes to the worker as it is.
       image = sharedInput(rec.size);
