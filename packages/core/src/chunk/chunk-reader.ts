@@ -105,18 +105,16 @@ export class ChunkReader<Mem> {
       // A new result: chunks read in full are decoded by the filter workers into a shared staging
       // area and copied from there (./shared-stage.ts).
       const stage = !into && this.o.format.decodeInto ? takeStage(out.length, pieces.length) : null;
-      try {
-        // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
-        await inParallel(pieces, this.concurrency, (req) =>
-          this.p.guard(req.coords, async () => {
-            if (!stage || !req.full) return this.readPiece(req, out);
-            await this.readPiece(req, stage);
-            copyStaged(stage, req.runs, out, this.o.elementSize);
-          }),
-        );
-      } finally {
-        if (stage) releaseStage(stage);
-      }
+      // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
+      await inParallel(pieces, this.concurrency, (req) =>
+        this.p.guard(req.coords, async () => {
+          if (!stage || !req.full) return this.readPiece(req, out);
+          await this.readPiece(req, stage);
+          copyStaged(stage, req.runs, out, this.o.elementSize);
+        }),
+      );
+      // (kept for the next read only after a success: after a failure, chunks still in flight may write it)
+      if (stage) releaseStage(stage);
     }
     return out;
   }

@@ -21,7 +21,7 @@ let kept: SharedArrayBuffer | null = null;
 /**
  * A shared staging area of `bytes` bytes for a read of `pieces` chunks into a new result, or null when
  * the read should go the ordinary way (small, one chunk, no shared memory, no workers that decode
- * into it). Give it back with {@link releaseStage}.
+ * into it). Give it back with {@link releaseStage} once the read has succeeded.
  */
 export function takeStage(bytes: number, pieces: number): Uint8Array | null {
   if (bytes < MIN_STAGED_BYTES || pieces < 2 || typeof SharedArrayBuffer === 'undefined') return null;
@@ -33,7 +33,10 @@ export function takeStage(bytes: number, pieces: number): Uint8Array | null {
   return new Uint8Array(buf, 0, bytes);
 }
 
-/** Gives a staging area back for the next read (kept when it is the largest so far, up to 64 MiB). */
+/**
+ * Gives the staging area of a finished read back for the next read (kept when it is the largest so
+ * far, up to 64 MiB). Not after a failed read: chunks still in flight may write it.
+ */
 export function releaseStage(stage: Uint8Array): void {
   const buf = stage.buffer as SharedArrayBuffer;
   if (buf.byteLength <= KEPT_STAGE_BYTES && (!kept || kept.byteLength < buf.byteLength)) kept = buf;
