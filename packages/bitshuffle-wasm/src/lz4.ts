@@ -70,10 +70,11 @@ export interface WasmLz4Codec {
   bitshuffleCompress(data: Uint8Array, elemSize: number, blockSize: number, headerBytes: number): Uint8Array | Promise<Uint8Array> | null;
   /**
    * Inverse of {@link bitshuffleCompress}: decodes the blocks starting at `data[offset]` into
-   * `total` bytes. Returns null when too large for the WebAssembly memory.
+   * `total` bytes — a new buffer, or `into` (of `total` bytes) when given. Returns null when too
+   * large for the WebAssembly memory.
    * @throws Lz4BlockError corrupt framing or block (the message names the block and byte).
    */
-  bitshuffleDecompress(data: Uint8Array, offset: number, total: number, elemSize: number, blockSize: number): Uint8Array | null;
+  bitshuffleDecompress(data: Uint8Array, offset: number, total: number, elemSize: number, blockSize: number, into?: Uint8Array): Uint8Array | null;
 }
 
 class Codec implements WasmLz4Codec {
@@ -170,8 +171,9 @@ class Codec implements WasmLz4Codec {
     return out;
   }
 
-  bitshuffleDecompress(data: Uint8Array, offset: number, total: number, elemSize: number, blockSize: number): Uint8Array | null {
+  bitshuffleDecompress(data: Uint8Array, offset: number, total: number, elemSize: number, blockSize: number, into?: Uint8Array): Uint8Array | null {
     const bs = checkParams(total, elemSize, blockSize);
+    if (into && into.length !== total) throw new RangeError(`bitshuffle: ${total} bytes cannot fill ${into.length}`);
     const sLen = data.length - offset;
     if (!(sLen >= 0)) throw new RangeError('bitshuffle: offset past the end of the chunk');
     if (sLen + 2 * total > WASM_MAX_BYTES / 2 || total > LZ4_WASM_MAX_INPUT) return null;
@@ -193,7 +195,9 @@ class Codec implements WasmLz4Codec {
       if (r === -22) throw new Lz4BlockError(`${v} leftover bytes at byte ${at} are truncated (${data.length - at} remain)`);
       throw new Lz4BlockError(`corrupt block ${i} at byte ${at}: ${lz4Message(r, k.ex.lz4ErrorAt(), k.ex.lz4ErrorValue())}`);
     }
-    return new Uint8Array(buf, outPtr, total).slice();
+    if (!into) return new Uint8Array(buf, outPtr, total).slice();
+    into.set(new Uint8Array(buf, outPtr, total));
+    return into;
   }
 }
 

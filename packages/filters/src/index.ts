@@ -18,7 +18,7 @@ import { ALL_FILTERS } from './builtin.js';
 import { installWorkerPool } from './workers/pool.js';
 
 export { deflateFilter, inflateFilter, deflateBackend, decodeLimit, DEFAULT_DEFLATE_LEVEL } from './deflate/index.js';
-export { shuffleFilter, shuffle, unshuffle } from './shuffle/index.js';
+export { shuffleFilter, shuffle, unshuffle, unshuffleInto } from './shuffle/index.js';
 export { fletcher32Filter, fletcher32, appendFletcher32, verifyFletcher32 } from './fletcher32/index.js';
 export { scaleOffsetFilter, scaleOffsetDecode, scaleOffsetEncode, scaleOffsetSetLocal, SO_FLOAT_DSCALE, SO_INT, type FillValueContext } from './scaleoffset/index.js';
 export { nbitFilter, nbitDecode, nbitEncode, nbitSetLocal } from './nbit/index.js';

@@ -20,7 +20,7 @@ import {
   type ChunkRequest,
   type RawIO,
 } from '@chunkform/core';
-import { isPartialEdgeChunk } from '@chunkform/core/plugin';
+import { decodeChunkShared, isPartialEdgeChunk } from '@chunkform/core/plugin';
 import { copyRunsIn, copyRunsMerged, copyRunsOut, copyRunsStaged, fillBuffer, filledBuffer, MAX_MERGE, runsByteRange, stagePieces } from './runs.js';
 import { CoalescingReader, type ReadItem } from './coalesce.js';
 
@@ -233,6 +233,17 @@ export class DenseFilteredReader extends DenseFormat {
       chunk: rec.coords,
     });
     return this.checkLength(bytes, rec, 'decoded');
+  }
+
+  /** A chunk read in full into a shared result: decoded and copied into `out` by a filter worker (`decodeChunkShared`). */
+  async decodeInto(image: Uint8Array, rec: ChunkRecord, req: ChunkRequest, out: Uint8Array): Promise<boolean> {
+    if (this.ctx.dontFilterPartialChunks && isPartialEdgeChunk(this.ctx, rec.coords)) return false;
+    return decodeChunkShared(image, this.ctx.pipeline, rec.filterMask, this.ctx.resolveFilter, this.filterContext(), {
+      out,
+      runs: req.runs,
+      elementSize: this.es,
+      chunkBytes: this.chunkBytes,
+    });
   }
 
   protected filterContext() {

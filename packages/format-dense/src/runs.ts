@@ -4,25 +4,14 @@
  * @module
  */
 import type { ChunkRequest } from '@chunkform/core';
+import { copyChunkRuns } from '@chunkform/core/plugin';
 
 /** Byte offsets up to this fit V8's small integers (`| 0` is exact). */
 const SMALL_INT = 0x3fffffff;
 
 /** Copies the requested runs from `chunk` into `out`. */
 export function copyRunsOut(chunk: Uint8Array, req: ChunkRequest, out: Uint8Array, es: number): void {
-  const r = req.runs;
-  if (out.length <= SMALL_INT && chunk.length <= SMALL_INT) {
-    // Small-integer offsets keep V8 on its fast subarray/set paths.
-    for (let i = 0; i < r.length; i += 3) {
-      const c = (r[i]! * es) | 0;
-      out.set(chunk.subarray(c, (c + r[i + 2]! * es) | 0), (r[i + 1]! * es) | 0);
-    }
-    return;
-  }
-  for (let i = 0; i < r.length; i += 3) {
-    const c = r[i]! * es;
-    out.set(chunk.subarray(c, c + r[i + 2]! * es), r[i + 1]! * es);
-  }
+  copyChunkRuns(chunk, req.runs, out, es);
 }
 
 /** Copies the requested runs from `src` into `chunk`. */

@@ -142,6 +142,16 @@ export interface ChunkFormat<Mem = unknown> {
   erase?(mem: Mem, chunkSel: Selection): void;
   /** True when no element of the chunk is defined (the engine then removes the chunk). */
   isEmpty?(mem: Mem): boolean;
+  /**
+   * A stored chunk read in full into a result in shared memory (`out` a view of a
+   * `SharedArrayBuffer`): decoded on another thread that copies the requested runs into `out`
+   * itself, so the calling thread handles none of the chunk's bytes (docs/architecture.md §3
+   * `file_to_mem` + `mem_read` in one step, off the calling thread). Resolves false when it cannot
+   * (no worker takes the chunk, or it failed there): the engine then decodes the chunk the ordinary
+   * way ({@link fileToMem}, whose errors name the chunk), reading it again if `image` went to the
+   * worker (a buffer from `sharedInput`, of length 0 afterwards).
+   */
+  decodeInto?(image: Uint8Array, rec: ChunkRecord, req: ChunkRequest, out: Uint8Array): Promise<boolean>;
   /** Partial read straight from the stored chunk, bypassing the cache (docs/architecture.md §3 `file_read`). */
   fileRead?(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array, io: RawIO): Promise<void>;
   /** Partial write straight into the stored chunk, bypassing the cache (docs/architecture.md §3 `file_write`). */

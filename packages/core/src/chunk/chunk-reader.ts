@@ -22,6 +22,8 @@ import { boundingBox, offsetSelection, selectionCount, toBlocks } from '../selec
 import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 import type { Holder, WriteQueue } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
+import { isShared, sharedInput } from '../filter/decode-into.js';
+import { copyStaged, releaseStage, takeStage } from './shared-stage.js';
 
 /** Everything one dataset's engine works with. */
 export interface ChunkEngineOptions<Mem> {
@@ -48,6 +50,8 @@ const CONCURRENCY = 8;
 const IN_FLIGHT_BYTES = 16 << 20;
 /** Upper bound on chunks in flight. */
 const MAX_CONCURRENCY = 64;
+/** Stored bytes beyond twice the chunk's raw size that a chunk read into shared memory may have (filter headers). */
+const SHARED_INPUT_SLACK = 64 << 10;
 /** Bytes of one chunk's elements. @internal */
 export function chunkBytes(o: ChunkEngineOptions<unknown>): number {
   return o.chunkDims.reduce((a, b) => a * b, 1) * o.elementSize;
@@ -98,8 +102,21 @@ export class ChunkReader<Mem> {
     const out = into ?? allocBytes(count * this.o.elementSize, this.o.path);
     const pieces = (await this.storedPieces(sel, out)) ?? mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
-    // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
-    else await inParallel(pieces, this.concurrency, (req) => this.p.guard(req.coords, () => this.readPiece(req, out)));
+    else {
+      // A new result: chunks read in full are decoded by the filter workers into a shared staging
+      // area and copied from there (./shared-stage.ts).
+      const stage = !into && this.o.format.decodeInto ? takeStage(out.length, pieces.length) : null;
+      // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
+      await inParallel(pieces, this.concurrency, (req) =>
+        this.p.guard(req.coords, async () => {
+          if (!stage || !req.full) return this.readPiece(req, out);
+          await this.readPiece(req, stage);
+          copyStaged(stage, req.runs, out, this.o.elementSize);
+        }),
+      );
+      // (kept for the next read only after a success: after a failure, chunks still in flight may write it)
+      if (stage) releaseStage(stage);
+    }
     return out;
   }
   /**
@@ -286,7 +303,18 @@ export class ChunkReader<Mem> {
       await format.fileRead(rec, req, out, store);
       return;
     }
-    const mem = await format.fileToMem(await store.read(rec.address, rec.size), rec);
+    let image: Uint8Array;
+    // (a stored size far beyond the chunk's is read the ordinary way, which checks it against the file first)
+    if (req.full && format.decodeInto && isShared(out) && rec.size <= 2 * chunkBytes(this.o) + SHARED_INPUT_SLACK) {
+      // A chunk read in full into a shared result: a filter worker decodes it into its place, its
+      // stored bytes read straight into a buffer that goes to the worker as it is.
+      image = sharedInput(rec.size);
+      await store.readInto(rec.address, image);
+      if (await format.decodeInto(image, rec, req, out)) return;
+      // a worker that failed took the buffer along: read again for the decode here (which names the error)
+      if (image.length !== rec.size) image = await store.read(rec.address, rec.size);
+    } else image = await store.read(rec.address, rec.size);
+    const mem = await format.fileToMem(image, rec);
     format.memRead(mem, req, out);
     // A chunk read in full is not expected again soon: only partially read chunks are cached.
     if (!req.full) await this.admit({ key: req.coords.join(','), coords: req.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });

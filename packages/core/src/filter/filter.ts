@@ -35,6 +35,12 @@ export interface Filter {
   /** Reverse direction (read). */
   decode(data: Uint8Array, ctx: FilterContext): Uint8Array | Promise<Uint8Array>;
   /**
+   * Optional: {@link decode} writing the result into `out` (which has the size the caller expects,
+   * e.g. the chunk's place in a read's result in shared memory), saving a buffer and a copy when the
+   * filter is the last one a chunk's decoding runs. Throws when the data decodes to another size.
+   */
+  decodeInto?(data: Uint8Array, ctx: FilterContext, out: Uint8Array): void | Promise<void>;
+  /**
    * Client data to store when a dataset is created with this filter (H5Z "set local"), from the
    * user's values and the dataset's type and chunking. Default: the user's values unchanged.
    */

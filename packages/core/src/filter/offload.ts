@@ -9,6 +9,7 @@
  */
 import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import type { Filter, FilterContext } from './filter.js';
+import type { DecodeTarget } from './decode-into.js';
 
 /** What every filter of a pipeline shares (as in ./pipeline.ts). */
 export type OffloadContext = Omit<FilterContext, 'clientData' | 'flags'>;
@@ -27,6 +28,27 @@ export interface PipelineOffload {
   encode(bytes: Uint8Array, pipeline: FilterPipeline, impls: readonly (Filter | undefined)[], ctx: OffloadContext): Promise<{ bytes: Uint8Array; filterMask: number } | null> | null;
   /** Reverse pipeline (filters with bit i of `filterMask` set are skipped), or null as for {@link encode}. */
   decode(bytes: Uint8Array, pipeline: FilterPipeline, filterMask: number, impls: readonly (Filter | undefined)[], ctx: OffloadContext): Promise<Uint8Array | null> | null;
+  /**
+   * Optional: {@link decode}, then the decoded chunk's runs copied into `target.out` — a view of
+   * shared memory that the other thread writes itself (./decode-into.ts), so no chunk bytes come
+   * back. The chunk must decode to `target.chunkBytes` bytes. Resolves true once the runs are in
+   * place, false when the work failed there; null to decline (as for {@link encode}).
+   */
+  decodeInto?(
+    bytes: Uint8Array,
+    pipeline: FilterPipeline,
+    filterMask: number,
+    impls: readonly (Filter | undefined)[],
+    ctx: OffloadContext,
+    target: DecodeTarget,
+  ): Promise<boolean> | null;
+  /**
+   * Optional: a buffer of `size` bytes for the stored bytes of a chunk about to go to
+   * {@link decodeInto}. The caller fills it and passes it (whole) as `bytes`: it then goes to the
+   * other thread as it is, without a copy, and is the offload's again — when `decodeInto` resolves
+   * false the buffer may be gone (a view of length 0), and the caller reads the chunk again.
+   */
+  inputBuffer?(size: number): Uint8Array;
 }
 
 let current: PipelineOffload | null = null;

@@ -82,7 +82,10 @@ function checkPipeline(pipeline: FilterPipeline, where: ChunkWhere): void {
 
 /**
  * Decodes one stored chunk (spec IV.A.2.l; H5Z_pipeline, reverse direction): runs the filters of
- * `pipeline` last to first, skipping filter i when bit i of `filterMask` is set.
+ * `pipeline` last to first, skipping filter i when bit i of `filterMask` is set. With `into` (the
+ * decoded chunk's size) the last filter to run writes its output there when it can
+ * (`Filter.decodeInto`), and `into` is returned; otherwise (and when another thread decodes the
+ * chunk) the result is a new buffer.
  * @throws UnknownFilterError a filter that must be undone is not registered (names id, name, package,
  *   dataset and chunk).
  * @throws ChecksumError a checksum filter (fletcher32) found a mismatch.
@@ -95,6 +98,7 @@ export async function decodeChunk(
   resolve: FilterResolver,
   ctx: PipelineContext,
   where: ChunkWhere,
+  into?: Uint8Array,
 ): Promise<Uint8Array> {
   checkPipeline(pipeline, where);
   const { filters } = pipeline;
@@ -104,6 +108,9 @@ export async function decodeChunk(
     const done = await offload.decode(bytes, pipeline, filterMask, filters.map((f) => resolve(f.id)), ctx);
     if (done) return done;
   }
+  // the last filter to run: the lowest one not skipped
+  let last = 0;
+  while (last < filters.length && (filterMask >>> last) & 1) last++;
   let data = bytes;
   for (let i = filters.length - 1; i >= 0; i--) {
     if ((filterMask >>> i) & 1) continue;
@@ -111,7 +118,11 @@ export async function decodeChunk(
     const impl = resolve(f.id);
     if (!impl) throw unknownFilter(f, where);
     try {
-      data = await impl.decode(data, { ...ctx, clientData: f.clientData, flags: f.flags });
+      const fctx = { ...ctx, clientData: f.clientData, flags: f.flags };
+      if (into && i === last && impl.decodeInto) {
+        await impl.decodeInto(data, fctx, into);
+        data = into;
+      } else data = await impl.decode(data, fctx);
     } catch (e) {
       throw wrapFailure(e, f, impl, where, 'decode');
     }

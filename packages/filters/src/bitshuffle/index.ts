@@ -130,16 +130,31 @@ export function bitshuffleEncode(data: Uint8Array, clientData: readonly number[]
 
 /**
  * Spec IV.A.2.l, filter 32008 (bshuf_h5_filter, reverse). `limit` (> 0) caps the uncompressed size
- * a header may claim. @throws FilterError corrupt framing or blocks; UnsupportedError missing codec.
+ * a header may claim. With `into`, the chunk is decoded there (the fused WebAssembly bitshuffle+LZ4
+ * path writes it in place; the others copy) and `into` is returned.
+ * @throws FilterError corrupt framing or blocks, or an `into` of another size; UnsupportedError missing codec.
  */
-export function bitshuffleDecode(data: Uint8Array, clientData: readonly number[], limit = 0, codecs: BitshuffleCodecs = DEFAULT_BITSHUFFLE_CODECS): Uint8Array | Promise<Uint8Array> {
+export function bitshuffleDecode(
+  data: Uint8Array,
+  clientData: readonly number[],
+  limit = 0,
+  codecs: BitshuffleCodecs = DEFAULT_BITSHUFFLE_CODECS,
+  into?: Uint8Array,
+): Uint8Array | Promise<Uint8Array> {
   const p = bitshuffleParams(clientData);
   const c = compressor(p, codecs);
+  const place = (r: Uint8Array): Uint8Array => {
+    if (!into || r === into) return r;
+    if (r.length !== into.length) throw fail(`the chunk decodes to ${r.length} bytes, ${into.length} expected`);
+    into.set(r);
+    return into;
+  };
   if (!c) {
     wholeElements(data, p.elemSize);
-    return bitunshuffle(data, p.elemSize, p.blockSize);
+    return place(bitunshuffle(data, p.elemSize, p.blockSize));
   }
   const h = readHeader(data, p.elemSize, limit);
+  if (into && h.total !== into.length) throw fail(`header claims ${h.total} original bytes, ${into.length} expected`);
   const block = h.blockElements === 0 ? defaultBlockSize(p.elemSize) : h.blockElements;
   if (block % 8 !== 0) throw fail(`header block size of ${h.blockElements} elements is not a multiple of 8`);
   if (p.compression === BSHUF_COMPRESS_LZ4 && codecs.lz4?.bitshuffleDecompress) {
@@ -147,15 +162,15 @@ export function bitshuffleDecode(data: Uint8Array, clientData: readonly number[]
     if (n * 4 > data.length - 12) throw fail(`${n} blocks do not fit in a chunk of ${data.length} bytes`);
     let out: Uint8Array | null;
     try {
-      out = codecs.lz4.bitshuffleDecompress(data, 12, h.total, p.elemSize, block);
+      out = codecs.lz4.bitshuffleDecompress(data, 12, h.total, p.elemSize, block, into);
     } catch (e) {
       throw new FilterError(`bitshuffle: ${e instanceof Error ? e.message : String(e)}`, { ...INFO, cause: e });
     }
     if (out) return out;
   }
   const raw = decodeFramed(data, h.total, p.elemSize, block, c);
-  if (raw instanceof Promise) return raw.then((r) => bitunshuffle(r, p.elemSize, block));
-  return bitunshuffle(raw, p.elemSize, block);
+  if (raw instanceof Promise) return raw.then((r) => place(bitunshuffle(r, p.elemSize, block)));
+  return place(bitunshuffle(raw, p.elemSize, block));
 }
 
 /** bshuf_h5_set_local: `[major, minor, elementSize, ...user values]`, validated. */
@@ -175,6 +190,7 @@ export function createBitshuffleFilter(codecs: BitshuffleCodecs = DEFAULT_BITSHU
     name: NAME,
     encode: (data, ctx: FilterContext) => bitshuffleEncode(data, ctx.clientData, codecs),
     decode: (data, ctx: FilterContext) => bitshuffleDecode(data, ctx.clientData, decodeLimit(ctx), codecs),
+    decodeInto: async (data, ctx: FilterContext, out) => void (await bitshuffleDecode(data, ctx.clientData, decodeLimit(ctx), codecs, out)),
     setLocal: (clientData, ctx) => bitshuffleSetLocal(clientData, ctx.elementSize),
   };
 }

@@ -47,8 +47,11 @@ export interface Lz4BlockCodec {
    * thread: then a Promise), or null to use the per-block path.
    */
   bitshuffleCompress?(data: Uint8Array, elemSize: number, blockSize: number, headerBytes: number): Uint8Array | Promise<Uint8Array> | null;
-  /** Optional inverse of {@link bitshuffleCompress} (blocks start at `data[offset]`), or null to use the per-block path. */
-  bitshuffleDecompress?(data: Uint8Array, offset: number, total: number, elemSize: number, blockSize: number): Uint8Array | null;
+  /**
+   * Optional inverse of {@link bitshuffleCompress} (blocks start at `data[offset]`; into `into` of
+   * `total` bytes when given), or null to use the per-block path.
+   */
+  bitshuffleDecompress?(data: Uint8Array, offset: number, total: number, elemSize: number, blockSize: number, into?: Uint8Array): Uint8Array | null;
 }
 
 let scratch: Lz4Scratch | undefined;
@@ -96,8 +99,8 @@ export const defaultLz4Codec: Lz4BlockCodec = {
   bitshuffleCompress(data, elemSize, blockSize, headerBytes) {
     return pick().bitshuffleCompress?.(data, elemSize, blockSize, headerBytes) ?? null;
   },
-  bitshuffleDecompress(data, offset, total, elemSize, blockSize) {
-    return pick().bitshuffleDecompress?.(data, offset, total, elemSize, blockSize) ?? null;
+  bitshuffleDecompress(data, offset, total, elemSize, blockSize, into) {
+    return pick().bitshuffleDecompress?.(data, offset, total, elemSize, blockSize, into) ?? null;
   },
 };
 
@@ -153,10 +156,11 @@ export function lz4Encode(data: Uint8Array, options: Lz4EncodeOptions = {}): Uin
 
 /**
  * Spec IV.A.2.l, filter 32004 (H5Zlz4.c, reverse): decodes a framed LZ4 chunk. `limit` (> 0)
- * caps the original size the header may claim.
- * @throws FilterError truncated or inconsistent framing, a malformed block, an oversized claim.
+ * caps the original size the header may claim. With `into`, the chunk is decoded there (its
+ * length must be the original size) and `into` is returned.
+ * @throws FilterError truncated or inconsistent framing, a malformed block, an oversized claim, an `into` of another size.
  */
-export function lz4Decode(data: Uint8Array, limit = 0, codec: Lz4BlockCodec = defaultLz4Codec): Uint8Array {
+export function lz4Decode(data: Uint8Array, limit = 0, codec: Lz4BlockCodec = defaultLz4Codec, into?: Uint8Array): Uint8Array {
   const len = data.length;
   if (len < LZ4_HEADER_SIZE) throw fail(`chunk of ${len} bytes is shorter than the 12-byte LZ4 header`);
   const view = new DataView(data.buffer, data.byteOffset, len);
@@ -172,7 +176,8 @@ export function lz4Decode(data: Uint8Array, limit = 0, codec: Lz4BlockCodec = de
   if (blockSize === 0 && origSize > 0) throw fail('header has block size 0');
   const nBlocks = origSize === 0 ? 0 : Math.ceil(origSize / blockSize);
   if (nBlocks * 4 > len - LZ4_HEADER_SIZE) throw fail(`${nBlocks} blocks of ${blockSize} bytes do not fit in ${len} bytes`);
-  const out = new Uint8Array(origSize);
+  if (into && into.length !== origSize) throw fail(`header claims ${origSize} original bytes, ${into.length} expected`);
+  const out = into ?? new Uint8Array(origSize);
   let s = LZ4_HEADER_SIZE;
   for (let d = 0, block = 0; d < origSize; d += blockSize, block++) {
     const n = Math.min(blockSize, origSize - d);
@@ -207,6 +212,7 @@ export function createLz4Filter(codec: Lz4BlockCodec = defaultLz4Codec): Filter 
     name: NAME,
     encode: (data, ctx) => lz4Encode(data, encodeOptions(ctx, codec)),
     decode: (data, ctx) => lz4Decode(data, decodeLimit(ctx), codec),
+    decodeInto: (data, ctx, out) => void lz4Decode(data, decodeLimit(ctx), codec, out),
     setLocal(clientData) {
       for (const v of clientData) {
         if (!Number.isInteger(v) || v < -0x80000000 || v > 0xffffffff) throw fail(`invalid client data [${clientData.join(', ')}] (32-bit integers expected)`);

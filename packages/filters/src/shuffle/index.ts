@@ -104,19 +104,36 @@ export function unshuffle(data: Uint8Array, size: number): Uint8Array {
   const n = Math.floor(data.length / size);
   if (size <= 1 || n <= 1) return data;
   const out = new Uint8Array(data.length);
+  unshuffleInto(data, size, out);
+  return out;
+}
+
+/**
+ * {@link unshuffle} into `out` (e.g. the chunk's place in a read's result, ../workers), which must
+ * have `data.length` bytes.
+ * @throws FilterError when `out` has another length.
+ */
+export function unshuffleInto(data: Uint8Array, size: number, out: Uint8Array): void {
+  if (out.length !== data.length) throw new FilterError(`${data.length} shuffled bytes cannot fill ${out.length}`, { filterId: ID, filterName: NAME });
+  const n = Math.floor(data.length / size);
+  if (size <= 1 || n <= 1) {
+    out.set(data);
+    return;
+  }
   const body = n * size;
-  if (size === 2 && LITTLE_ENDIAN_HOST && data.byteOffset % 4 === 0 && n % 4 === 0) {
-    unshuffle2x4(new Uint32Array(data.buffer, data.byteOffset, n >>> 1), new Uint32Array(out.buffer, 0, n >>> 1), n >>> 2);
-  } else if (size === 2 && LITTLE_ENDIAN_HOST) {
-    const dst = new Uint16Array(out.buffer, 0, n);
+  const at = out.byteOffset;
+  if (size === 2 && LITTLE_ENDIAN_HOST && data.byteOffset % 4 === 0 && at % 4 === 0 && n % 4 === 0) {
+    unshuffle2x4(new Uint32Array(data.buffer, data.byteOffset, n >>> 1), new Uint32Array(out.buffer, at, n >>> 1), n >>> 2);
+  } else if (size === 2 && LITTLE_ENDIAN_HOST && at % 2 === 0) {
+    const dst = new Uint16Array(out.buffer, at, n);
     for (let i = 0; i < n; i++) dst[i] = data[i]! | (data[n + i]! << 8);
   } else if (size === 2) {
     for (let i = 0, d = 0; i < n; i++, d += 2) {
       out[d] = data[i]!;
       out[d + 1] = data[n + i]!;
     }
-  } else if (size === 4 && LITTLE_ENDIAN_HOST) {
-    const dst = new Uint32Array(out.buffer, 0, n);
+  } else if (size === 4 && LITTLE_ENDIAN_HOST && at % 4 === 0) {
+    const dst = new Uint32Array(out.buffer, at, n);
     const n2 = 2 * n;
     const n3 = 3 * n;
     for (let i = 0; i < n; i++) dst[i] = data[i]! | (data[n + i]! << 8) | (data[n2 + i]! << 16) | (data[n3 + i]! << 24);
@@ -147,7 +164,6 @@ export function unshuffle(data: Uint8Array, size: number): Uint8Array {
     }
   }
   if (body < data.length) out.set(data.subarray(body), body);
-  return out;
 }
 
 function elementSize(ctx: FilterContext): number {
@@ -165,6 +181,7 @@ export const shuffleFilter: Filter = {
   name: NAME,
   encode: (data, ctx) => shuffle(data, elementSize(ctx)),
   decode: (data, ctx) => unshuffle(data, elementSize(ctx)),
+  decodeInto: (data, ctx, out) => unshuffleInto(data, elementSize(ctx), out),
   setLocal(_clientData, ctx) {
     if (!(ctx.elementSize > 0)) throw new FilterError('bad datatype size 0', { filterId: ID, filterName: NAME });
     return [ctx.elementSize];

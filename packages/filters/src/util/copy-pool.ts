@@ -26,19 +26,22 @@ export class CopyPool {
 
   /** A private copy of `data` (never a view of its memory), in a kept buffer when one fits. */
   copy(data: Uint8Array): Uint8Array {
-    const n = data.length;
+    const c = this.take(data.length);
+    c.set(data);
+    return c;
+  }
+
+  /** `n` bytes (contents undefined) at the start of a kept buffer when one fits, else of a new one. */
+  take(n: number): Uint8Array {
     for (let i = this.kept.length - 1; i >= 0; i--) {
       const b = this.kept[i]!;
       if (b.byteLength >= n && b.byteLength <= 2 * n) {
         this.kept.splice(i, 1);
         this.bytes -= b.byteLength;
-        const c = new Uint8Array(b, 0, n);
-        c.set(data);
-        return c;
+        return new Uint8Array(b, 0, n);
       }
     }
-    // (not `data.slice()`: on a Node Buffer that is a view, not a copy)
-    return new Uint8Array(data);
+    return new Uint8Array(n);
   }
 
   /** Keeps `buffer` (no longer used by anyone) for a later copy. */

@@ -10,11 +10,11 @@
  * the dataset and the chunk.
  * @module
  */
-import { setPipelineOffload, type OffloadContext, type PipelineOffload } from '@chunkform/core/plugin';
+import { isShared, setPipelineOffload, type OffloadContext, type PipelineOffload } from '@chunkform/core/plugin';
 import type { Filter } from '@chunkform/core/plugin';
 import { machineThreads, startFilterWorker } from '#workers';
 import { ALL_FILTERS } from '../builtin.js';
-import type { FilterJob, FilterWorker } from './protocol.js';
+import type { FilterJob, FilterResult, FilterWorker } from './protocol.js';
 import { CopyPool } from '../util/copy-pool.js';
 
 /** Chunks from this many bytes (raw or stored) go to the pool by default. */
@@ -98,14 +98,11 @@ const stats = { done: 0, failed: 0 };
  */
 const INPUTS_MAX_BYTES = 64 << 20;
 const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
-
-/** True when `bytes` lie in shared memory (sent to a worker without a copy or a transfer). */
-function isShared(bytes: Uint8Array): boolean {
-  return typeof SharedArrayBuffer === 'function' && bytes.buffer instanceof SharedArrayBuffer;
-}
+/** Buffers given out by `inputBuffer` (sent to a worker without a copy when they come back as a chunk's bytes). */
+const handed = new WeakSet<ArrayBuffer>();
 
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
-async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
+async function dispatch(job: FilterJob): Promise<FilterResult | null> {
   for (const f of job.pipeline.filters) used.add(f.id);
   const w = pick();
   if (!w) return null;
@@ -114,11 +111,17 @@ async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: nu
     stats.done++;
     const back = r.input?.buffer as ArrayBuffer | undefined;
     if (back) inputs.keep(back);
-    return { bytes: r.bytes, filterMask: r.filterMask };
+    return r;
   } catch {
     stats.failed++;
     return null; // the calling thread runs the chunk again and throws its error with the chunk named
   }
+}
+
+/** {@link dispatch} for a job whose result comes back: its bytes and mask. */
+async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
+  const r = await dispatch(job);
+  return r?.bytes ? { bytes: r.bytes, filterMask: r.filterMask } : null;
 }
 
 /** Counts since the process started: chunks run on workers, and chunks that failed there (run again on the calling thread). */
@@ -138,6 +141,20 @@ const offload: PipelineOffload = {
   decode(bytes, pipeline, filterMask, impls, ctx) {
     if (!takes(bytes, impls, filterMask, ctx)) return null;
     return send({ direction: 'decode', bytes: inputs.copy(bytes), pipeline, filterMask, ctx }).then((r) => r && r.bytes);
+  },
+  decodeInto(bytes, pipeline, filterMask, impls, ctx, target) {
+    // the worker writes the result itself: only into shared memory
+    if (!isShared(target.out) || !takes(bytes, impls, filterMask, ctx)) return null;
+    // (a view of a larger run list would send all of it)
+    const runs = target.runs.byteLength === target.runs.buffer.byteLength ? target.runs : target.runs.slice();
+    // a buffer from inputBuffer goes as it is (it comes back for reuse like a copy's)
+    const input = handed.delete(bytes.buffer as ArrayBuffer) && bytes.byteOffset === 0 ? bytes : inputs.copy(bytes);
+    return dispatch({ direction: 'decode', bytes: input, pipeline, filterMask, ctx, target: { ...target, runs } }).then((r) => r !== null);
+  },
+  inputBuffer(size) {
+    const b = inputs.take(size);
+    handed.add(b.buffer as ArrayBuffer);
+    return b;
   },
 };
 

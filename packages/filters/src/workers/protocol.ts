@@ -5,7 +5,7 @@
  * @module
  */
 import type { FilterPipeline } from '@chunkform/core/plugin';
-import type { OffloadContext } from '@chunkform/core/plugin';
+import type { DecodeTarget, OffloadContext } from '@chunkform/core/plugin';
 
 /** One chunk to run through a pipeline on a worker. */
 export interface FilterJob {
@@ -17,6 +17,11 @@ export interface FilterJob {
   /** Decode: the chunk's filter mask (bit i set: filter i was not applied). */
   filterMask: number;
   ctx: OffloadContext;
+  /**
+   * Decode into shared memory: the worker copies the decoded chunk's runs into `target.out` (a view
+   * of a `SharedArrayBuffer`, shared, not copied, by the message) and sends no bytes back.
+   */
+  target?: DecodeTarget;
 }
 
 /** What a worker sends back (id {@link READY_ID} once, when it is ready). */
@@ -24,6 +29,8 @@ export interface FilterReply {
   id: number;
   bytes?: Uint8Array;
   filterMask?: number;
+  /** A job with a target: the runs are in place. */
+  written?: boolean;
   /** The job's input buffer, sent back for reuse (absent when the result lives in it). */
   input?: Uint8Array;
   /** The failure's message (the pool then runs the chunk on the calling thread, which names it). */
@@ -39,6 +46,13 @@ export interface FilterWorkerData {
 /** The id of the message a worker sends once it has loaded the filters. */
 export const READY_ID = -1;
 
+/** A finished job: the result's bytes (none when it was written into its target), mask and the input buffer sent back for reuse. */
+export interface FilterResult {
+  bytes?: Uint8Array;
+  filterMask: number;
+  input?: Uint8Array;
+}
+
 /** One worker thread running filter pipelines. */
 export interface FilterWorker {
   /** Resolves once the worker has loaded the filters and takes requests (rejects if it fails to start). */
@@ -46,7 +60,7 @@ export interface FilterWorker {
   /** Requests sent and not answered yet. */
   readonly pending: number;
   /** Runs `job` there (its bytes' buffer is transferred). Rejects when the worker fails or exits. */
-  run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number; input?: Uint8Array }>;
+  run(job: FilterJob): Promise<FilterResult>;
   /** Stops the worker (pending requests are rejected). */
   terminate(): void;
 }

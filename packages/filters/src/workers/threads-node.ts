@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { READY_ID, type FilterJob, type FilterReply, type FilterWorker, type FilterWorkerData } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterResult, type FilterWorker, type FilterWorkerData } from './protocol.js';
 
 /** The machine's parallelism (`os.availableParallelism()`). */
 export function machineThreads(): number {
@@ -45,7 +45,7 @@ export function startFilterWorker(warm: readonly number[] = []): FilterWorker | 
   ready.catch(() => undefined);
   let next = 0;
   let dead: Error | null = null;
-  const pending = new Map<number, { resolve(v: { bytes: Uint8Array; filterMask: number; input?: Uint8Array }): void; reject(e: Error): void }>();
+  const pending = new Map<number, { resolve(v: FilterResult): void; reject(e: Error): void }>();
   const settleAll = (e: Error): void => {
     dead ??= e;
     onFail(e);
@@ -60,7 +60,7 @@ export function startFilterWorker(warm: readonly number[] = []): FilterWorker | 
     if (!p) return;
     pending.delete(m.id);
     if (pending.size === 0) worker.unref();
-    if (m.bytes) p.resolve({ bytes: m.bytes, filterMask: m.filterMask ?? 0, ...(m.input ? { input: m.input } : {}) });
+    if (m.bytes || m.written) p.resolve({ ...(m.bytes ? { bytes: m.bytes } : {}), filterMask: m.filterMask ?? 0, ...(m.input ? { input: m.input } : {}) });
     else p.reject(new Error(m.error ?? 'filters: the worker failed'));
   });
   // The worker keeps the process alive until it is ready (someone may be waiting for that), then

@@ -6,7 +6,7 @@
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { decodeChunk, encodeChunk } from '@chunkform/core/plugin';
+import { decodeChunk, decodeChunkInto, encodeChunk } from '@chunkform/core/plugin';
 import { ALL_FILTERS } from '../builtin.js';
 import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData } from './protocol.js';
 import { warmFilters } from './warm.js';
@@ -14,15 +14,26 @@ import { warmFilters } from './warm.js';
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve = (id: number) => byId.get(id);
 
-async function run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number }> {
+async function run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
   const where = { path: '', chunk: [] };
   if (job.direction === 'encode') return encodeChunk(job.bytes, job.pipeline, resolve, job.ctx, where);
+  if (job.target) {
+    // decoded straight into the shared result: nothing goes back but the input buffer
+    await decodeChunkInto(job.bytes, job.pipeline, job.filterMask, resolve, job.ctx, where, job.target);
+    return null;
+  }
   return { bytes: await decodeChunk(job.bytes, job.pipeline, job.filterMask, resolve, job.ctx, where), filterMask: job.filterMask };
 }
 
 parentPort!.on('message', (m: FilterJob & { id: number }) => {
   run(m).then(
     (r) => {
+      if (!r) {
+        const input = !(m.bytes.buffer instanceof SharedArrayBuffer) && m.bytes.buffer.byteLength > 0 ? m.bytes : undefined;
+        const reply: FilterReply = { id: m.id, written: true, filterMask: m.filterMask, ...(input ? { input } : {}) };
+        parentPort!.postMessage(reply, input ? [input.buffer as ArrayBuffer] : []);
+        return;
+      }
       // The result goes back with its buffer transferred (a view keeps its offset and length). A view
       // of at least half of its buffer (zlib's output slice, sized for the chunk) goes as it is: a
       // copy would cost time here and leave the buffer as garbage on this thread. A smaller view, or
