@@ -95,6 +95,18 @@ describe('filter worker pool', () => {
     expect(workerPoolSize()).toBe(2);
   });
 
+  it('sends a well-compressed result back in its whole zlib buffer (no copy, no garbage left on the worker)', async () => {
+    const off = pipelineOffload()!;
+    const p = PIPELINES.gzip!;
+    const big = frame(2);
+    const r = (await off.encode(big, p, p.filters.map((x) => resolve(x.id)), ctx))!;
+    const here = await inline(() => encodeChunk(big, p, resolve, ctx, where(0, 0)));
+    expect(Buffer.compare(r.bytes, here.bytes)).toBe(0);
+    // deflate's output slice is sized for the whole chunk; the result is a small view of it
+    expect(r.bytes.length * 2).toBeLessThan(big.length);
+    expect(r.bytes.buffer.byteLength).toBeGreaterThanOrEqual(big.length);
+  });
+
   it('rejects a bad pool size or threshold', () => {
     expect(() => configureWorkers({ threads: -1 })).toThrow(RangeError);
     expect(() => configureWorkers({ threads: 1.5 })).toThrow(RangeError);
