@@ -44,12 +44,14 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
 
   /** Writes `src` (the elements of `sel` in selection order) into the chunks. */
   async write(sel: Selection, src: Uint8Array): Promise<void> {
-    const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     const { format } = this.o;
+    const gathered = format.fullImages !== undefined && format.imageSize !== undefined && !format.variableSize;
+    // Gathered full chunks are built from row patterns where the mapping finds them (no run lists).
+    const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims], { rows: gathered });
     const q = this.queue;
     // A chunk still queued is stored before this call changes it (or rewrites its space).
     if (q?.busy && pieces.some((p) => q.has(p.coords.join(',')))) await q.settle();
-    if (format.fullImages && format.imageSize && !format.variableSize) {
+    if (gathered && format.imageSize) {
       await this.settle();
       // Full chunks not in the cache are gathered in groups and chunks adjacent in the file (new
       // chunks are allocated together) written with one I/O; partial and cached chunks take the ordinary path.
