@@ -116,6 +116,16 @@ export interface ChunkIndex {
   lookup(coords: readonly number[]): Promise<ChunkRecord | null>;
   /** Inserts or replaces the record for `rec.coords`. */
   insert(rec: ChunkRecord): Promise<void>;
+  /**
+   * Optional: the records of many chunks at once (what `lookup` gives for each, in order), for
+   * writes of many whole chunks (one call per group instead of one per chunk).
+   */
+  lookupMany?(coords: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]>;
+  /**
+   * Optional: `insert` of every record, in order. Either all are recorded or, when it throws,
+   * none (it checks them all before changing anything).
+   */
+  insertMany?(recs: readonly ChunkRecord[]): Promise<void>;
   /** Removes a chunk's record and returns it (null if absent). */
   remove(coords: readonly number[]): Promise<ChunkRecord | null>;
   /** Every stored chunk, in the index's order. */

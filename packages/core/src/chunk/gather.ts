@@ -31,11 +31,15 @@ export interface WriteSteps {
   named(coords: readonly number[], e: unknown): unknown;
   /** Records a written chunk image in the index. */
   record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void>;
+  /** {@link record} of many chunks; a failure names its chunk. */
+  recordMany(items: readonly { coords: readonly number[]; address: number; image: ChunkImage; old: ChunkRecord | null }[]): Promise<void>;
   /**
    * The record of a chunk about to be rewritten (null when never written); its space may be reused
    * in place only when the store reports it fresh. Throws when the chunk cannot be rewritten.
    */
   forRewrite(coords: readonly number[]): Promise<ChunkRecord | null>;
+  /** {@link forRewrite} of many chunks (in order); a failure names its chunk. */
+  forRewriteMany(coords: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]>;
 }
 
 /** A chunk image placed in the file but not written yet. */
@@ -128,14 +132,10 @@ async function startGroup<Mem>(
   const { format, store } = o;
   const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
   let fresh = 0;
-  for (const req of group) {
-    let rec: ChunkRecord | null;
-    try {
-      rec = await steps.forRewrite(req.coords);
-    } catch (e) {
-      throw steps.named(req.coords, e);
-    }
-    const old = rec;
+  const recs = await steps.forRewriteMany(group.map((req) => req.coords));
+  for (let j = 0; j < group.length; j++) {
+    const req = group[j]!;
+    const old = recs[j] ?? null;
     // Same size and fresh space (written since the last flush): rewritten in place. Otherwise the
     // old space goes (reused after the next flush when flushed) and the chunk gets new space.
     const inPlace = old !== null && old.size === size && store.isFresh(old.address, old.size);
@@ -194,13 +194,7 @@ async function startGroup<Mem>(
       const results = await Promise.allSettled(writes);
       giveBack();
       for (const r of results) if (r.status === 'rejected') throw r.reason;
-      for (const it of items) {
-        try {
-          await steps.record(it.req.coords, it.address, { bytes: it.image, filterMask: 0 }, it.old);
-        } catch (e) {
-          throw steps.named(it.req.coords, e);
-        }
-      }
+      await steps.recordMany(items.map((it) => ({ coords: it.req.coords, address: it.address, image: { bytes: it.image, filterMask: 0 }, old: it.old })));
     },
   };
 }

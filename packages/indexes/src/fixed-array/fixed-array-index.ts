@@ -247,8 +247,61 @@ export class FixedArrayIndex implements ChunkIndex {
     return v ? { coords: coords.slice(), ...v } : null;
   }
 
+  async lookupMany(coords: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]> {
+    const out: (ChunkRecord | null)[] = new Array(coords.length);
+    // consecutive chunks mostly share a page (or the one unpaged block): one await per page
+    let k = -1;
+    let t: ElementTable | null = null;
+    for (let j = 0; j < coords.length; j++) {
+      const loc = this.locate(coords[j]!);
+      if (!loc) {
+        out[j] = null;
+        continue;
+      }
+      if (loc.k !== k) {
+        k = loc.k;
+        t = this.units[k] ?? (await this.unit(k, false));
+      }
+      const v = t?.get(loc.i);
+      out[j] = v ? { coords: coords[j]!.slice(), ...v } : null;
+    }
+    return out;
+  }
+
   insert(rec: ChunkRecord): Promise<void> {
     return this.queue.run(() => this.insertNow(rec));
+  }
+
+  insertMany(recs: readonly ChunkRecord[]): Promise<void> {
+    return this.queue.run(() => this.insertManyNow(recs));
+  }
+
+  /** Every record or none: elements already set are restored when a later one cannot be stored. */
+  private async insertManyNow(recs: readonly ChunkRecord[]): Promise<void> {
+    this.requireWritable();
+    const locs = recs.map((rec) => {
+      const loc = this.locate(rec.coords);
+      if (!loc) throw new ValueError(`chunk [${rec.coords.join(', ')}] lies outside the fixed array's chunk grid`, { path: this.ctx.datasetPath, structure: HEADER });
+      return loc;
+    });
+    const tables: ElementTable[] = [];
+    for (const loc of locs) tables.push(this.units[loc.k] ?? (await this.unit(loc.k, true))!);
+    const before: (Omit<ChunkRecord, 'coords'> | null)[] = [];
+    try {
+      for (let j = 0; j < recs.length; j++) {
+        const { coords: _c, ...value } = recs[j]!;
+        before.push(tables[j]!.get(locs[j]!.i));
+        tables[j]!.set(locs[j]!.i, value);
+      }
+    } catch (e) {
+      for (let j = before.length - 1; j >= 0; j--) {
+        const old = before[j];
+        if (old) tables[j]!.set(locs[j]!.i, old);
+        else tables[j]!.clear(locs[j]!.i);
+      }
+      throw e;
+    }
+    for (const loc of locs) this.markDirty(loc.k);
   }
 
   private async insertNow(rec: ChunkRecord): Promise<void> {
