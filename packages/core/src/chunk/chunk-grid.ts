@@ -41,20 +41,6 @@ export interface RowRuns {
   readonly bs: number;
 }
 
-/** The `[chunkOffset, bufferOffset, length]` triples of `rows` (rows that touch on both sides merged). */
-export function rowTriples(rows: RowRuns): Float64Array {
-  const { n, len, c, cs, b, bs } = rows;
-  if (n <= 0) return new Float64Array(0);
-  if (cs === len && bs === len) return Float64Array.of(c, b, n * len);
-  const t = new Float64Array(3 * n);
-  for (let k = 0, i = 0; k < n; k++, i += 3) {
-    t[i] = c + k * cs;
-    t[i + 1] = b + k * bs;
-    t[i + 2] = len;
-  }
-  return t;
-}
-
 /** The chunk grid of a dataset: chunks per dimension and the strides of grid and chunk. */
 export interface Grid {
   r: number;

@@ -117,11 +117,6 @@ export interface ChunkIndex {
   /** Inserts or replaces the record for `rec.coords`. */
   insert(rec: ChunkRecord): Promise<void>;
   /**
-   * Optional: the records of many chunks at once (what `lookup` gives for each, in order), for
-   * writes of many whole chunks (one call per group instead of one per chunk).
-   */
-  lookupMany?(coords: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]>;
-  /**
    * Optional: `insert` of every record, in order. Either all are recorded or, when it throws,
    * none (it checks them all before changing anything).
    */

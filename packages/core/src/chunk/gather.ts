@@ -38,8 +38,6 @@ export interface WriteSteps {
    * in place only when the store reports it fresh. Throws when the chunk cannot be rewritten.
    */
   forRewrite(coords: readonly number[]): Promise<ChunkRecord | null>;
-  /** {@link forRewrite} of many chunks (in order); a failure names its chunk. */
-  forRewriteMany(coords: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]>;
 }
 
 /** A chunk image placed in the file but not written yet. */
@@ -132,10 +130,14 @@ async function startGroup<Mem>(
   const { format, store } = o;
   const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
   let fresh = 0;
-  const recs = await steps.forRewriteMany(group.map((req) => req.coords));
-  for (let j = 0; j < group.length; j++) {
-    const req = group[j]!;
-    const old = recs[j] ?? null;
+  for (const req of group) {
+    let rec: ChunkRecord | null;
+    try {
+      rec = await steps.forRewrite(req.coords);
+    } catch (e) {
+      throw steps.named(req.coords, e);
+    }
+    const old = rec;
     // Same size and fresh space (written since the last flush): rewritten in place. Otherwise the
     // old space goes (reused after the next flush when flushed) and the chunk gets new space.
     const inPlace = old !== null && old.size === size && store.isFresh(old.address, old.size);

@@ -14,14 +14,14 @@
 import { ValueError } from '../errors.js';
 import { productIntervals } from '../selection/hyperslab.js';
 import { validateSelection, type BlockSelection, type Selection } from '../selection/selection.js';
-import { insideCount, makeGrid, rowTriples, type ChunkPiece, type Grid, type RowRuns } from './chunk-grid.js';
+import { insideCount, makeGrid, type ChunkPiece, type Grid } from './chunk-grid.js';
 import { finish, RunSlab, TripleBuilder } from './run-builder.js';
 import { mapPoints } from './map-points.js';
 
 export type { ChunkPiece } from './chunk-grid.js';
 
 /** One dimension of a product selection, cut at chunk boundaries. */
-interface DimSplit {
+export interface DimSplit {
   /** Chunk indices touched, ascending. */
   q: number[];
   /** Group g's triples `[localStart, length, rank]` are `t[3*first[g] .. 3*first[g+1])`. */
@@ -92,60 +92,30 @@ function splitDimAt(list: Float64Array, prefix: Float64Array, cd: number, q: num
   return s;
 }
 
-function mapProduct(lists: Float64Array[], g: Grid, rows: boolean): ChunkPiece[] {
-  return mapSplits(lists.map((l, d) => splitDim(l, g.chunk[d]!)), g, new RunSlab(), rows);
-}
-
-/** A piece whose runs are one {@link RowRuns} pattern; its `runs` are built when first read. */
-class RowPiece implements ChunkPiece {
-  private built: Float64Array | undefined;
-  constructor(
-    readonly coords: number[],
-    readonly count: number,
-    readonly full: boolean,
-    readonly rows: RowRuns,
-  ) {}
-  get runs(): Float64Array {
-    return (this.built ??= rowTriples(this.rows));
-  }
+function mapProduct(lists: Float64Array[], g: Grid, hook?: PieceHook): ChunkPiece[] {
+  return mapSplits(lists.map((l, d) => splitDim(l, g.chunk[d]!)), g, new RunSlab(), hook);
 }
 
 /**
- * The runs of the current chunk of `mapSplits` as one row pattern, when they are one: dimension `m`
- * (the first whose runs are not whole chunk rows) has one interval, `m − 1` one interval (the rows),
- * and every dimension before one element. Null otherwise (and for `m` = 0: a single run anyway).
+ * Makes the piece of the current chunk of a product mapping itself (e.g. ./row-pieces.ts), or returns
+ * null to have its runs built: `splits` per dimension, `gi` the chunk's group in each, `m` the first
+ * dimension (from the end) whose runs are not whole chunk rows, `bStride` the buffer strides.
  */
-function rowPattern(splits: DimSplit[], gi: readonly number[], m: number, g: Grid, bStride: readonly number[]): RowRuns | null {
-  if (m === 0) return null;
-  let c = 0;
-  let b = 0;
-  for (let d = 0; d < m; d++) {
-    const s = splits[d]!;
-    const k = 3 * s.first[gi[d]!]!;
-    if (s.first[gi[d]! + 1]! - s.first[gi[d]!]! !== 1 || (d < m - 1 && s.t[k + 1] !== 1)) return null;
-    c += s.t[k]! * g.cStride[d]!;
-    b += s.t[k + 2]! * bStride[d]!;
-  }
-  const sm = splits[m]!;
-  if (sm.first[gi[m]! + 1]! - sm.first[gi[m]!]! !== 1) return null;
-  const km = 3 * sm.first[gi[m]!]!;
-  const s1 = splits[m - 1]!;
-  const csm = g.cStride[m]!;
-  return {
-    n: s1.t[3 * s1.first[gi[m - 1]!]! + 1]!,
-    len: sm.t[km + 1]! * csm,
-    c: c + sm.t[km]! * csm,
-    cs: g.cStride[m - 1]!,
-    b: b + sm.t[km + 2]! * bStride[m]!,
-    bs: bStride[m - 1]!,
-  };
-}
+export type PieceHook = (
+  splits: readonly DimSplit[],
+  gi: readonly number[],
+  m: number,
+  g: Grid,
+  bStride: readonly number[],
+  coords: number[],
+  count: number,
+) => ChunkPiece | null;
 
 /**
  * The pieces of the product of `splits`; runs are carved from `slab` (shared by calls of one mapping).
- * `rows`: pieces whose runs are one row pattern get it as {@link ChunkPiece.rows}, their runs built lazily.
+ * `hook` may make a chunk's piece itself ({@link PieceHook}).
  */
-function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab(), rows = false): ChunkPiece[] {
+function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab(), hook?: PieceHook): ChunkPiece[] {
   const r = g.r;
   if (splits.some((s) => s.q.length === 0)) return [];
   const bStride = new Array<number>(r);
@@ -206,10 +176,9 @@ function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab(), rows = fal
     for (let d = 0; d < r; d++) count *= splits[d]!.sum[gi[d]!]!;
     m = r - 1;
     while (m > 0 && splits[m]!.bothFull[gi[m]!]) m--;
-    const pattern = rows ? rowPattern(splits, gi, m, g, bStride) : null;
-    if (pattern) {
-      pieces.push(new RowPiece(coords, count, count === insideCount(g, coords), pattern));
-    } else {
+    const made = hook?.(splits, gi, m, g, bStride, coords, count);
+    if (made) pieces.push(made);
+    else {
       let bound = splits[m]!.first[gi[m]! + 1]! - splits[m]!.first[gi[m]!]!;
       for (let d = 0; d < m; d++) bound *= splits[d]!.sum[gi[d]!]!;
       out = slab.builder(bound);
@@ -390,17 +359,17 @@ function mapBlocks(sel: BlockSelection, g: Grid): ChunkPiece[] {
  * Maps a selection of a dataset of shape `dims`, stored in chunks of `chunkDims`, onto the chunks
  * it touches: one {@link ChunkPiece} per touched chunk, sorted by chunk coordinates (C order).
  * Validates the selection first ({@link SelectionError}); bad chunk dims give a {@link ValueError}.
- * `opts.rows`: pieces of product selections whose runs are one row pattern (whole tiles of a larger
- * box) carry it as `rows` and build `runs` only when read.
+ * `opts.piece`: makes pieces of product selections itself where it can (./row-pieces.ts: whole tiles
+ * of a larger box as row patterns, `runs` built only when read).
  */
-export function mapToChunks(sel: Selection, dims: readonly number[], chunkDims: readonly number[], opts: { rows?: boolean } = {}): ChunkPiece[] {
+export function mapToChunks(sel: Selection, dims: readonly number[], chunkDims: readonly number[], opts: { piece?: PieceHook } = {}): ChunkPiece[] {
   validateSelection(sel, dims);
   const g = makeGrid(dims, chunkDims);
   if (sel.kind === 'none') return [];
   if (g.r === 0) return [{ coords: [], runs: Float64Array.of(0, 0, 1), count: 1, full: true }];
   if (sel.kind === 'points') return sel.pointCount === 0 ? [] : mapPoints(sel, g);
   const lists = productIntervals(sel, dims);
-  if (lists) return mapProduct(lists, g, opts.rows === true);
+  if (lists) return mapProduct(lists, g, opts.piece);
   return mapBlocks(sel as BlockSelection, g);
 }
 

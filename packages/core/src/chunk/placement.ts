@@ -69,32 +69,6 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
   }
 
   /**
-   * {@link forRewrite} of many chunks (in order), with one index call for all when the index has
-   * `lookupMany`. Throws (naming the chunk) like `forRewrite` for the first chunk that cannot be rewritten.
-   */
-  async forRewriteMany(coords: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]> {
-    const { index, store } = this.o;
-    const oneByOne = async (): Promise<(ChunkRecord | null)[]> => {
-      const out: (ChunkRecord | null)[] = [];
-      for (const c of coords) out.push(await this.guardValue(c, () => this.forRewrite(c)));
-      return out;
-    };
-    if (!index.lookupMany) return oneByOne();
-    let recs: (ChunkRecord | null)[];
-    try {
-      recs = await index.lookupMany(coords);
-    } catch {
-      return oneByOne(); // whose error names the chunk
-    }
-    for (let j = 0; j < recs.length; j++) {
-      const rec = recs[j]!;
-      // a record of the last flushed state: relocated, or refused, one chunk at a time
-      if (rec && !store.isFresh(rec.address, rec.size)) recs[j] = await this.guardValue(coords[j]!, () => this.forRewrite(coords[j]!));
-    }
-    return recs;
-  }
-
-  /**
    * {@link record} of many written chunk images (in order), with one index call for all when the
    * index has `insertMany`. On a failure the chunks are recorded one by one, so that the error names
    * the chunk it is about.

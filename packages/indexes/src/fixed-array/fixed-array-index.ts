@@ -247,27 +247,6 @@ export class FixedArrayIndex implements ChunkIndex {
     return v ? { coords: coords.slice(), ...v } : null;
   }
 
-  async lookupMany(coords: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]> {
-    const out: (ChunkRecord | null)[] = new Array(coords.length);
-    // consecutive chunks mostly share a page (or the one unpaged block): one await per page
-    let k = -1;
-    let t: ElementTable | null = null;
-    for (let j = 0; j < coords.length; j++) {
-      const loc = this.locate(coords[j]!);
-      if (!loc) {
-        out[j] = null;
-        continue;
-      }
-      if (loc.k !== k) {
-        k = loc.k;
-        t = this.units[k] ?? (await this.unit(k, false));
-      }
-      const v = t?.get(loc.i);
-      out[j] = v ? { coords: coords[j]!.slice(), ...v } : null;
-    }
-    return out;
-  }
-
   insert(rec: ChunkRecord): Promise<void> {
     return this.queue.run(() => this.insertNow(rec));
   }
