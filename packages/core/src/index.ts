@@ -32,6 +32,7 @@ export type {
   ChunkRequest,
   RawIO,
 } from './chunk/chunk-format.js';
+export type { RowRuns } from './chunk/chunk-grid.js';
 export { laneOf, type ObjectLane, type ObjectValues, type ColumnarValues } from './chunk/object-lane.js';
 export type {
   ChunkIndex,

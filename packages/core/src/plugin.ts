@@ -49,6 +49,7 @@ export {
   type RawIO,
 } from './chunk/chunk-format.js';
 export { anySectionFiltered, chunkLabel, isPartialEdgeChunk, sectionPipeline, selectionExtentMaxDims } from './chunk/format-context.js';
+export type { RowRuns } from './chunk/chunk-grid.js';
 
 // ---- chunk indexes -------------------------------------------------------------------------------
 export type {

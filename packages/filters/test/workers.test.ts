@@ -95,6 +95,28 @@ describe('filter worker pool', () => {
     expect(workerPoolSize()).toBe(2);
   });
 
+  it('sends a result back in its whole zlib buffer, however little of it the result fills (no copy, no garbage left on the worker)', async () => {
+    const off = pipelineOffload()!;
+    const p = PIPELINES.gzip!;
+    const impls = p.filters.map((x) => resolve(x.id));
+    configureWorkers({ threads: 1 });
+    try {
+      // noise first: it barely compresses, so the worker sizes its next output slice for a whole chunk
+      const noise = new Uint8Array(512 * 512 * 2);
+      for (let i = 0, x = 99; i < noise.length; i++) noise[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24;
+      await off.encode(noise, p, impls, ctx);
+      const flat = new Uint8Array(noise.length).fill(7);
+      const r = (await off.encode(flat, p, impls, ctx))!;
+      const here = await inline(() => encodeChunk(flat, p, resolve, ctx, where(0, 0)));
+      expect(Buffer.compare(r.bytes, here.bytes)).toBe(0);
+      // a few hundred bytes, in the chunk-sized buffer zlib wrote them to
+      expect(r.bytes.length * 100).toBeLessThan(flat.length);
+      expect(r.bytes.buffer.byteLength).toBeGreaterThanOrEqual(flat.length);
+    } finally {
+      configureWorkers({ threads: 2 });
+    }
+  });
+
   it('rejects a bad pool size or threshold', () => {
     expect(() => configureWorkers({ threads: -1 })).toThrow(RangeError);
     expect(() => configureWorkers({ threads: 1.5 })).toThrow(RangeError);

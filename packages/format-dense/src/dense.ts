@@ -90,6 +90,11 @@ abstract class DenseFormat implements ChunkFormat<Uint8Array> {
   }
 }
 
+/** True when `runs` are one run covering a whole chunk of `elements` elements. */
+function isWholeRun(runs: Float64Array, elements: number): boolean {
+  return runs.length === 3 && runs[0] === 0 && runs[2] === elements;
+}
+
 /** Unfiltered dense chunks, read: fixed size, partial reads straight from the file. */
 export class DenseUnfilteredReader extends DenseFormat {
   readonly name = 'dense';
@@ -163,36 +168,39 @@ export class DenseUnfilteredFormat extends DenseUnfilteredReader {
   fullImages(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (extra: number) => Uint8Array): Uint8Array[] {
     const size = this.chunkBytes;
     const images: Uint8Array[] = new Array(reqs.length);
-    const runs: Float64Array[] = [];
+    const built: ChunkRequest[] = [];
     const at: number[] = [];
     for (let i = 0; i < reqs.length; i++) {
-      const r = reqs[i]!.runs;
-      if (r.length === 3 && r[0] === 0 && r[2] === this.chunkElements) {
-        const b = r[1]! * this.es;
+      const req = reqs[i]!;
+      const p = req.rows;
+      // One run covering the whole chunk (as triples or as rows that merge): a view of `src`.
+      const whole = p ? p.c === 0 && p.n * p.len === this.chunkElements && (p.n === 1 || (p.cs === p.len && p.bs === p.len)) : isWholeRun(req.runs, this.chunkElements);
+      if (whole) {
+        const b = (p ? p.b : req.runs[1]!) * this.es;
         images[i] = src.subarray(b, b + size);
         continue;
       }
-      runs.push(r);
+      built.push(req);
       at.push(i * size);
     }
-    if (runs.length === 0) return images;
-    const pieces = stagePieces(runs, this.es);
+    if (built.length === 0) return images;
+    const pieces = stagePieces(built, this.es);
     let extra = 0;
     for (const p of pieces) if (p.staged) extra = Math.max(extra, p.span.hi - p.span.lo);
     const buf = scratch(extra);
     const stage = reqs.length * size;
-    const built: Uint8Array[] = [];
+    const views: Uint8Array[] = [];
     for (let k = 0; k < at.length; k++) {
       const i = at[k]! / size;
       const image = (images[i] = buf.subarray(at[k]!, at[k]! + size));
-      built.push(image);
+      views.push(image);
       // An edge chunk keeps fill values outside the dataset; an interior one is fully overwritten.
       if (reqs[i]!.count !== this.chunkElements) fillBuffer(image, this.ctx.fillValue ?? new Uint8Array(this.es));
     }
     for (const { from, to, span, staged } of pieces) {
-      if (staged && buf.length - stage >= span.hi - span.lo) copyRunsStaged(runs.slice(from, to), at.slice(from, to), src, span, buf, stage, this.es);
-      else if (to - from > 1 && to - from <= MAX_MERGE) copyRunsMerged(runs.slice(from, to), built.slice(from, to), new Array<number>(to - from).fill(0), src, this.es, false);
-      else for (let q = from; q < to; q++) copyRunsIn(built[q]!, reqs[at[q]! / size]!, src, this.es);
+      if (staged && buf.length - stage >= span.hi - span.lo) copyRunsStaged(built.slice(from, to), at.slice(from, to), src, span, buf, stage, this.es);
+      else if (to - from > 1 && to - from <= MAX_MERGE) copyRunsMerged(built.slice(from, to).map((r) => r.runs), views.slice(from, to), new Array<number>(to - from).fill(0), src, this.es, false);
+      else for (let q = from; q < to; q++) copyRunsIn(views[q]!, built[q]!, src, this.es);
     }
     return images;
   }
@@ -276,7 +284,7 @@ export class DenseFilteredFormat extends DenseFilteredReader {
 function chunkFromRequest(req: ChunkRequest, src: Uint8Array, es: number, chunkElements: number, fill: () => Uint8Array): Uint8Array {
   const r = req.runs;
   // One run covering the whole chunk: the request buffer already is the chunk.
-  if (r.length === 3 && r[0] === 0 && r[2] === chunkElements) {
+  if (isWholeRun(r, chunkElements)) {
     const b = r[1]! * es;
     return src.subarray(b, b + chunkElements * es);
   }

@@ -160,11 +160,37 @@ describe('staged chunk building (copyRunsStaged, stagePieces)', () => {
       const src = Uint8Array.from({ length: 4 * 16 * 16 * es }, (_, i) => (i * 29 + es) & 255);
       const size = 8 * 16 * es;
       const bases = runs.map((_, q) => q * size);
-      const pieces = stagePieces(runs, es);
+      const pieces = stagePieces(runs.map((r) => ({ runs: r })), es);
       // Small tiles: all eight fit one piece, spanning exactly the bytes they copy.
       expect(pieces).toEqual([{ from: 0, to: 8, span: { lo: 0, hi: src.length, bytes: src.length }, staged: true }]);
       const buf = new Uint8Array(8 * size + src.length).fill(0xee);
-      copyRunsStaged(runs, bases, src, pieces[0]!.span, buf, 8 * size, es);
+      copyRunsStaged(runs.map((r) => ({ runs: r })), bases, src, pieces[0]!.span, buf, 8 * size, es);
+      for (let q = 0; q < runs.length; q++) {
+        const want = new Uint8Array(size);
+        copyRunsIn(want, { runs: runs[q]! } as ChunkRequest, src, es);
+        expect(buf.subarray(q * size, (q + 1) * size)).toEqual(want);
+      }
+    }
+  });
+
+  it('builds chunks given as row patterns without reading their runs, like their runs would', () => {
+    for (const es of [1, 2, 8]) {
+      const tw = 16;
+      const th = 8;
+      const runs = [...tileRuns(4, th, tw, 0), ...tileRuns(4, th, tw, th)];
+      // the same tiles as row patterns: tile q of band k at buffer element (k·th·4 + 0)·tw + q·tw, rows 4·tw apart
+      const chunks = runs.map((r, q) => ({
+        rows: { n: th, len: tw, c: 0, cs: tw, b: r[1]!, bs: 4 * tw },
+        get runs(): Float64Array {
+          throw new Error(`runs of chunk ${q} read`);
+        },
+      }));
+      const src = Uint8Array.from({ length: 4 * 16 * 16 * es }, (_, i) => (i * 31 + es) & 255);
+      const size = th * tw * es;
+      const pieces = stagePieces(chunks, es);
+      expect(pieces).toEqual([{ from: 0, to: 8, span: { lo: 0, hi: src.length, bytes: src.length }, staged: true }]);
+      const buf = new Uint8Array(8 * size + src.length).fill(0xee);
+      copyRunsStaged(chunks, runs.map((_, q) => q * size), src, pieces[0]!.span, buf, 8 * size, es);
       for (let q = 0; q < runs.length; q++) {
         const want = new Uint8Array(size);
         copyRunsIn(want, { runs: runs[q]! } as ChunkRequest, src, es);
@@ -176,16 +202,17 @@ describe('staged chunk building (copyRunsStaged, stagePieces)', () => {
   it('splits pieces at 512 KiB of the buffer and stages only short rows over a stretch at most twice what they copy', () => {
     // 256×256 tiles of 2-byte elements, four across (a 512 KiB band each): one piece per band.
     const bands = [...tileRuns(4, 256, 256, 0), ...tileRuns(4, 256, 256, 256)];
-    expect(stagePieces(bands, 2).map((p) => [p.from, p.to, p.staged])).toEqual([
+    const of = (rs: Float64Array[]) => rs.map((r) => ({ runs: r }));
+    expect(stagePieces(of(bands), 2).map((p) => [p.from, p.to, p.staged])).toEqual([
       [0, 4, true],
       [4, 8, true],
     ]);
     // One tile out of a band four tiles wide: the stretch is four times what it copies.
-    expect(stagePieces(tileRuns(4, 256, 256, 0).slice(0, 1), 2)[0]!.staged).toBe(false);
+    expect(stagePieces(of(tileRuns(4, 256, 256, 0).slice(0, 1)), 2)[0]!.staged).toBe(false);
     // Rows of 8 KiB: copied one by one.
-    expect(stagePieces(tileRuns(2, 16, 4096, 0), 2).every((p) => !p.staged)).toBe(true);
+    expect(stagePieces(of(tileRuns(2, 16, 4096, 0)), 2).every((p) => !p.staged)).toBe(true);
     // A tile whose rows span more than 512 KiB (half of a band two tiles wide) is a piece of its own, staged.
-    expect(stagePieces(tileRuns(2, 600, 450, 0), 1).map((p) => [p.from, p.to, p.staged])).toEqual([
+    expect(stagePieces(of(tileRuns(2, 600, 450, 0)), 1).map((p) => [p.from, p.to, p.staged])).toEqual([
       [0, 1, true],
       [1, 2, true],
     ]);

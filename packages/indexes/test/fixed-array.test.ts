@@ -237,6 +237,39 @@ describe('fixed array: writing', () => {
   });
 });
 
+describe('fixed array: many records at once (insertMany)', () => {
+  it('inserts like insert one by one, across pages, and after flush + reopen', async () => {
+    const storage = new MemoryIndexStorage(new MemoryStore(), 0);
+    // 40 × 60 chunks: 3 pages of 1024
+    const o = { dims: [40, 60], maxDims: [40, 60], chunkDims: [1, 1], elementSize: 8, filtered: true, info: { type: 'fixed-array' as const, pageBits: 10 } };
+    const ctx = memoryContext(storage, o);
+    const fa = FixedArrayIndex.create(ctx);
+    const coords = Array.from({ length: 40 }, (_, i) => [i, (i * 7) % 60]);
+    const recs = coords.map((c, i) => ({ coords: c, address: 1000 + 64 * i, size: 50 + i, filterMask: i % 3 }));
+    await fa.insertMany(recs.slice(0, 20));
+    for (const r of recs.slice(20)) await fa.insert(r);
+    expect(await Promise.all([...coords, [39, 59]].map((c) => fa.lookup(c)))).toEqual([...recs, null]);
+    const { address } = await fa.flush();
+    const re = await FixedArrayIndex.open({ ...ctx, reader: storage.reader() }, address);
+    expect(await Promise.all(coords.slice().reverse().map((c) => re.lookup(c)))).toEqual(recs.slice().reverse());
+    expect(sortRecords(await collect(re.iterate()))).toEqual(sortRecords(recs));
+  });
+
+  it('records every chunk or none: a record that cannot be stored leaves the earlier ones of the call unrecorded', async () => {
+    const storage = new MemoryIndexStorage(new MemoryStore(), 0);
+    const o = { dims: [10], maxDims: [10], chunkDims: [1], elementSize: 4, filtered: true, info: { type: 'fixed-array' as const, pageBits: 10 } };
+    const fa = FixedArrayIndex.create(memoryContext(storage, o));
+    await fa.insert({ coords: [1], address: 500, size: 10, filterMask: 0 });
+    const good = { coords: [0], address: 100, size: 10, filterMask: 0 };
+    const replaced = { coords: [1], address: 200, size: 10, filterMask: 0 };
+    // size too large for the size field
+    await expect(fa.insertMany([good, replaced, { coords: [2], address: 300, size: 1 << 20, filterMask: 0 }])).rejects.toBeInstanceOf(ValueError);
+    // outside the grid
+    await expect(fa.insertMany([good, { coords: [10], address: 300, size: 10, filterMask: 0 }])).rejects.toBeInstanceOf(ValueError);
+    expect(await Promise.all([[0], [1], [2]].map((c) => fa.lookup(c)))).toEqual([null, { coords: [1], address: 500, size: 10, filterMask: 0 }, null]);
+  });
+});
+
 describe('fixed array: model-based (fast-check)', () => {
   it('random insert/remove/lookup/flush+reopen sequences match a Map', async () => {
     const op = fc.oneof(

@@ -14,6 +14,7 @@ import type { ChunkRecord, StructuredChunkSections } from './chunk-index.js';
 import type { Selection } from '../selection/selection.js';
 import type { DatasetCreator } from './dataset-creator.js';
 import type { ObjectValues } from './object-lane.js';
+import type { RowRuns } from './chunk-grid.js';
 
 /**
  * The part of one request (read or write) that falls into one chunk: runs of elements contiguous in
@@ -31,6 +32,12 @@ export interface ChunkRequest {
   count: number;
   /** True when the request covers every element of the chunk that lies inside the dataset. */
   full: boolean;
+  /**
+   * The same runs as `n` rows of `len` elements, row k at chunk offset `c + k·cs` and buffer offset
+   * `b + k·bs` (elements), when the engine mapped them that way (whole tiles of a larger write):
+   * a format may copy rows from this without reading `runs`, which is then never built.
+   */
+  readonly rows?: RowRuns;
 }
 
 /** Reads and writes raw file bytes for formats that do partial I/O straight to the file. */

@@ -118,6 +118,11 @@ export interface ChunkIndex {
   lookup(coords: readonly number[]): Promise<ChunkRecord | null>;
   /** Inserts or replaces the record for `rec.coords`. */
   insert(rec: ChunkRecord): Promise<void>;
+  /**
+   * Optional: `insert` of every record, in order. Either all are recorded or, when it throws,
+   * none (it checks them all before changing anything).
+   */
+  insertMany?(recs: readonly ChunkRecord[]): Promise<void>;
   /** Removes a chunk's record and returns it (null if absent). */
   remove(coords: readonly number[]): Promise<ChunkRecord | null>;
   /** Every stored chunk, in the index's order. */

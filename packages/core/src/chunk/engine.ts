@@ -9,6 +9,7 @@ import { ValueError } from '../errors.js';
 import { ChunkPlacement } from './placement.js';
 import { chunksForThreads, inParallel } from './in-parallel.js';
 import { mapToChunks } from './mapping.js';
+import { rowPieces } from './row-pieces.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkImage, ChunkRequest } from './chunk-format.js';
 import { GATHER_BYTES, GATHER_IMAGE_MAX, writeFullChunks, writePlaced, type Placed } from './gather.js';
@@ -44,13 +45,15 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
 
   /** Writes `src` (the elements of `sel` in selection order) into the chunks. */
   async write(sel: Selection, src: Uint8Array): Promise<void> {
-    const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     const { format } = this.o;
+    const gathered = format.fullImages !== undefined && format.imageSize !== undefined && !format.variableSize;
+    // Gathered full chunks are built from row patterns where the mapping finds them (no run lists).
+    const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims], gathered ? { piece: rowPieces } : {});
     const q = this.queue;
     // A chunk still queued is stored before this call changes it (or rewrites its space); else only
     // the encoded chunks at the queue's head are stored, and an earlier failure is thrown here.
     if (q?.busy) await (pieces.some((p) => q.has(p.coords.join(','))) ? q.settle() : q.storeEncoded());
-    if (format.fullImages && format.imageSize && !format.variableSize) {
+    if (gathered && format.imageSize) {
       await this.settle();
       // Full chunks not in the cache are gathered in groups and chunks adjacent in the file (new
       // chunks are allocated together) written with one I/O; partial and cached chunks take the ordinary path.

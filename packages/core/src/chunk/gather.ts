@@ -31,6 +31,8 @@ export interface WriteSteps {
   named(coords: readonly number[], e: unknown): unknown;
   /** Records a written chunk image in the index. */
   record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void>;
+  /** {@link record} of many chunks; a failure names its chunk. */
+  recordMany(items: readonly { coords: readonly number[]; address: number; image: ChunkImage; old: ChunkRecord | null }[]): Promise<void>;
   /**
    * The record of a chunk about to be rewritten (null when never written); its space may be reused
    * in place only when the store reports it fresh. Throws when the chunk cannot be rewritten.
@@ -194,13 +196,7 @@ async function startGroup<Mem>(
       const results = await Promise.allSettled(writes);
       giveBack();
       for (const r of results) if (r.status === 'rejected') throw r.reason;
-      for (const it of items) {
-        try {
-          await steps.record(it.req.coords, it.address, { bytes: it.image, filterMask: 0 }, it.old);
-        } catch (e) {
-          throw steps.named(it.req.coords, e);
-        }
-      }
+      await steps.recordMany(items.map((it) => ({ coords: it.req.coords, address: it.address, image: { bytes: it.image, filterMask: 0 }, old: it.old })));
     },
   };
 }

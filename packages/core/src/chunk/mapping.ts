@@ -21,7 +21,7 @@ import { mapPoints } from './map-points.js';
 export type { ChunkPiece } from './chunk-grid.js';
 
 /** One dimension of a product selection, cut at chunk boundaries. */
-interface DimSplit {
+export interface DimSplit {
   /** Chunk indices touched, ascending. */
   q: number[];
   /** Group g's triples `[localStart, length, rank]` are `t[3*first[g] .. 3*first[g+1])`. */
@@ -92,12 +92,30 @@ function splitDimAt(list: Float64Array, prefix: Float64Array, cd: number, q: num
   return s;
 }
 
-function mapProduct(lists: Float64Array[], g: Grid): ChunkPiece[] {
-  return mapSplits(lists.map((l, d) => splitDim(l, g.chunk[d]!)), g);
+function mapProduct(lists: Float64Array[], g: Grid, hook?: PieceHook): ChunkPiece[] {
+  return mapSplits(lists.map((l, d) => splitDim(l, g.chunk[d]!)), g, new RunSlab(), hook);
 }
 
-/** The pieces of the product of `splits`; runs are carved from `slab` (shared by calls of one mapping). */
-function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab()): ChunkPiece[] {
+/**
+ * Makes the piece of the current chunk of a product mapping itself (e.g. ./row-pieces.ts), or returns
+ * null to have its runs built: `splits` per dimension, `gi` the chunk's group in each, `m` the first
+ * dimension (from the end) whose runs are not whole chunk rows, `bStride` the buffer strides.
+ */
+export type PieceHook = (
+  splits: readonly DimSplit[],
+  gi: readonly number[],
+  m: number,
+  g: Grid,
+  bStride: readonly number[],
+  coords: number[],
+  count: number,
+) => ChunkPiece | null;
+
+/**
+ * The pieces of the product of `splits`; runs are carved from `slab` (shared by calls of one mapping).
+ * `hook` may make a chunk's piece itself ({@link PieceHook}).
+ */
+function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab(), hook?: PieceHook): ChunkPiece[] {
   const r = g.r;
   if (splits.some((s) => s.q.length === 0)) return [];
   const bStride = new Array<number>(r);
@@ -158,12 +176,16 @@ function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab()): ChunkPiec
     for (let d = 0; d < r; d++) count *= splits[d]!.sum[gi[d]!]!;
     m = r - 1;
     while (m > 0 && splits[m]!.bothFull[gi[m]!]) m--;
-    let bound = (splits[m]!.first[gi[m]! + 1]! - splits[m]!.first[gi[m]!]!);
-    for (let d = 0; d < m; d++) bound *= splits[d]!.sum[gi[d]!]!;
-    out = slab.builder(bound);
-    emit(0, 0, 0);
-    slab.commit(out);
-    pieces.push({ coords, runs: out.result(), count, full: count === insideCount(g, coords) });
+    const made = hook?.(splits, gi, m, g, bStride, coords, count);
+    if (made) pieces.push(made);
+    else {
+      let bound = splits[m]!.first[gi[m]! + 1]! - splits[m]!.first[gi[m]!]!;
+      for (let d = 0; d < m; d++) bound *= splits[d]!.sum[gi[d]!]!;
+      out = slab.builder(bound);
+      emit(0, 0, 0);
+      slab.commit(out);
+      pieces.push({ coords, runs: out.result(), count, full: count === insideCount(g, coords) });
+    }
     let d = r - 1;
     for (; d >= 0; d--) {
       if (++gi[d]! < splits[d]!.q.length) break;
@@ -337,15 +359,17 @@ function mapBlocks(sel: BlockSelection, g: Grid): ChunkPiece[] {
  * Maps a selection of a dataset of shape `dims`, stored in chunks of `chunkDims`, onto the chunks
  * it touches: one {@link ChunkPiece} per touched chunk, sorted by chunk coordinates (C order).
  * Validates the selection first ({@link SelectionError}); bad chunk dims give a {@link ValueError}.
+ * `opts.piece`: makes pieces of product selections itself where it can (./row-pieces.ts: whole tiles
+ * of a larger box as row patterns, `runs` built only when read).
  */
-export function mapToChunks(sel: Selection, dims: readonly number[], chunkDims: readonly number[]): ChunkPiece[] {
+export function mapToChunks(sel: Selection, dims: readonly number[], chunkDims: readonly number[], opts: { piece?: PieceHook } = {}): ChunkPiece[] {
   validateSelection(sel, dims);
   const g = makeGrid(dims, chunkDims);
   if (sel.kind === 'none') return [];
   if (g.r === 0) return [{ coords: [], runs: Float64Array.of(0, 0, 1), count: 1, full: true }];
   if (sel.kind === 'points') return sel.pointCount === 0 ? [] : mapPoints(sel, g);
   const lists = productIntervals(sel, dims);
-  if (lists) return mapProduct(lists, g);
+  if (lists) return mapProduct(lists, g, opts.piece);
   return mapBlocks(sel as BlockSelection, g);
 }
 

@@ -68,12 +68,35 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
     return rec;
   }
 
+  /**
+   * {@link record} of many written chunk images (in order), with one index call for all when the
+   * index has `insertMany`. On a failure the chunks are recorded one by one, so that the error names
+   * the chunk it is about.
+   */
+  async recordMany(items: readonly { coords: readonly number[]; address: number; image: ChunkImage; old: ChunkRecord | null }[]): Promise<void> {
+    const { index } = this.o;
+    const recs: ChunkRecord[] = [];
+    for (const { coords, address, image, old } of items) {
+      if (sameRecord(old, address, image)) continue;
+      recs.push({ coords: [...coords], address, size: image.bytes.length, filterMask: image.filterMask, ...(image.sections ? { sections: image.sections } : {}) });
+    }
+    if (recs.length === 0) return;
+    if (index.insertMany) {
+      try {
+        this.changes++;
+        await index.insertMany(recs);
+        return;
+      } catch {
+        // nothing was recorded: the loop below finds (and names) the chunk that fails
+      }
+    }
+    for (const r of recs) await this.guard(r.coords, () => this.insertRecord(r));
+  }
+
   /** Records a written chunk image in the index (nothing to do when rewritten in place with the same record). */
   async record(coords: readonly number[], address: number, image: ChunkImage, old: ChunkRecord | null): Promise<void> {
-    const same = old && old.address === address && old.size === image.bytes.length && old.filterMask === image.filterMask;
-    if (same && !image.sections && !old.sections) return;
-    this.changes++;
-    await this.o.index.insert({
+    if (sameRecord(old, address, image)) return;
+    await this.insertRecord({
       coords: [...coords],
       address,
       size: image.bytes.length,
@@ -81,4 +104,14 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
       ...(image.sections ? { sections: image.sections } : {}),
     });
   }
+
+  private async insertRecord(rec: ChunkRecord): Promise<void> {
+    this.changes++;
+    await this.o.index.insert(rec);
+  }
+}
+
+/** True when a chunk rewritten at `address` as `image` keeps its record `old` exactly (no index change). */
+function sameRecord(old: ChunkRecord | null, address: number, image: ChunkImage): boolean {
+  return old !== null && old.address === address && old.size === image.bytes.length && old.filterMask === image.filterMask && !image.sections && !old.sections;
 }

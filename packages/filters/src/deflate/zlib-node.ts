@@ -59,23 +59,44 @@ function decompressError(e: unknown, limit: number): FilterError {
  * (a private copy of the input is taken first, so the caller may reuse its buffer at once).
  */
 export function zlibCompress(data: Uint8Array, level: number): Uint8Array | Promise<Uint8Array> {
-  // deflate's worst-case output (zlib's deflateBound plus slack) fits one slice
-  const opts: ZlibOptions = { level, chunkSize: Math.min(MAX_CHUNK, Math.max(SMALL_CHUNK, data.length + (data.length >>> 8) + 64)) };
+  const opts: ZlibOptions = { level, chunkSize: outputSlice(data.length) };
   if (data.length >= ASYNC_LIMIT) {
     const input = inputPool.copy(data);
     return new Promise((resolve, reject) =>
       deflate(input, opts, (e, out) => {
         inputPool.keep(input.buffer as ArrayBuffer); // the thread pool is done with it
         if (e) reject(compressError(e));
-        else resolve(view(out));
+        else resolve(view(compressed(data.length, out)));
       }),
     );
   }
   try {
-    return view(deflateSync(data, opts));
+    return view(compressed(data.length, deflateSync(data, opts)));
   } catch (e) {
     throw compressError(e);
   }
+}
+
+/** Compressed ÷ raw size of the last large chunk compressed on this thread (sizes the next output slice). */
+let lastRatio = 1;
+
+/**
+ * The output slice for compressing `n` bytes: zlib's worst case (deflateBound plus slack) for small
+ * inputs; for large ones 1.25× what the last large chunk compressed to, plus 4 KiB (the output is the
+ * same bytes whatever the slices; a larger one is assembled from several). Worst-case slices cost a
+ * chunk-sized buffer per chunk that dies once the result is stored: detector frames deflate to ≈ 0.3 of
+ * their size, and every thread's heap lets ≈ 32 MiB of such dead buffers pile up before collecting them.
+ */
+function outputSlice(n: number): number {
+  const bound = n + (n >>> 8) + 64;
+  const guess = n >= ASYNC_MIN_BYTES ? Math.ceil(n * lastRatio * 1.25) + 4096 : bound;
+  return Math.min(MAX_CHUNK, Math.max(SMALL_CHUNK, Math.min(bound, guess)));
+}
+
+/** `out`, after noting its size for {@link outputSlice}. */
+function compressed(n: number, out: Buffer): Buffer {
+  if (n >= ASYNC_MIN_BYTES) lastRatio = Math.min(1, out.length / n);
+  return out;
 }
 
 /**

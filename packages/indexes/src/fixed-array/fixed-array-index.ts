@@ -97,6 +97,38 @@ export class FixedArrayIndex extends FixedArrayReader {
     return this.queue.run(() => this.insertNow(rec));
   }
 
+  insertMany(recs: readonly ChunkRecord[]): Promise<void> {
+    return this.queue.run(() => this.insertManyNow(recs));
+  }
+
+  /** Every record or none: elements already set are restored when a later one cannot be stored. */
+  private async insertManyNow(recs: readonly ChunkRecord[]): Promise<void> {
+    this.requireWritable();
+    const locs = recs.map((rec) => {
+      const loc = this.locate(rec.coords);
+      if (!loc) throw new ValueError(`chunk [${rec.coords.join(', ')}] lies outside the fixed array's chunk grid`, { path: this.ctx.datasetPath, structure: HEADER });
+      return loc;
+    });
+    const tables: ElementTable[] = [];
+    for (const loc of locs) tables.push(this.units[loc.k] ?? (await this.unit(loc.k, true))!);
+    const before: (Omit<ChunkRecord, 'coords'> | null)[] = [];
+    try {
+      for (let j = 0; j < recs.length; j++) {
+        const { coords: _c, ...value } = recs[j]!;
+        before.push(tables[j]!.get(locs[j]!.i));
+        tables[j]!.set(locs[j]!.i, value);
+      }
+    } catch (e) {
+      for (let j = before.length - 1; j >= 0; j--) {
+        const old = before[j];
+        if (old) tables[j]!.set(locs[j]!.i, old);
+        else tables[j]!.clear(locs[j]!.i);
+      }
+      throw e;
+    }
+    for (const loc of locs) this.markDirty(loc.k);
+  }
+
   private async insertNow(rec: ChunkRecord): Promise<void> {
     this.requireWritable();
     const loc = this.locate(rec.coords);
