@@ -104,6 +104,22 @@ describe('read-only fixed array index', () => {
     await expect(fixedArrayReadOnlyProvider.create({ datasetPath: '/z' } as never)).rejects.toThrow(UnsupportedError);
   });
 
+  it('orders un-awaited calls of a read-only file: reads together, close after the calls made before it', async () => {
+    const bytes = await sampleFile();
+    const r = await openReadOnly(bytes, { container: readOnlyContainer() });
+    const x = (await r.get('x')) as ReadDataset;
+    const reads = [x.read(), x.read(selectHyperslab({ start: [10], count: [5] })), r.keys(), r.attrs.keys()];
+    const closed = r.close();
+    const after = r.get('y');
+    const [all, part, keys] = await Promise.all(reads);
+    expect(all).toEqual(VALUES);
+    expect(part).toEqual(VALUES.subarray(10, 15));
+    expect(keys).toEqual(['s', 'x', 'y']);
+    await closed;
+    await expect(after).rejects.toThrow(/closed/);
+    await expect(x.read()).rejects.toThrow(/closed/);
+  });
+
   it('names registerFixedArrayIndex for structured-chunk (sparse) datasets', async () => {
     const bytes = await sampleFile();
     const r = await openReadOnly(bytes, { container: readOnlyContainer() });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DatasetLock, FileLock, type LockMode } from '../src/file/lock.js';
+import { ReadOnlyLock } from '../src/file/read-lock.js';
 
 /** A step that stays running until released; records when it starts and ends. */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -162,5 +163,41 @@ describe('FileLock / DatasetLock', () => {
       expected.push(i);
     }
     expect(seen).toEqual(expected);
+  });
+});
+
+describe('ReadOnlyLock (a read-only file)', () => {
+  it('runs reads together; close waits for the reads made before it, and later calls wait for close', async () => {
+    const f = new ReadOnlyLock();
+    const h = new Harness();
+    h.call('list', (fn) => f.file('read', fn));
+    h.call('ra', (fn) => f.dataset(f.datasetLock(), 'read', fn));
+    h.call('close', (fn) => f.file('write', fn));
+    h.call('rb', (fn) => f.dataset(null, 'read', fn));
+    h.call('get', (fn) => f.file('read', fn));
+    await h.steps(['list', 'ra'], ['list', ['ra']], ['ra', ['close']], ['close', ['get', 'rb']], ['get', ['rb']], ['rb', []]);
+  });
+
+  it('a failed call releases its turn, and two write calls run one after the other', async () => {
+    const f = new ReadOnlyLock();
+    const order: string[] = [];
+    const results = await Promise.allSettled([
+      f.file('read', async () => {
+        order.push('a');
+        throw new Error('boom');
+      }),
+      f.file('write', () => {
+        order.push('close');
+        throw new Error('sync boom');
+      }),
+      f.file('write', async () => void order.push('close again')),
+      f.dataset(null, 'read', async () => {
+        order.push('c');
+        return 42;
+      }),
+    ]);
+    expect(order).toEqual(['a', 'close', 'close again', 'c']);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[3] as PromiseFulfilledResult<number>).value).toBe(42);
   });
 });

@@ -20,7 +20,7 @@ import type { GlobalHeapLookup } from '../values/decode.js';
 import { HeaderModel } from './header-model.js';
 import { SourceMetadataReader } from './metadata-reader.js';
 import type { FileWriter } from './file-writer.js';
-import { FileLock } from './lock.js';
+import type { CallOrder } from './lock.js';
 import type { ObjectClasses } from '../objects/object-classes.js';
 import { defaultContainer, type Container } from '../di/container.js';
 import { DEFAULT_MAX_READ_BYTES } from '../storage/read-limit.js';
@@ -38,8 +38,14 @@ export class FileContext {
   /** Set when the file is writable. */
   writer: FileWriter | null = null;
   closed = false;
-  /** Orders the API calls on this file (file/lock.ts). */
-  readonly lock = new FileLock();
+  private order: CallOrder | undefined;
+  /**
+   * Orders the API calls on this file: made by the file's object classes on first use (file/lock.ts;
+   * a read-only open's file/read-lock.ts), so a read-only bundle does not carry the full lock.
+   */
+  get lock(): CallOrder {
+    return (this.order ??= this.objects.callOrder());
+  }
   /** Largest result (bytes) one dataset read may allocate (`openFile`'s `maxReadBytes`). */
   maxReadBytes = DEFAULT_MAX_READ_BYTES;
   /**

@@ -21,6 +21,19 @@
 /** How a call uses what it locks. */
 export type LockMode = 'read' | 'write';
 
+/**
+ * What orders the API calls on one open file: {@link FileLock}, or for a file opened read-only
+ * through `@chunkform/core/read` the smaller ./read-lock.ts (nothing there mutates a dataset).
+ */
+export interface CallOrder {
+  /** Runs a group or file operation (see {@link FileLock.file}). */
+  file<T>(mode: LockMode, fn: () => Promise<T> | T): Promise<T>;
+  /** Runs an operation on one dataset, `lock` being the dataset's (see {@link FileLock.dataset}). */
+  dataset<T>(lock: DatasetLock | null, mode: LockMode, fn: () => Promise<T> | T): Promise<T>;
+  /** A new dataset's lock (`readsAlone` as for {@link DatasetLock}); null when this order keeps none per dataset. */
+  datasetLock(readsAlone: () => boolean): DatasetLock | null;
+}
+
 /** File-level modes: intention-shared / intention-exclusive (dataset reads / mutations), shared, exclusive. */
 type FileMode = 'is' | 'ix' | 's' | 'x';
 
@@ -123,7 +136,7 @@ export class DatasetLock {
 }
 
 /** The file level: one per open file. */
-export class FileLock {
+export class FileLock implements CallOrder {
   private readonly running: Record<FileMode, number> = { is: 0, ix: 0, s: 0, x: 0 };
   private readonly waiting: Record<FileMode, number> = { is: 0, ix: 0, s: 0, x: 0 };
   private queue: FileWaiter[] = [];
@@ -147,7 +160,8 @@ export class FileLock {
    * its values, shape, chunks or attributes) alone on it. Starts after every earlier call it
    * conflicts with has finished.
    */
-  async dataset<T>(lock: DatasetLock, mode: LockMode, fn: () => Promise<T> | T): Promise<T> {
+  async dataset<T>(datasetLock: DatasetLock | null, mode: LockMode, fn: () => Promise<T> | T): Promise<T> {
+    const lock = datasetLock ?? new DatasetLock();
     const write = mode === 'write';
     const m: FileMode = write ? 'ix' : 'is';
     let exclusive: boolean | undefined;
@@ -167,6 +181,11 @@ export class FileLock {
       lock.release(exclusive);
       this.releaseFile(m);
     }
+  }
+
+  /** A new dataset's lock. */
+  datasetLock(readsAlone: () => boolean): DatasetLock {
+    return new DatasetLock(readsAlone);
   }
 
   /** Takes file mode `m` now when no running or earlier waiting call conflicts. */

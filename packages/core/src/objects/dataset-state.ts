@@ -13,7 +13,7 @@ import type { DataLayout } from '../format/messages/layout.js';
 import { EXTERNAL_FILES } from '../format/messages/message-types.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
-import { DatasetLock } from '../file/lock.js';
+import type { DatasetLock } from '../file/lock.js';
 import type { ChunkCacheOptions } from '../chunk/cache.js';
 import type { DatasetStorage } from '../storage/dataset-storage.js';
 
@@ -30,8 +30,8 @@ export interface DatasetAccessOptions {
 
 /** The shared state of one dataset. */
 export interface DatasetState {
-  /** Orders the calls on the dataset (reads together, mutations alone, in call order). */
-  readonly lock: DatasetLock;
+  /** Orders the calls on the dataset (reads together, mutations alone, in call order); null for a read-only file's (file/read-lock.ts). */
+  readonly lock: DatasetLock | null;
   /** The current dataspace (a resize through any handle is seen by all). */
   space: Dataspace;
   access: DatasetAccessOptions;
@@ -41,14 +41,14 @@ export interface DatasetState {
 }
 
 /** The state of the dataset whose header is `model` (made from `space` the first time). */
-export function datasetState(model: HeaderModel, space: Dataspace): DatasetState {
+export function datasetState(ctx: FileContext, model: HeaderModel, space: Dataspace): DatasetState {
   // Kept on the model (every handle holds it) rather than in a WeakMap: creating thousands of
   // datasets then costs no weak-table upkeep.
   let s = model.objectState as DatasetState | undefined;
   if (!s) {
     const state: DatasetState = {
       // A read must run alone while the chunk cache holds changes (it may write one out).
-      lock: new DatasetLock(() => state.storage?.hasCachedChanges?.() === true),
+      lock: ctx.lock.datasetLock(() => state.storage?.hasCachedChanges?.() === true),
       space,
       access: {},
     };

@@ -12,6 +12,7 @@ import { isHttpUrl, isUrlOrBlob, type FileSourceInput } from '../io/source-input
 import { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import { FileWriter, type FlushOptions } from '../file/file-writer.js';
+import { FileLock } from '../file/lock.js';
 import { CommittedDatatype, Group } from './group.js';
 import { Dataset } from './dataset.js';
 import { Attributes } from './attributes.js';
@@ -93,6 +94,7 @@ const FULL_CLASSES: ObjectClasses = {
   ChunkedStorage,
   CompactStorage,
   ContiguousStorage,
+  callOrder: () => new FileLock(),
 };
 
 /** An open HDF5 file: the root group, plus {@link flush} and {@link close}. */

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Datatype } from '../format/messages/datatype.js';
+import type { CallOrder } from '../file/lock.js';
 import type { FileContext } from '../file/file-context.js';
 import type { HeaderModel } from '../file/header-model.js';
 import type { InOrder, ReadAttributes } from './read-attributes.js';
@@ -26,4 +27,6 @@ export interface ObjectClasses {
   /** The storage of compact and contiguous datasets (the full classes write). */
   CompactStorage: typeof ReadCompactStorage;
   ContiguousStorage: typeof ReadContiguousStorage;
+  /** The call order of a file opened with these classes (file/lock.ts; read-only: file/read-lock.ts). */
+  callOrder: () => CallOrder;
 }

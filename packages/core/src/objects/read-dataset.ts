@@ -118,7 +118,7 @@ export class ReadDataset {
   private readonly initialSpace: Dataspace;
   /** Shared by every handle of this dataset, made on first use (a dataset created and never used costs none). @internal */
   protected get state(): DatasetState {
-    return datasetState(this.model, this.initialSpace);
+    return datasetState(this.ctx, this.model, this.initialSpace);
   }
   /** The layout class (fixed for the dataset's lifetime), once looked up. @internal */
   protected layoutClass: DataLayout['class'] | undefined;

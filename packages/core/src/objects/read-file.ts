@@ -10,6 +10,7 @@ import { MemoryStore, type ByteSource, type ByteStore } from '../io/byte-store.j
 import type { HttpRangeOptions } from '../io/http-range.js';
 import { isHttpUrl, isUrlOrBlob, toByteSource, type FileSourceInput } from '../io/source-input.js';
 import { FileContext } from '../file/file-context.js';
+import { ReadOnlyLock } from '../file/read-lock.js';
 import type { HeaderModel } from '../file/header-model.js';
 import type { Container } from '../di/container.js';
 import { validReadLimit } from '../storage/read-limit.js';
@@ -45,6 +46,7 @@ const READ_CLASSES: ObjectClasses = {
   ChunkedStorage: ReadChunkedStorage,
   CompactStorage: ReadCompactStorage,
   ContiguousStorage: ReadContiguousStorage,
+  callOrder: () => new ReadOnlyLock(),
 };
 
 /** An HDF5 file open for reading: the root group, plus {@link close}. */
