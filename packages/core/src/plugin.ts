@@ -50,6 +50,7 @@ export {
 } from './chunk/chunk-format.js';
 export { anySectionFiltered, chunkLabel, isPartialEdgeChunk, sectionPipeline, selectionExtentMaxDims } from './chunk/format-context.js';
 export type { RowRuns } from './chunk/chunk-grid.js';
+export { installDefinedReads } from './chunk/defined.js';
 
 // ---- chunk indexes -------------------------------------------------------------------------------
 export type {

@@ -6,7 +6,7 @@
  * Register it once with {@link registerSparseFormat} (the CLI and `examples/` do).
  */
 import { registerChunkFormat, type ChunkFormatProvider, type Container, type RegisterOptions } from '@chunkform/core';
-import { STRUCTURED_CHUNK_SPARSE } from '@chunkform/core/plugin';
+import { installDefinedReads, STRUCTURED_CHUNK_SPARSE } from '@chunkform/core/plugin';
 import { SparseFormat } from './sparse-format.js';
 import { sparseCreator } from './create.js';
 
@@ -48,4 +48,5 @@ export const sparseFormatProvider: ChunkFormatProvider = {
 /** Registers the sparse format (default container: chunkform's own). Calling it again does nothing. */
 export function registerSparseFormat(opts?: Container | RegisterOptions): void {
   registerChunkFormat(sparseFormatProvider, opts);
+  installDefinedReads();
 }

@@ -15,7 +15,7 @@ import {
   type Dataset,
   type Group,
 } from '@chunkform/core';
-import { STRUCTURED_CHUNK_VL } from '@chunkform/core/plugin';
+import { installDefinedReads, STRUCTURED_CHUNK_VL } from '@chunkform/core/plugin';
 import { SPARSE_SECTIONS } from './vl-sections.js';
 import { VlFormat } from './vl-format.js';
 import { vlCreator, type VlDatasetOptions } from './vl-create.js';
@@ -51,6 +51,7 @@ export const vlFormatProvider: VlFormatProvider = {
 /** Registers the VL format in `container` (default: the process-wide one). */
 export function registerVlFormat(opts?: Container | RegisterOptions): void {
   registerChunkFormat(vlFormatProvider, opts);
+  installDefinedReads();
 }
 
 /**

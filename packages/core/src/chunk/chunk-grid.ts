@@ -88,3 +88,8 @@ export function insideCount(g: Grid, q: readonly number[]): number {
   return v;
 }
 
+/** C-order comparison of chunk coordinates. */
+export function compareCoords(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}

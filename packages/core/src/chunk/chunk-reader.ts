@@ -14,8 +14,9 @@ import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkRequest, ChunkStore } from './chunk-format.js';
 import type { ChunkCache, CacheEntry } from './cache.js';
-import { chunkParts, chunksAreSlabs, compareCoords, concatDefinedValues, oneChunkPart, unionAll, type ChunkPart } from './defined.js';
-import { concatSlabs } from '../selection/concat.js';
+import type { ChunkPart } from './defined.js';
+import { definedWalks } from './defined-walks.js';
+import { compareCoords } from './chunk-grid.js';
 import { repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
 import { boundingBox, offsetSelection, selectionCount, toBlocks } from '../selection/algebra.js';
@@ -197,6 +198,7 @@ export class ChunkReader<Mem> {
     await this.settle();
     const { format } = this.o;
     if (!format.defined) return sel;
+    const { chunkParts, unionAll } = definedWalks(format.name, this.o.path);
     const dims = [...this.o.dims()];
     const found: Selection[] = [];
     const { list, at } = await this.candidates(sel);
@@ -219,7 +221,9 @@ export class ChunkReader<Mem> {
     if (this.queue?.busy) await this.settle();
     const { format, chunkDims } = this.o;
     const dims = [...this.o.dims()];
-    if (!format.definedValues || !chunksAreSlabs(dims, chunkDims)) return undefined;
+    if (!format.definedValues) return undefined;
+    const { chunkParts, chunksAreSlabs, concatDefinedValues, concatSlabs, oneChunkPart } = definedWalks(format.name, this.o.path);
+    if (!chunksAreSlabs(dims, chunkDims)) return undefined;
     const one = oneChunkPart(sel, dims, chunkDims);
     if (one) {
       // one box in one chunk (a frame): the chunk from the cache when there (no await), no candidate search

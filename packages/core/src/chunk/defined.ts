@@ -8,6 +8,8 @@ import { boundingBox, intersect, offsetSelection, selectionCount, toBlocks, unio
 import { boxesBounds } from '../selection/boxes.js';
 import { concatSlabs } from '../selection/concat.js';
 import type { ChunkRecord } from './chunk-index.js';
+import { compareCoords } from './chunk-grid.js';
+import { setDefinedWalks } from './defined-walks.js';
 import type { Candidate } from './candidates.js';
 import { blocksFromCanonical, selectBlocks, selectNone, type Selection } from '../selection/selection.js';
 
@@ -184,8 +186,11 @@ export async function concatDefinedValues(
   return { selection: concatSlabs(boxes, dims.length, shifts), bytes };
 }
 
-/** C-order comparison of chunk coordinates. */
-export function compareCoords(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return 0;
+/**
+ * Installs the reads of defined elements (./defined-walks.ts) for every dataset whose chunk format
+ * has `defined` / `definedValues`: formats that track defined elements call it when they register.
+ * Calling it again does nothing new.
+ */
+export function installDefinedReads(): void {
+  setDefinedWalks({ chunkParts, chunksAreSlabs, concatDefinedValues, oneChunkPart, unionAll, concatSlabs });
 }

@@ -13,7 +13,7 @@ import { rowPieces } from './row-pieces.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkImage, ChunkRequest } from './chunk-format.js';
 import { GATHER_BYTES, GATHER_IMAGE_MAX, writeFullChunks, writePlaced, type Placed } from './gather.js';
-import { chunkParts } from './defined.js';
+import { chunkParts, installDefinedReads } from './defined.js';
 import { filledBytes } from '../storage/flat-runs.js';
 import { offsetSelection } from '../selection/algebra.js';
 import { defaultBackgroundBytes, ownedCopy, WriteQueue, type Holder } from './write-queue.js';
@@ -36,6 +36,8 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
 
   constructor(o: ChunkEngineOptions<Mem>) {
     super(o, new ChunkPlacement(o));
+    // a writable file's datasets read defined elements whatever registered their format
+    installDefinedReads();
     const bytes = chunkBytes(o);
     const threads = pipelineOffload()?.threads ?? 1;
     this.flushAhead = chunksForThreads(FLUSH_AHEAD, bytes, threads);
