@@ -18,7 +18,7 @@ describe('defined walks hook', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(UnsupportedError);
-    expect((err as Error).message).toMatch(/chunk format "mine" tracks defined elements.*installDefinedReads\(\)/);
+    expect((err as Error).message).toMatch(/chunk format "mine" tracks defined elements: .*installDefinedReads\(\)/);
     expect((err as UnsupportedError).path).toBe('/d');
     installDefinedReads();
     const w = definedWalks('mine', '/d');

@@ -15,7 +15,7 @@ import { lz4Filter } from './lz4/index.js';
 import { zstdFilter } from './zstd/index.js';
 import { bitshuffleFilter } from './bitshuffle/index.js';
 import { ALL_FILTERS } from './builtin.js';
-import { installWorkerPool } from './workers/pool.js';
+import { installWorkerPool } from '#pool';
 
 export { deflateFilter, inflateFilter, deflateBackend, decodeLimit, DEFAULT_DEFLATE_LEVEL } from './deflate/index.js';
 export { shuffleFilter, shuffle, unshuffle, unshuffleInto } from './shuffle/index.js';
@@ -28,7 +28,7 @@ export { zstdFrameContentSize, ZSTD_MAGIC, type ZstdContentSize } from './zstd/f
 export { bitshuffleFilter, createBitshuffleFilter, bitshuffleEncode, bitshuffleDecode, bitshuffleParams, bitshuffleSetLocal, DEFAULT_BITSHUFFLE_CODECS, BSHUF_VERSION, BSHUF_COMPRESS_NONE, BSHUF_COMPRESS_LZ4, BSHUF_COMPRESS_ZSTD, type BitshuffleCodecs, type BitshuffleParams } from './bitshuffle/index.js';
 
 export { ALL_FILTERS } from './builtin.js';
-export { configureWorkers, workerPoolSize, workerStats, startWorkers, stopWorkers, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './workers/pool.js';
+export { configureWorkers, workerPoolSize, workerStats, startWorkers, stopWorkers, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from '#pool';
 
 /**
  * Registers every filter of this package (default container: chunkform's own; calling it again does

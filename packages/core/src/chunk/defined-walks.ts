@@ -35,9 +35,5 @@ export function setDefinedWalks(walks: DefinedWalks): void {
  */
 export function definedWalks(format: string, path: string): DefinedWalks {
   if (installed) return installed;
-  throw new UnsupportedError(
-    `chunk format "${format}" tracks defined elements, but the reads of defined elements are not installed: ` +
-      'call installDefinedReads() (@chunkform/core/plugin) when registering the format',
-    { path },
-  );
+  throw new UnsupportedError(`chunk format "${format}" tracks defined elements: its registration must call installDefinedReads() (@chunkform/core/plugin)`, { path });
 }

@@ -4,8 +4,8 @@
  * package's filters) on worker threads, so filtered reads and writes of many chunks use every core.
  * Installed into core's pipeline offload hook by `registerFilters()`; sized from the machine
  * (`os.availableParallelism()`) and adjustable with {@link configureWorkers}. In runtimes without
- * `node:worker_threads` (browsers) the `#workers` import resolves to a backend without threads and
- * every filter runs on the calling thread. The bytes are the same either way: a worker runs core's
+ * `node:worker_threads` (browsers) the `#pool` import resolves to ./pool-none.ts instead (no threads,
+ * none of this machinery) and every filter runs on the calling thread. The bytes are the same either way: a worker runs core's
  * own pipeline code; a chunk that fails there is run again on the calling thread, whose error names
  * the dataset and the chunk.
  * @module
@@ -16,20 +16,9 @@ import { machineThreads, startFilterWorker } from '#workers';
 import { ALL_FILTERS } from '../builtin.js';
 import type { FilterJob, FilterResult, FilterWorker } from './protocol.js';
 import { CopyPool } from '../util/copy-pool.js';
+import { checkWorkerOptions, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './options.js';
 
-/** Chunks from this many bytes (raw or stored) go to the pool by default. */
-export const DEFAULT_WORKER_MIN_BYTES = 128 * 1024;
-
-/** Options of {@link configureWorkers}. */
-export interface WorkerOptions {
-  /**
-   * Worker threads (default: `os.availableParallelism()` in Node, 0 elsewhere). 0 runs every filter on
-   * the calling thread (deflate then still uses Node's zlib thread pool for large chunks).
-   */
-  threads?: number;
-  /** Smallest chunk handed to a worker, in bytes (default {@link DEFAULT_WORKER_MIN_BYTES}). */
-  minBytes?: number;
-}
+export { DEFAULT_WORKER_MIN_BYTES, type WorkerOptions };
 
 const builtin = new Set<Filter>(ALL_FILTERS);
 let threads = -1; // not configured yet
@@ -164,12 +153,7 @@ const offload: PipelineOffload = {
  * @throws RangeError for a negative or fractional thread count or byte threshold.
  */
 export function configureWorkers(opts: WorkerOptions = {}): void {
-  if (opts.threads !== undefined && !(Number.isInteger(opts.threads) && opts.threads >= 0)) {
-    throw new RangeError(`configureWorkers: threads must be a whole number ≥ 0, got ${opts.threads}`);
-  }
-  if (opts.minBytes !== undefined && !(Number.isInteger(opts.minBytes) && opts.minBytes >= 0)) {
-    throw new RangeError(`configureWorkers: minBytes must be a whole number ≥ 0, got ${opts.minBytes}`);
-  }
+  checkWorkerOptions(opts);
   threads = opts.threads ?? machineThreads();
   broken = false;
   if (opts.minBytes !== undefined) minBytes = opts.minBytes;
