@@ -136,7 +136,9 @@ export interface ChunkFormat<Mem = unknown> {
   memSize(mem: Mem): number;
   /**
    * The defined elements of the chunk within `chunkSel` (chunk-relative coordinates), docs/architecture.md §3
-   * `defined`. Formats without it have every element defined.
+   * `defined`. Formats without it have every element defined. A format package that has it calls
+   * `installDefinedReads()` (`@chunkform/core/plugin`) when it registers, so that read-only files
+   * (`@chunkform/core/read`) carry the reads of defined elements (./defined-walks.ts).
    */
   defined?(mem: Mem, chunkSel: Selection): Selection;
   /**
