@@ -28,15 +28,19 @@
  * @module
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { deflate, deflateSync, inflate } from 'node:zlib';
 import { workerPoolSize } from '../packages/filters/src/index.js';
 import { VLStrings, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
 import { lookup3 } from '../packages/core/src/index.js';
 import { median } from './timing.js';
+import { hashRanges } from './vl_hash.js';
 import { xorshift32 } from './xorshift.js';
 
 const N = Number(process.env.BENCH_VL_N ?? 1_000_000);
@@ -103,14 +107,18 @@ async function pool(n: number, inFlight: number, fn: (k: number) => Promise<void
  * of `repeat`); and the JS floor of reading strings: one `latin1` decode per chunk and one
  * `substring` per value into a new `string[]`; and the floor of the unfiltered rows: the stored
  * bytes of each chunk (entries + heap) in a new buffer with the heap bytes copied in, and one
- * lookup3 per section (1 thread: the main thread does this now).
+ * lookup3 per section (1 thread: the main thread does this now), and on 2 threads (the main thread
+ * and a worker, bench/vl_hash.ts); and the file floor: those bytes written to a new file in `dir`
+ * (one write call per chunk, and one call for all), no fsync, as chunkform's write does not sync,
+ * and read back with one call into a new buffer.
  */
 async function ceilings(
   text: Uint8Array,
   ends: Float64Array,
   chunk: number,
   repeat: number,
-): Promise<{ deflate: number[]; inflate: number[]; strings: number; ratio: number; image: number; checksum: number; stored: number }> {
+  dir: string,
+): Promise<{ deflate: number[]; inflate: number[]; strings: number; ratio: number; image: number; checksum: number; checksum2: number; writeChunks: number; writeOne: number; readOne: number; stored: number }> {
   const pieces: Uint8Array[] = [];
   for (let c = 0; c < N; c += chunk) pieces.push(text.subarray(c === 0 ? 0 : ends[c - 1]!, ends[Math.min(N, c + chunk) - 1]!));
   const packed = pieces.map((p) => deflateSync(p, { level: 1 }));
@@ -155,8 +163,59 @@ async function ceilings(
       lookup3(images[k]!.subarray(eb, images[k]!.length - 4));
     }
   });
+  // the same checksums on 2 threads (the main thread and one worker, half of the sections each,
+  // over the images in one SharedArrayBuffer: no copy), and the file floor: the stored bytes
+  // written to a new file, with one write call per chunk and with one call for all of them
+  const sab = new SharedArrayBuffer(stored);
+  const all = new Uint8Array(sab);
+  const ranges: number[] = [];
+  for (let c = 0, k = 0, at = 0; c < N; c += chunk, k++) {
+    const eb = Math.min(chunk, N - c) * 16 + 4;
+    all.set(images[k]!, at);
+    ranges.push(at, at + eb - 4, at + eb, at + images[k]!.length - 4);
+    at += images[k]!.length;
+  }
+  const mine = Float64Array.from(ranges.filter((_, j) => (j >> 2) % 2 === 0));
+  const theirs = Float64Array.from(ranges.filter((_, j) => (j >> 2) % 2 === 1));
+  // (the worker registers tsx's loader and then imports the TypeScript source, as the filter pool's does)
+  const tsx = join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
+  const boot = `import { register } from ${JSON.stringify(pathToFileURL(tsx).href)}; register(); await import(${JSON.stringify(new URL('./vl_hash.ts', import.meta.url).href)});`;
+  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`));
+  const hashed = (): Promise<void> =>
+    new Promise((ok, no) => {
+      worker.once('message', () => ok());
+      worker.once('error', no);
+      worker.postMessage({ sab, ranges: theirs });
+    });
+  await hashed(); // (worker started and compiled)
+  const checksum2 = await best(async () => {
+    const other = hashed();
+    hashRanges(all, mine);
+    await other;
+  });
+  worker.postMessage(null);
+  await once(worker, 'exit');
+  const out = join(dir, 'vl-floor.bin');
+  const writeChunks = await best(async () => {
+    rmSync(out, { force: true });
+    const fd = openSync(out, 'w');
+    for (let k = 0, at = 0; k < images.length; at += images[k]!.length, k++) writeSync(fd, images[k]!, 0, images[k]!.length, at);
+    closeSync(fd);
+  });
+  const writeOne = await best(async () => {
+    rmSync(out, { force: true });
+    const fd = openSync(out, 'w');
+    writeSync(fd, all, 0, all.length, 0);
+    closeSync(fd);
+  });
+  const readOne = await best(async () => {
+    const fd = openSync(out, 'r');
+    readSync(fd, new Uint8Array(stored), 0, stored, 0);
+    closeSync(fd);
+  });
+  rmSync(out, { force: true });
   const zipped = packed.reduce((n, p) => n + p.length, 0);
-  return { deflate: deflates, inflate: inflates, strings, ratio: zipped / text.length, image, checksum, stored };
+  return { deflate: deflates, inflate: inflates, strings, ratio: zipped / text.length, image, checksum, checksum2, writeChunks, writeOne, readOne, stored };
 }
 
 const fmt = (x: number, d = 2) => x.toFixed(d);
@@ -268,7 +327,7 @@ export async function runVl(dir: string): Promise<void> {
   console.log(`CPU seconds (medians): h5py write ${fmt(med(py.w, cpu))}, read ${fmt(med(py.r, cpu))}; ` + configs.map((c, k) => `${c.chunk}/${c.label}${c.columnar ? ' (columnar)' : ''}: write ${fmt(med(ours[k]!.w, cpu))}, read ${fmt(med(ours[k]!.r, cpu))}`).join('; '));
 
   // ceilings, same run: what the deflate rows and the string[] reads cannot go below on this machine
-  const cl = await ceilings(text, ends, 8 * CHUNK, 3);
+  const cl = await ceilings(text, ends, 8 * CHUNK, 3, dir);
   const pw = med(py.w);
   const pr = med(py.r);
   const need = (t1: number, target: number) => Math.ceil(t1 / target);
@@ -279,7 +338,17 @@ export async function runVl(dir: string): Promise<void> {
   console.log(`| zlib inflate of the heap | ${fmt(cl.inflate[0]!)} s (${fmt(text.length / 1e6 / cl.inflate[0]!, 0)} MB/s) | ${fmt(cl.inflate[1]!)} s | ${fmt(pr / cl.inflate[1]!)}× (read) | ${need(cl.inflate[0]!, pr / 5)} for read ≥ 5× |`);
   console.log(`| one JS string per value (latin1 decode per chunk + substring) | ${fmt(cl.strings)} s | — | ${fmt(pr / cl.strings)}× (read) | — (main thread) |`);
   console.log(`| stored bytes of the unfiltered chunks (${fmt(cl.stored / 1e6, 1)} MB): new buffers + heap bytes copied in | ${fmt(cl.image * 1000, 1)} ms | — | ${fmt(pw / cl.image)}× (write) | — |`);
-  console.log(`| lookup3 of both sections of every chunk (written and verified alike) | ${fmt(cl.checksum * 1000, 1)} ms (${fmt(cl.stored / 1e6 / cl.checksum, 0)} MB/s) | — | ${fmt(pw / cl.checksum)}× (write), ${fmt(pr / cl.checksum)}× (read) | ${need(cl.checksum + cl.image, pw / 10)} for the copy + checksums of a write ≥ 10× |`);
+  console.log(`| lookup3 of both sections of every chunk (written and verified alike) | ${fmt(cl.checksum * 1000, 1)} ms (${fmt(cl.stored / 1e6 / cl.checksum, 0)} MB/s) | ${fmt(cl.checksum2 * 1000, 1)} ms | ${fmt(pw / cl.checksum2)}× (write), ${fmt(pr / cl.checksum2)}× (read) | ${need(cl.checksum + cl.image, pw / 10)} for the copy + checksums of a write ≥ 10× |`);
+  console.log(`| the stored bytes written to a new file (no fsync): one call per chunk / one call | ${fmt(cl.writeChunks * 1000, 1)} ms / ${fmt(cl.writeOne * 1000, 1)} ms | — | ${fmt(pw / cl.writeChunks)}× / ${fmt(pw / cl.writeOne)}× (write) | — |`);
+  console.log(`| that file read back into a new buffer (one call) | ${fmt(cl.readOne * 1000, 1)} ms | — | ${fmt(pr / cl.readOne)}× (read) | — |`);
+  const floor1 = cl.image + cl.checksum + cl.writeOne;
+  const floor2 = Math.max(cl.image + cl.writeOne, cl.checksum2);
+  console.log(
+    `\nWrite floor of the unfiltered rows (build the stored bytes + checksums + one file write, nothing else): 1 thread ${fmt(floor1 * 1000, 1)} ms = ${fmt(pw / floor1)}× h5py; ` +
+      `checksums on 2 threads beside the copy and write ${fmt(floor2 * 1000, 1)} ms = ${fmt(pw / floor2)}× h5py (target 10×: ${fmt((pw / 10) * 1000, 1)} ms). ` +
+      `Read floor of the columnar unfiltered rows (one file read, checksums, one copy of the heaps into the result, taken as the image build's time): 1 thread ${fmt((cl.readOne + cl.checksum + cl.image) * 1000, 1)} ms = ${fmt(pr / (cl.readOne + cl.checksum + cl.image))}× h5py, ` +
+      `checksums on 2 threads ${fmt(Math.max(cl.readOne + cl.image, cl.checksum2) * 1000, 1)} ms = ${fmt(pr / Math.max(cl.readOne + cl.image, cl.checksum2))}× (target 5×).`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

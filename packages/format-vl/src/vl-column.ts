@@ -119,21 +119,7 @@ export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, ba
     }
     col.seen += n;
     if (total === 0) continue;
-    const buf = col.room(total);
-    let at = col.total;
-    let s = -1; // the stretch being copied: heap[s, e)
-    let e = -1;
-    for (let k = 0; k < n; k++) {
-      const L = lengths[b + k + 1]!;
-      if (L === 0) continue;
-      const o = off[c + k]!;
-      if (o !== e) {
-        if (s >= 0) at += copy(buf, at, heap, s, e);
-        s = o;
-      }
-      e = o + L;
-    }
-    copy(buf, at, heap, s, e);
+    copyStretches(col.room(total), col.total, heap, off, c, lengths, b + 1, 1, n);
     col.added(b, total);
   }
 }
@@ -158,7 +144,7 @@ function readPacked(mem: VlChunk, w: Uint32Array, runs: Float64Array, col: Colum
     col.seen += n;
     if (total === 0) continue;
     const buf = col.room(total);
-    let at = col.total;
+    const at = col.total;
     if (mem.inOrder) {
       // the run's values are back to back in the heap from its first non-empty value's offset
       let j = 4 * c;
@@ -167,21 +153,29 @@ function readPacked(mem: VlChunk, w: Uint32Array, runs: Float64Array, col: Colum
       col.added(b, total);
       continue;
     }
-    let s = -1; // the stretch being copied: heap[s, e)
-    let e = -1;
-    for (let k = 0, j = 4 * c; k < n; k++, j += 4) {
-      const L = w[j + 2]!;
-      if (L === 0) continue;
-      const o = w[j]!;
-      if (o !== e) {
-        if (s >= 0) at += copy(buf, at, heap, s, e);
-        s = o;
-      }
-      e = o + L;
-    }
-    copy(buf, at, heap, s, e);
+    copyStretches(buf, at, heap, w, 4 * c, w, 4 * c + 2, 4, n);
     col.added(b, total);
   }
+}
+
+/**
+ * Copies the non-empty values `k < n` (heap offset `offs[o0 + k·stride]`, length
+ * `lens[l0 + k·stride]`) to `to` from `at`, one copy per stretch of values adjacent in the heap.
+ */
+function copyStretches(to: Uint8Array, at: number, heap: Uint8Array, offs: Uint32Array | Float64Array, o0: number, lens: Uint32Array, l0: number, stride: number, n: number): void {
+  let s = -1; // the stretch being copied: heap[s, e)
+  let e = -1;
+  for (let k = 0, jo = o0, jl = l0; k < n; k++, jo += stride, jl += stride) {
+    const L = lens[jl]!;
+    if (L === 0) continue;
+    const o = offs[jo]!;
+    if (o !== e) {
+      if (s >= 0) at += copy(to, at, heap, s, e);
+      s = o;
+    }
+    e = o + L;
+  }
+  copy(to, at, heap, s, e);
 }
 
 function copy(to: Uint8Array, at: number, from: Uint8Array, s: number, e: number): number {
