@@ -218,42 +218,6 @@ describe('deflate', () => {
     }
   });
 
-  it('node: a background decode of a small stream runs on the thread pool and gives the bytes of the synchronous one', async () => {
-    const x = Uint8Array.from({ length: 40_000 }, (_, i) => (i % 7 === 0 ? (i * 13) & 255 : i & 3));
-    const z = await nodeZlib.zlibCompress(x, 1);
-    const sync = nodeZlib.zlibDecompress(z, x.length, 2 * x.length);
-    expect(sync).not.toBeInstanceOf(Promise); // below ASYNC_MIN_BYTES: on the calling thread
-    const bg = nodeZlib.zlibDecompress(z, x.length, 2 * x.length, true);
-    expect(bg).toBeInstanceOf(Promise);
-    expect(same(await bg, x)).toBe(true);
-    expect(same(sync as Uint8Array, x)).toBe(true);
-    // tiny streams stay on the calling thread even in the background (the thread hop would cost more)
-    const tiny = await nodeZlib.zlibCompress(x.subarray(0, 1000), 1);
-    expect(nodeZlib.zlibDecompress(tiny, 1000, 4000, true)).not.toBeInstanceOf(Promise);
-    expect(nodeZlib.BACKGROUND_MIN_BYTES).toBeLessThan(nodeZlib.ASYNC_MIN_BYTES);
-  });
-
-  it('the deflate filter passes FilterContext.background on (thread pool) and rejects corrupt streams there with a FilterError', async () => {
-    const x = Uint8Array.from({ length: 30_000 }, (_, i) => (i * 31) % 253);
-    const z = await deflateFilter.encode(x, ctx([1]));
-    const c = { ...ctx([1]), chunkDims: [x.length] };
-    expect(deflateFilter.decode(z, c)).not.toBeInstanceOf(Promise);
-    const bg = deflateFilter.decode(z, { ...c, background: true });
-    expect(bg).toBeInstanceOf(Promise);
-    expect(same(await bg, x)).toBe(true);
-    const truncated = z.subarray(0, z.length >> 1);
-    const badBody = z.slice();
-    for (let i = 10; i < 30; i++) badBody[i] ^= 0x5a;
-    const badAdler = z.slice();
-    badAdler[badAdler.length - 1] ^= 1;
-    for (const bad of [truncated, badBody, badAdler]) {
-      await expect(async () => deflateFilter.decode(bad, { ...c, background: true })).rejects.toThrow(FilterError);
-    }
-    // a stream inflating beyond the chunk's limit is refused on the thread pool too
-    const bomb = new Uint8Array(deflateSync(new Uint8Array(1_000_000)));
-    await expect(async () => deflateFilter.decode(bomb, { ...c, background: true })).rejects.toThrow(/more than/);
-  });
-
   for (const [name, z] of Object.entries(backends)) {
     for (const size of [5000, 200_000]) {
       it(`${name}: corrupt and truncated streams give a FilterError (${size} bytes)`, async () => {

@@ -48,8 +48,6 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   private readonly filler: FillWriter;
   /** The last decoded stored chunk of at most {@link MEMO_MAX_BYTES} (see `fileToMem`). */
   private lastDecoded: { address: number; image: Uint8Array; mem: SparseChunk } | null = null;
-  /** Chunks being decoded now (`fileToMem` calls in flight). */
-  private decoding = 0;
 
   constructor(private readonly ctx: ChunkFormatContext) {
     if (ctx.chunkDims.length === 0) {
@@ -70,21 +68,12 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
     return mem.selection.kind === 'none';
   }
 
-  async fileToMem(image: Uint8Array, rec: ChunkRecord, opts?: { background?: boolean }): Promise<SparseChunk> {
+  async fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<SparseChunk> {
     // `getDefined` then `read` of the same chunk (readDefined) decode the same stored bytes twice:
     // the last small decoded chunk is kept and handed out shared (copy-on-write values).
     const last = this.lastDecoded;
     if (last && last.address === rec.address && sameBytes(last.image, image)) return shareChunk(last.mem);
-    // While another chunk decodes (several in flight: a whole-dataset read), both sections of this one
-    // inflate off the main thread at once, as for a chunk decoded ahead of a reader.
-    const background = opts?.background === true || this.decoding > 0;
-    this.decoding++;
-    let mem: SparseChunk;
-    try {
-      mem = await decodeSparseChunk(image, rec, this.ctx, background);
-    } finally {
-      this.decoding--;
-    }
+    const mem = await decodeSparseChunk(image, rec, this.ctx);
     if (image.length > MEMO_MAX_BYTES) return mem;
     this.lastDecoded = { address: rec.address, image: image.slice(), mem };
     return shareChunk(mem);

@@ -122,11 +122,8 @@ export interface ChunkFormat<Mem = unknown> {
   readonly variableSize: boolean;
   /** The in-memory form of a chunk that was never written (all fill value), or undefined if the format allocates nothing. */
   fill(coords: readonly number[]): Mem;
-  /**
-   * Stored bytes → memory form (docs/architecture.md §3 `file_to_mem`). `opts.background`: the chunk is
-   * decoded ahead of its use (filters may then run on other threads: `FilterContext.background`).
-   */
-  fileToMem(image: Uint8Array, rec: ChunkRecord, opts?: { background?: boolean }): Promise<Mem>;
+  /** Stored bytes → memory form (docs/architecture.md §3 `file_to_mem`). */
+  fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Mem>;
   /** Memory form → stored bytes (docs/architecture.md §3 `mem_to_file`). */
   memToFile(mem: Mem, coords: readonly number[]): Promise<ChunkImage>;
   /** Copies the requested elements into `out` (bytes of the request buffer) (docs/architecture.md §3 `mem_read`). */

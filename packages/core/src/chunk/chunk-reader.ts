@@ -24,7 +24,6 @@ import type { Holder, WriteQueue } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
 import { isShared, sharedInput } from '../filter/decode-into.js';
 import { copyStaged, releaseStage, takeStage } from './shared-stage.js';
-import type { ReadAhead } from './read-ahead.js';
 
 /** Everything one dataset's engine works with. */
 export interface ChunkEngineOptions<Mem> {
@@ -43,12 +42,6 @@ export interface ChunkEngineOptions<Mem> {
    * call; 'auto': {@link defaultBackgroundBytes} for the chunk size and the filter threads.
    */
   backgroundBytes?: number | 'auto';
-  /**
-   * The index and the chunks never change (a read-only file): `ChunkEngine`'s `readDefined` reading
-   * one slab of dimension 0 after another (frame by frame) decodes the next chunk while the caller
-   * reads on (./read-ahead.ts).
-   */
-  readAhead?: boolean;
 }
 
 /** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once)... */
@@ -74,8 +67,6 @@ export class ChunkReader<Mem> {
   protected readonly concurrency: number;
   /** Chunks encoding behind the caller (`ChunkEngine`; null: background writes off). */
   protected queue: WriteQueue | null = null;
-  /** Decodes the next chunk while a reader reads on frame by frame (`ChunkEngine` of a read-only file: ./read-ahead.ts). */
-  protected declare ahead?: ReadAhead<Mem>;
 
   constructor(
     protected readonly o: ChunkEngineOptions<Mem>,
@@ -235,7 +226,6 @@ export class ChunkReader<Mem> {
       try {
         const hit = this.o.cache.get(one.coords.join(','));
         const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel);
-        this.ahead?.readOn(one, hit !== undefined, dims);
         const b = toBlocks(r.selection, chunkDims);
         return { selection: concatSlabs(b.kind === 'none' ? [] : [b.boxes], dims.length, [one.start]), bytes: r.values.slice() };
       } catch (e) {
@@ -255,9 +245,8 @@ export class ChunkReader<Mem> {
     const key = part.coords.join(',');
     const hit = cache.get(key);
     if (hit) return hit.mem;
-    const got = await this.ahead?.take(key, at);
-    const rec = got ? got.rec : this.recordOf(part, at);
-    const mem = got ? got.mem : await this.loadMem(part.coords, rec);
+    const rec = this.recordOf(part, at);
+    const mem = await this.loadMem(part.coords, rec);
     const whole = chunkDims.reduce((n, c, d) => n * Math.min(c, this.o.dims()[d]! - part.start[d]!), 1);
     if (rec !== null && selectionCount(part.chunkSel, chunkDims) < whole && !format.isEmpty?.(mem)) {
       await this.admit({ key, coords: part.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });

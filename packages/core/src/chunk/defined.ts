@@ -110,7 +110,7 @@ export function chunksAreSlabs(dims: readonly number[], chunkDims: readonly numb
  * The part of `sel` when it is one box inside one chunk (a frame of a chunk of several frames);
  * null otherwise. Computed from the box alone: no selection algebra, no index lookup (`rec` unknown).
  */
-export function oneChunkPart(sel: Selection, dims: readonly number[], chunkDims: readonly number[]): (ChunkPart & { box: Float64Array }) | null {
+export function oneChunkPart(sel: Selection, dims: readonly number[], chunkDims: readonly number[]): ChunkPart | null {
   if (sel.kind === 'points' || sel.kind === 'none' || (sel.kind === 'blocks' && sel.boxCount !== 1)) return null;
   const bb = boundingBox(sel, dims);
   if (!bb) return null;
@@ -131,7 +131,7 @@ export function oneChunkPart(sel: Selection, dims: readonly number[], chunkDims:
     volume *= e - s;
   }
   if (selectionCount(sel, dims) !== volume) return null; // strided: more than one box
-  return { coords, start, chunkSel: blocksFromCanonical(box, rank), box };
+  return { coords, start, chunkSel: blocksFromCanonical(box, rank) };
 }
 
 /** Chunk reads of `concatDefinedValues` in flight at once (one chunk's I/O and inflating overlap the decoding of another). */

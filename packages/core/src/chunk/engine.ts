@@ -20,7 +20,6 @@ import { defaultBackgroundBytes, ownedCopy, WriteQueue, type Holder } from './wr
 import { pipelineOffload } from '../filter/offload.js';
 import { laneOf } from './object-lane.js';
 import { chunkBytes, ChunkReader, type ChunkEngineOptions } from './chunk-reader.js';
-import { ReadAhead } from './read-ahead.js';
 
 export type { ChunkStore } from './chunk-format.js';
 export type { ChunkEngineOptions } from './chunk-reader.js';
@@ -37,7 +36,6 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
 
   constructor(o: ChunkEngineOptions<Mem>) {
     super(o, new ChunkPlacement(o));
-    if (o.readAhead) this.ahead = new ReadAhead(o, () => this.p.changes);
     const bytes = chunkBytes(o);
     const threads = pipelineOffload()?.threads ?? 1;
     this.flushAhead = chunksForThreads(FLUSH_AHEAD, bytes, threads);

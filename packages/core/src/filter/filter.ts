@@ -22,11 +22,6 @@ export interface FilterContext {
    * when it is explicitly undefined, absent for the library default (zero). Scale-offset uses it.
    */
   fillValue?: Uint8Array | null;
-  /**
-   * The result is not waited for right away (a chunk decoded ahead of a reader): a filter may run on
-   * another thread even for data it would handle on the calling thread, leaving that thread free.
-   */
-  background?: boolean;
 }
 
 /** One HDF5 filter. */

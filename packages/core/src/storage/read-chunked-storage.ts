@@ -189,7 +189,7 @@ export async function openChunkedParts<E>(
     chunkDims: layout.chunkDims,
     elementSize: info.elementSize,
     dims: () => dims,
-    ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : { readAhead: true }),
+    ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : {}),
   });
   return { index, engine, cache, objectValues: format.objectValues, formatReadOnly: format.readOnlyReason };
 }

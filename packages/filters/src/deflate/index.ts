@@ -35,12 +35,9 @@ export function decodeLimit(ctx: Pick<FilterContext, 'chunkDims' | 'elementSize'
   return n > 0 ? 2 * n + 65536 : 0;
 }
 
-/**
- * Spec IV.A.2.l, filter 1: inflates one chunk (both registrations decode with it); off the calling
- * thread for smaller chunks too when the caller does not wait for it (`ctx.background`, Node's zlib).
- */
+/** Spec IV.A.2.l, filter 1: inflates one chunk (both registrations decode with it). */
 function decode(data: Uint8Array, ctx: FilterContext): ReturnType<Filter['decode']> {
-  return zlibDecompress(data, chunkBytes(ctx), decodeLimit(ctx), ctx.background);
+  return zlibDecompress(data, chunkBytes(ctx), decodeLimit(ctx));
 }
 
 /** The deflate (zlib) filter (id 1). */
