@@ -25,6 +25,7 @@ import {
   type ChunkRecord,
   type FilterPipeline,
   type BlockSelection,
+  type DecodedSelection,
   type Selection,
   type StructuredChunkSections,
 } from '@chunkform/core';
@@ -313,14 +314,19 @@ function selectionOfSection(sec0: Uint8Array, rec: ChunkRecord, ctx: ChunkFormat
   const stored = new DataView(sec0.buffer, sec0.byteOffset, sec0.byteLength).getUint32(enc.length, true);
   const actual = lookup3(enc);
   if (stored !== actual) throw new ChecksumError('structured chunk section 0 (encoded selection)', rec.address, stored, actual, chunkLabel(ctx, rec.coords));
-  let sel: Selection;
+  let decoded: DecodedSelection;
   try {
-    sel = decodeSelection(enc, { path: ctx.datasetPath, chunk: rec.coords, address: rec.address }).selection;
+    decoded = decodeSelection(enc, { path: ctx.datasetPath, chunk: rec.coords, address: rec.address });
   } catch (e) {
     if (e instanceof H5Error && !(e instanceof FormatError)) throw fail(ctx, rec, `section 0: ${e.detail}`);
     throw e;
   }
-  checkSelection(sel, dims.length, ctx, rec);
+  const sel = decoded.selection;
+  // A block list was checked block by block against its extent while decoded: an extent within the
+  // chunk needs no second pass over the blocks.
+  const ext = decoded.extent;
+  const inside = sel.kind === 'blocks' && ext.kind === 'simple' && ext.rank === dims.length && ext.dims.every((n, d) => n <= dims[d]!);
+  if (!inside) checkSelection(sel, dims.length, ctx, rec);
   return sel;
 }
 

@@ -110,17 +110,24 @@ const boxIndexes = new WeakMap<Float64Array, Float64Array>();
 
 function elementsBefore(boxes: Float64Array, rank: number): Float64Array {
   let before = boxIndexes.get(boxes);
-  if (before) return before;
-  const w = 2 * rank;
+  if (!before) boxIndexes.set(boxes, (before = runningCounts(boxes, 2 * rank)));
+  return before;
+}
+
+/**
+ * The elements before each box of `boxes` (`w` numbers per box) and their total. A function of its own:
+ * V8 compiles its loop on the stack (OSR) during a call, and code after such a loop that never ran
+ * (the cache update above) deoptimised it on every chunk decoded.
+ */
+function runningCounts(boxes: Float64Array, w: number): Float64Array {
   const n = boxes.length / w;
-  before = new Float64Array(n + 1);
+  const before = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) {
     const b = i * w;
     let v = 1;
     for (let k = b; k < b + w; k += 2) v *= boxes[k + 1]! - boxes[k]!;
     before[i + 1] = before[i]! + v;
   }
-  boxIndexes.set(boxes, before);
   return before;
 }
 

@@ -285,6 +285,23 @@ describe('corrupt chunks give typed errors naming dataset and chunk', () => {
     await expectError(fmt.fileToMem(bytes, { ...rec, size: bytes.length, sections: { offsets: [enc.length + 4] } }), FormatError, /outside the chunk/);
   });
 
+  it('a block list is checked against the chunk when its extent reaches past it in any dimension, and taken as decoded when not', async () => {
+    const { fmt, rec } = await image();
+    const chunk = (blocks: { start: number[]; end: number[] }[], extent: number[]) => {
+      const enc = encodeSelection(selectBlocks(blocks), { dims: extent }, { encoding: 'prototype' });
+      const bytes = concat(enc, checksum(enc), new Uint8Array(2 * blocks.reduce((n, b) => n + (b.end[0]! - b.start[0]!) * (b.end[1]! - b.start[1]!), 0)));
+      return fmt.fileToMem(bytes, { ...rec, size: bytes.length, sections: { offsets: [enc.length + 4] } });
+    };
+    // extent [4, 9]: one dimension within the chunk [4, 4], the other past it
+    await expectError(chunk([{ start: [1, 2], end: [2, 6] }], [4, 9]), FormatError, /outside the chunk/);
+    await expectError(chunk([{ start: [0, 0], end: [1, 1] }, { start: [3, 7], end: [4, 8] }], [9, 8]), FormatError, /outside the chunk/);
+    // extents within the chunk: the blocks were checked against them while decoded
+    for (const extent of [[4, 4], [3, 4], [2, 2]]) {
+      const mem = await chunk([{ start: [0, 1], end: [2, 2] }], extent);
+      expect(offsetsOf(mem.selection, dims)).toEqual([1, 5]);
+    }
+  });
+
   it('a values section of the wrong length', async () => {
     const { fmt, bytes, rec } = await image();
     await expectError(fmt.fileToMem(bytes.subarray(0, bytes.length - 2), rec), FormatError, /section 1 has 6 bytes.* needs 8/);

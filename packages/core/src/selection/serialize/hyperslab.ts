@@ -125,12 +125,22 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
  * checked that the bytes are there.
  */
 function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: 2 | 4, dims: readonly number[]): Float64Array | null {
-  const b = r.bytes;
-  const n = nblocks * 2 * rank;
-  const boxes = new Float64Array(n);
-  const lim = Float64Array.from(dims);
+  const boxes = new Float64Array(nblocks * 2 * rank);
+  const p = cornersInto(r.bytes, r.pos, boxes, rank, width, Float64Array.from(dims));
+  if (p < 0) return null;
+  r.pos = p;
+  return boxes;
+}
+
+/**
+ * The loop of {@link readBlockCorners}: fills `boxes` from the corners at `p`; the position after them,
+ * or -1 when a block is reversed or reaches `lim`. A function of its own with no property access after
+ * the loop: V8 compiles the loop on the stack (OSR) during a call, and the reader update after it,
+ * never run by that code, deoptimised it on every selection decoded.
+ */
+function cornersInto(b: Uint8Array, p: number, boxes: Float64Array, rank: number, width: 2 | 4, lim: Float64Array): number {
+  const n = boxes.length;
   const cw = rank * width; // bytes of one corner
-  let p = r.pos;
   let ok = true;
   for (let i = 0; i < n; i += 2 * rank, p += 2 * cw) {
     for (let d = 0; d < rank; d++) {
@@ -149,9 +159,7 @@ function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: 2
       boxes[i + 2 * d + 1] = e + 1;
     }
   }
-  if (!ok) return null;
-  r.pos = p;
-  return boxes;
+  return ok ? p : -1;
 }
 
 function decodeRegular(r: ByteReader, rank: number, width: UintWidth, extent: SelectionExtent): Selection {
