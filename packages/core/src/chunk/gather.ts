@@ -9,17 +9,40 @@ import { joinRuns } from '../io/write-runs.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkImage, ChunkRequest, ChunkStore } from './chunk-format.js';
 
-/** Full chunks of a fixed-size format are gathered into buffers of about this size and written together. */
-export const GATHER_BYTES = 1 << 20;
+/**
+ * Full chunks of a fixed-size format are gathered into buffers of about this size and written together
+ * (one write per buffer when the chunks are adjacent in the file). 4 MiB rather than 1 MiB: a quarter of
+ * the thread-pool hand-offs, each of which wakes a thread on another core and the main thread again
+ * (105 MB of 256² tiles: 30–36 ms per write vs 40–58 ms in a warm loop on 2 cores).
+ */
+export const GATHER_BYTES = 4 << 20;
 
 /** Dirty chunk images up to this size are written together with their neighbours in the file by `flush`. */
 export const GATHER_IMAGE_MAX = 64 << 10;
 
-/** Gather buffers of this size (the images of a group and room for the format's staging) are kept for reuse... */
-const POOLED_BYTES = 3 * GATHER_BYTES;
-/** ...by all engines, this many (a write holds one while it fills and writes it). */
+/**
+ * Gather buffers (the images of a group and room for the format's staging) are kept for reuse by all
+ * engines, this many (a write holds one while it fills it and one while it is written)...
+ */
 const POOLED = 2;
+/** ...each of at least this size (a group of tiles and its 512 KiB staging area fit)... */
+const POOL_MIN = GATHER_BYTES + (1 << 20);
+/** ...and at most this size (larger buffers are left to the garbage collector). */
+const POOL_MAX = 2 * POOL_MIN;
 const gatherPool: Uint8Array[] = [];
+
+/** A gather buffer of at least `need` bytes: a pooled one when one is large enough. */
+function takeGather(need: number): Uint8Array {
+  if (need > POOL_MAX) return new Uint8Array(need);
+  const k = gatherPool.findIndex((b) => b.length >= need);
+  if (k >= 0) return gatherPool.splice(k, 1)[0]!;
+  return new Uint8Array(Math.max(need, POOL_MIN));
+}
+
+/** Gives a buffer from {@link takeGather} back to the pool (once no write reads it any more). */
+function giveGather(b: Uint8Array): void {
+  if (b.length <= POOL_MAX && gatherPool.length < POOLED) gatherPool.push(b);
+}
 
 /** The engine's steps that gathered writes use. */
 export interface WriteSteps {
@@ -38,6 +61,8 @@ export interface WriteSteps {
    * in place only when the store reports it fresh. Throws when the chunk cannot be rewritten.
    */
   forRewrite(coords: readonly number[]): Promise<ChunkRecord | null>;
+  /** {@link forRewrite} of many chunks (one index call when the index can); a failure names its chunk. */
+  forRewriteMany(list: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]>;
 }
 
 /** A chunk image placed in the file but not written yet. */
@@ -130,14 +155,10 @@ async function startGroup<Mem>(
   const { format, store } = o;
   const items: { req: ChunkRequest; old: ChunkRecord | null; address: number; image: Uint8Array }[] = [];
   let fresh = 0;
-  for (const req of group) {
-    let rec: ChunkRecord | null;
-    try {
-      rec = await steps.forRewrite(req.coords);
-    } catch (e) {
-      throw steps.named(req.coords, e);
-    }
-    const old = rec;
+  const recs = await steps.forRewriteMany(group.map((req) => req.coords));
+  for (let i = 0; i < group.length; i++) {
+    const req = group[i]!;
+    const old = recs[i]!;
     // Same size and fresh space (written since the last flush): rewritten in place. Otherwise the
     // old space goes (reused after the next flush when flushed) and the chunk gets new space.
     const inPlace = old !== null && old.size === size && store.isFresh(old.address, old.size);
@@ -154,7 +175,7 @@ async function startGroup<Mem>(
   const giveBack = (): void => {
     const g = gather as Uint8Array | null;
     gather = null;
-    if (g?.length === POOLED_BYTES && gatherPool.length < POOLED) gatherPool.push(g);
+    if (g) giveGather(g);
   };
   const writes: Promise<void>[] = [];
   try {
@@ -162,8 +183,7 @@ async function startGroup<Mem>(
       items.map((it) => it.req),
       src,
       (extra) => {
-        const need = size * items.length + extra;
-        return (gather = need <= POOLED_BYTES ? (gatherPool.pop() ?? new Uint8Array(POOLED_BYTES)) : new Uint8Array(need));
+        return (gather = takeGather(size * items.length + extra));
       },
     );
     items.forEach((it, i) => {

@@ -69,6 +69,28 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
   }
 
   /**
+   * {@link forRewrite} of many chunks, with one index call for all when the index has `lookupMany`
+   * (chunks of the last flushed state then go through {@link forRewrite} one by one).
+   */
+  async forRewriteMany(list: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]> {
+    const { index, store } = this.o;
+    let recs: (ChunkRecord | null)[] | undefined;
+    try {
+      recs = await index.lookupMany?.(list);
+    } catch {
+      recs = undefined; // looked up one by one below, which names the chunk that fails
+    }
+    const out: (ChunkRecord | null)[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const rec = recs?.[i];
+      // Never written, or written since the last flush: as found; else `forRewrite` decides.
+      if (rec === null || (rec && store.isFresh(rec.address, rec.size))) out.push(rec);
+      else out.push(await this.guardValue(list[i]!, () => this.forRewrite(list[i]!)));
+    }
+    return out;
+  }
+
+  /**
    * {@link record} of many written chunk images (in order), with one index call for all when the
    * index has `insertMany`. On a failure the chunks are recorded one by one, so that the error names
    * the chunk it is about.

@@ -93,6 +93,21 @@ export class FixedArrayIndex extends FixedArrayReader {
     if (!this.ctx.storage) throw new InvalidStateError('the chunk index is read-only', { path: this.ctx.datasetPath, structure: HEADER });
   }
 
+  /**
+   * {@link lookup} of many chunks: the elements of pages or blocks already in memory are read without a
+   * promise per chunk (write path: a gathered group looks up its chunks at once).
+   */
+  async lookupMany(list: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]> {
+    const out: (ChunkRecord | null)[] = [];
+    for (const coords of list) {
+      const loc = this.locate(coords);
+      const t = loc ? (this.units[loc.k] ?? (await this.unit(loc.k))) : null;
+      const v = loc && t ? t.get(loc.i) : null;
+      out.push(v ? { coords: coords.slice(), ...v } : null);
+    }
+    return out;
+  }
+
   override insert(rec: ChunkRecord): Promise<void> {
     return this.queue.run(() => this.insertNow(rec));
   }
