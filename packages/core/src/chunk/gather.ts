@@ -179,17 +179,14 @@ async function startGroup<Mem>(
   };
   const writes: Promise<void>[] = [];
   try {
-    const images = format.fullImages!(
-      items.map((it) => it.req),
-      src,
-      (extra) => {
-        return (gather = takeGather(size * items.length + extra));
-      },
-    );
-    items.forEach((it, i) => {
-      it.image = images[i]!;
-      if (it.image?.length !== size) throw new ValueError(`chunk format "${format.name}" built a ${it.image?.length}-byte image, ${size} expected`);
-    });
+    const reqs: ChunkRequest[] = [];
+    for (const it of items) reqs.push(it.req);
+    const images = format.fullImages!(reqs, src, (extra) => (gather = takeGather(size * items.length + extra)));
+    for (let i = 0; i < items.length; i++) {
+      const image = images[i];
+      if (image?.length !== size) throw new ValueError(`chunk format "${format.name}" built a ${image?.length}-byte image, ${size} expected`);
+      items[i]!.image = image;
+    }
     await before();
     for (let i = 0; i < items.length; ) {
       const first = items[i]!;
