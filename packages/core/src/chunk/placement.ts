@@ -80,14 +80,10 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
     } catch {
       recs = undefined; // looked up one by one below, which names the chunk that fails
     }
-    const out: (ChunkRecord | null)[] = [];
-    for (let i = 0; i < list.length; i++) {
-      const rec = recs?.[i];
-      // Never written, or written since the last flush: as found; else `forRewrite` decides.
-      if (rec === null || (rec && store.isFresh(rec.address, rec.size))) out.push(rec);
-      else out.push(await this.guardValue(list[i]!, () => this.forRewrite(list[i]!)));
-    }
-    return out;
+    // Never written, or written since the last flush: as found; else (or unknown) `forRewrite` decides.
+    const out: (ChunkRecord | null | undefined)[] = recs ? asFound(recs, store) : list.map(() => undefined);
+    for (const i of undecided(out)) out[i] = await this.guardValue(list[i]!, () => this.forRewrite(list[i]!));
+    return out as (ChunkRecord | null)[];
   }
 
   /**
@@ -97,11 +93,7 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
    */
   async recordMany(items: readonly { coords: readonly number[]; address: number; image: ChunkImage; old: ChunkRecord | null }[]): Promise<void> {
     const { index } = this.o;
-    const recs: ChunkRecord[] = [];
-    for (const { coords, address, image, old } of items) {
-      if (sameRecord(old, address, image)) continue;
-      recs.push({ coords: [...coords], address, size: image.bytes.length, filterMask: image.filterMask, ...(image.sections ? { sections: image.sections } : {}) });
-    }
+    const recs = changedRecords(items);
     if (recs.length === 0) return;
     if (index.insertMany) {
       try {
@@ -131,6 +123,30 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
     this.changes++;
     await this.o.index.insert(rec);
   }
+}
+
+/** Records that a rewrite takes as they are (null: never written; fresh space), others undefined. */
+function asFound(recs: readonly (ChunkRecord | null)[], store: ChunkStore): (ChunkRecord | null | undefined)[] {
+  const out: (ChunkRecord | null | undefined)[] = [];
+  for (const rec of recs) out.push(rec === null || store.isFresh(rec.address, rec.size) ? rec : undefined);
+  return out;
+}
+
+/** Positions of the undefined entries of `out`. */
+function undecided(out: readonly unknown[]): number[] {
+  const at: number[] = [];
+  for (let i = 0; i < out.length; i++) if (out[i] === undefined) at.push(i);
+  return at;
+}
+
+/** The index records of written chunk images, leaving out those whose record does not change. */
+function changedRecords(items: readonly { coords: readonly number[]; address: number; image: ChunkImage; old: ChunkRecord | null }[]): ChunkRecord[] {
+  const recs: ChunkRecord[] = [];
+  for (const { coords, address, image, old } of items) {
+    if (sameRecord(old, address, image)) continue;
+    recs.push({ coords: [...coords], address, size: image.bytes.length, filterMask: image.filterMask, ...(image.sections ? { sections: image.sections } : {}) });
+  }
+  return recs;
 }
 
 /** True when a chunk rewritten at `address` as `image` keeps its record `old` exactly (no index change). */
