@@ -17,7 +17,7 @@ import { selectHyperslab } from '../packages/core/src/selection/index.js';
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-gather-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Frames of `n`×512×512 uint16: 4 MiB for 8 frames, several gather groups of 128×128 tiles. */
+/** Frames of `n`×512×512 uint16: 12 MiB for 24 frames, three gather groups (4 MiB) of 128×128 tiles. */
 function frames(n: number, seed: number): Uint16Array {
   const v = new Uint16Array(n * 512 * 512);
   for (let i = 0; i < v.length; i++) v[i] = (i * 2654435761 + seed * 40503) >>> 16;
@@ -41,15 +41,15 @@ async function readAll(path: string, name: string): Promise<Uint16Array> {
 
 describe('gathered full-chunk writes', () => {
   it('writes in flight together (two datasets, two files) keep their own data; sources changed afterwards do not reach the file', async () => {
-    const a = frames(8, 1);
-    const b = frames(8, 2);
-    const c = frames(8, 3);
+    const a = frames(24, 1);
+    const b = frames(24, 2);
+    const c = frames(24, 3);
     const want = [a.slice(), b.slice(), c.slice()];
     const p1 = join(dir, 'one.h5');
     const p2 = join(dir, 'two.h5');
     const f1 = await createFile(p1);
     const f2 = await createFile(p2);
-    const opts = { dtype: 'uint16' as const, shape: [8, 512, 512], chunks: [1, 128, 128] };
+    const opts = { dtype: 'uint16' as const, shape: [24, 512, 512], chunks: [1, 128, 128] };
     const [da, db, dc] = await Promise.all([f1.createDataset('a', opts), f1.createDataset('b', opts), f2.createDataset('c', opts)]);
     await Promise.all([da.write(a), db.write(b), dc.write(c)]);
     // the caller's buffers are the caller's again: changing them changes nothing written
@@ -65,11 +65,11 @@ describe('gathered full-chunk writes', () => {
 
   it('two un-awaited whole writes of one dataset give the second one, never a mix', async () => {
     const path = join(dir, 'same.h5');
-    const first = frames(8, 4);
-    const second = frames(8, 5);
+    const first = frames(24, 4);
+    const second = frames(24, 5);
     const want = second.slice();
     const f = await createFile(path);
-    const d = await f.createDataset('x', { dtype: 'uint16', shape: [8, 512, 512], chunks: [1, 128, 128] });
+    const d = await f.createDataset('x', { dtype: 'uint16', shape: [24, 512, 512], chunks: [1, 128, 128] });
     const w1 = d.write(first);
     const w2 = d.write(second);
     await w1;

@@ -21,7 +21,8 @@ import {
   type RawIO,
 } from '@chunkform/core';
 import { decodeChunkShared, isPartialEdgeChunk } from '@chunkform/core/plugin';
-import { copyRunsIn, copyRunsMerged, copyRunsOut, copyRunsStaged, fillBuffer, filledBuffer, MAX_MERGE, runsByteRange, stagePieces } from './runs.js';
+import { copyRunsIn, copyRunsOut, filledBuffer, runsByteRange } from './runs.js';
+import { fullImages, isWholeRun } from './full-images.js';
 import { CoalescingReader, type ReadItem } from './coalesce.js';
 
 /** Scratch buffers kept for reuse (the engine has at most this many chunk reads in flight). */
@@ -90,11 +91,6 @@ abstract class DenseFormat implements ChunkFormat<Uint8Array> {
   }
 }
 
-/** True when `runs` are one run covering a whole chunk of `elements` elements. */
-function isWholeRun(runs: Float64Array, elements: number): boolean {
-  return runs.length === 3 && runs[0] === 0 && runs[2] === elements;
-}
-
 /** Unfiltered dense chunks, read: fixed size, partial reads straight from the file. */
 export class DenseUnfilteredReader extends DenseFormat {
   readonly name = 'dense';
@@ -159,50 +155,9 @@ export class DenseUnfilteredFormat extends DenseUnfilteredReader {
     return chunkFromRequest(req, src, this.es, this.chunkElements, () => this.fill());
   }
 
-  /**
-   * The stored images of chunks written in full: views of `src` where it holds a chunk in order,
-   * else built in the scratch buffer — through staging copies of the stretches of `src` they come
-   * from when their rows are short (`stagePieces`, `copyRunsStaged`), else copying the rows of
-   * neighbouring chunks in `src` order.
-   */
+  /** The stored images of chunks written in full (./full-images.ts). */
   fullImages(reqs: readonly ChunkRequest[], src: Uint8Array, scratch: (extra: number) => Uint8Array): Uint8Array[] {
-    const size = this.chunkBytes;
-    const images: Uint8Array[] = new Array(reqs.length);
-    const built: ChunkRequest[] = [];
-    const at: number[] = [];
-    for (let i = 0; i < reqs.length; i++) {
-      const req = reqs[i]!;
-      const p = req.rows;
-      // One run covering the whole chunk (as triples or as rows that merge): a view of `src`.
-      const whole = p ? p.c === 0 && p.n * p.len === this.chunkElements && (p.n === 1 || (p.cs === p.len && p.bs === p.len)) : isWholeRun(req.runs, this.chunkElements);
-      if (whole) {
-        const b = (p ? p.b : req.runs[1]!) * this.es;
-        images[i] = src.subarray(b, b + size);
-        continue;
-      }
-      built.push(req);
-      at.push(i * size);
-    }
-    if (built.length === 0) return images;
-    const pieces = stagePieces(built, this.es);
-    let extra = 0;
-    for (const p of pieces) if (p.staged) extra = Math.max(extra, p.span.hi - p.span.lo);
-    const buf = scratch(extra);
-    const stage = reqs.length * size;
-    const views: Uint8Array[] = [];
-    for (let k = 0; k < at.length; k++) {
-      const i = at[k]! / size;
-      const image = (images[i] = buf.subarray(at[k]!, at[k]! + size));
-      views.push(image);
-      // An edge chunk keeps fill values outside the dataset; an interior one is fully overwritten.
-      if (reqs[i]!.count !== this.chunkElements) fillBuffer(image, this.ctx.fillValue ?? new Uint8Array(this.es));
-    }
-    for (const { from, to, span, staged } of pieces) {
-      if (staged && buf.length - stage >= span.hi - span.lo) copyRunsStaged(built.slice(from, to), at.slice(from, to), src, span, buf, stage, this.es);
-      else if (to - from > 1 && to - from <= MAX_MERGE) copyRunsMerged(built.slice(from, to).map((r) => r.runs), views.slice(from, to), new Array<number>(to - from).fill(0), src, this.es, false);
-      else for (let q = from; q < to; q++) copyRunsIn(views[q]!, built[q]!, src, this.es);
-    }
-    return images;
+    return fullImages({ es: this.es, chunkElements: this.chunkElements, fill: this.ctx.fillValue ?? new Uint8Array(this.es) }, reqs, src, scratch);
   }
 
   override async memToFile(mem: Uint8Array): Promise<ChunkImage> {

@@ -238,14 +238,18 @@ describe('fixed array: writing', () => {
 });
 
 describe('fixed array: many records at once (insertMany)', () => {
-  it('inserts like insert one by one, across pages, and after flush + reopen', async () => {
+  /** A new fixed array of 40 × 60 chunks (3 pages of 1024) and 40 records for it, spread over the pages. */
+  function pagedArray() {
     const storage = new MemoryIndexStorage(new MemoryStore(), 0);
-    // 40 × 60 chunks: 3 pages of 1024
     const o = { dims: [40, 60], maxDims: [40, 60], chunkDims: [1, 1], elementSize: 8, filtered: true, info: { type: 'fixed-array' as const, pageBits: 10 } };
     const ctx = memoryContext(storage, o);
-    const fa = FixedArrayIndex.create(ctx);
     const coords = Array.from({ length: 40 }, (_, i) => [i, (i * 7) % 60]);
     const recs = coords.map((c, i) => ({ coords: c, address: 1000 + 64 * i, size: 50 + i, filterMask: i % 3 }));
+    return { storage, ctx, fa: FixedArrayIndex.create(ctx), coords, recs };
+  }
+
+  it('inserts like insert one by one, across pages, and after flush + reopen', async () => {
+    const { storage, ctx, fa, coords, recs } = pagedArray();
     await fa.insertMany(recs.slice(0, 20));
     for (const r of recs.slice(20)) await fa.insert(r);
     expect(await Promise.all([...coords, [39, 59]].map((c) => fa.lookup(c)))).toEqual([...recs, null]);
@@ -253,6 +257,19 @@ describe('fixed array: many records at once (insertMany)', () => {
     const re = await FixedArrayIndex.open({ ...ctx, reader: storage.reader() }, address);
     expect(await Promise.all(coords.slice().reverse().map((c) => re.lookup(c)))).toEqual(recs.slice().reverse());
     expect(sortRecords(await collect(re.iterate()))).toEqual(sortRecords(recs));
+  });
+
+  it('lookupMany gives what lookup gives, chunk by chunk: in memory, from pages read back, outside the grid', async () => {
+    const { storage, ctx, fa, coords, recs } = pagedArray();
+    const asked = [...coords, [39, 59], [40, 0]];
+    expect(await fa.lookupMany(asked)).toEqual(asked.map(() => null));
+    await fa.insertMany(recs);
+    expect(await fa.lookupMany(asked)).toEqual([...recs, null, null]);
+    const { address } = await fa.flush();
+    const re = await FixedArrayIndex.open({ ...ctx, reader: storage.reader() }, address);
+    const backwards = asked.slice().reverse();
+    expect(await re.lookupMany(backwards)).toEqual(await Promise.all(backwards.map((c) => re.lookup(c))));
+    expect(await re.lookupMany(backwards)).toEqual([null, null, ...recs.slice().reverse()]);
   });
 
   it('records every chunk or none: a record that cannot be stored leaves the earlier ones of the call unrecorded', async () => {

@@ -116,6 +116,8 @@ export interface ChunkIndex {
   relocate?(coords: readonly number[]): Promise<void>;
   /** The record of the chunk at scaled `coords`, or null when the chunk was never written. */
   lookup(coords: readonly number[]): Promise<ChunkRecord | null>;
+  /** Optional: {@link lookup} of many chunks in one call (the gathered writes look up a group of chunks at once). */
+  lookupMany?(coords: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]>;
   /** Inserts or replaces the record for `rec.coords`. */
   insert(rec: ChunkRecord): Promise<void>;
   /**

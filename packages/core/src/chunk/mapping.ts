@@ -171,7 +171,10 @@ function mapSplits(splits: DimSplit[], g: Grid, slab = new RunSlab(), hook?: Pie
     }
   };
   for (;;) {
-    const coords = gi.map((x, d) => splits[d]!.q[x]!);
+    // Grown with push, not `gi.map`: optimised code makes `map`'s result a holey array, the builtin a packed
+    // one, and chunk coordinates of both kinds deoptimise every index lookup that saw only one.
+    const coords: number[] = [];
+    for (let d = 0; d < r; d++) coords.push(splits[d]!.q[gi[d]!]!);
     let count = 1;
     for (let d = 0; d < r; d++) count *= splits[d]!.sum[gi[d]!]!;
     m = r - 1;

@@ -69,17 +69,31 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
   }
 
   /**
+   * {@link forRewrite} of many chunks, with one index call for all when the index has `lookupMany`
+   * (chunks of the last flushed state then go through {@link forRewrite} one by one).
+   */
+  async forRewriteMany(list: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]> {
+    const { index, store } = this.o;
+    let recs: (ChunkRecord | null)[] | undefined;
+    try {
+      recs = await index.lookupMany?.(list);
+    } catch {
+      recs = undefined; // looked up one by one below, which names the chunk that fails
+    }
+    // Never written, or written since the last flush: as found; else (or unknown) `forRewrite` decides.
+    const out: (ChunkRecord | null | undefined)[] = recs ? asFound(recs, store) : list.map(() => undefined);
+    for (const i of undecided(out)) out[i] = await this.guardValue(list[i]!, () => this.forRewrite(list[i]!));
+    return out as (ChunkRecord | null)[];
+  }
+
+  /**
    * {@link record} of many written chunk images (in order), with one index call for all when the
    * index has `insertMany`. On a failure the chunks are recorded one by one, so that the error names
    * the chunk it is about.
    */
   async recordMany(items: readonly { coords: readonly number[]; address: number; image: ChunkImage; old: ChunkRecord | null }[]): Promise<void> {
     const { index } = this.o;
-    const recs: ChunkRecord[] = [];
-    for (const { coords, address, image, old } of items) {
-      if (sameRecord(old, address, image)) continue;
-      recs.push({ coords: [...coords], address, size: image.bytes.length, filterMask: image.filterMask, ...(image.sections ? { sections: image.sections } : {}) });
-    }
+    const recs = changedRecords(items);
     if (recs.length === 0) return;
     if (index.insertMany) {
       try {
@@ -109,6 +123,30 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
     this.changes++;
     await this.o.index.insert(rec);
   }
+}
+
+/** Records that a rewrite takes as they are (null: never written; fresh space), others undefined. */
+function asFound(recs: readonly (ChunkRecord | null)[], store: ChunkStore): (ChunkRecord | null | undefined)[] {
+  const out: (ChunkRecord | null | undefined)[] = [];
+  for (const rec of recs) out.push(rec === null || store.isFresh(rec.address, rec.size) ? rec : undefined);
+  return out;
+}
+
+/** Positions of the undefined entries of `out`. */
+function undecided(out: readonly unknown[]): number[] {
+  const at: number[] = [];
+  for (let i = 0; i < out.length; i++) if (out[i] === undefined) at.push(i);
+  return at;
+}
+
+/** The index records of written chunk images, leaving out those whose record does not change. */
+function changedRecords(items: readonly { coords: readonly number[]; address: number; image: ChunkImage; old: ChunkRecord | null }[]): ChunkRecord[] {
+  const recs: ChunkRecord[] = [];
+  for (const { coords, address, image, old } of items) {
+    if (sameRecord(old, address, image)) continue;
+    recs.push({ coords: [...coords], address, size: image.bytes.length, filterMask: image.filterMask, ...(image.sections ? { sections: image.sections } : {}) });
+  }
+  return recs;
 }
 
 /** True when a chunk rewritten at `address` as `image` keeps its record `old` exactly (no index change). */

@@ -93,6 +93,34 @@ export class FixedArrayIndex extends FixedArrayReader {
     if (!this.ctx.storage) throw new InvalidStateError('the chunk index is read-only', { path: this.ctx.datasetPath, structure: HEADER });
   }
 
+  /**
+   * {@link lookup} of many chunks: the units (pages, or the block) not in memory are loaded first, then
+   * every element is read without a promise per chunk (write path: a gathered group looks up its chunks
+   * at once). The loops are small synchronous methods, optimised on their own.
+   */
+  async lookupMany(list: readonly (readonly number[])[]): Promise<(ChunkRecord | null)[]> {
+    for (const k of this.unitsMissing(list.map((coords) => this.locate(coords)))) await this.unit(k);
+    return this.lookupLoaded(list);
+  }
+
+  /** The distinct units of `locs` that are not in memory. */
+  private unitsMissing(locs: readonly ({ k: number } | null)[]): number[] {
+    const out: number[] = [];
+    for (const loc of locs) if (loc && !this.units[loc.k] && !out.includes(loc.k)) out.push(loc.k);
+    return out;
+  }
+
+  /** {@link lookup} of chunks whose units are in memory (a unit still missing has no chunk: null). */
+  private lookupLoaded(list: readonly (readonly number[])[]): (ChunkRecord | null)[] {
+    const out: (ChunkRecord | null)[] = [];
+    for (const coords of list) {
+      const loc = this.locate(coords);
+      const v = loc ? this.units[loc.k]?.get(loc.i) : null;
+      out.push(v ? { coords: coords.slice(), ...v } : null);
+    }
+    return out;
+  }
+
   override insert(rec: ChunkRecord): Promise<void> {
     return this.queue.run(() => this.insertNow(rec));
   }
@@ -104,13 +132,30 @@ export class FixedArrayIndex extends FixedArrayReader {
   /** Every record or none: elements already set are restored when a later one cannot be stored. */
   private async insertManyNow(recs: readonly ChunkRecord[]): Promise<void> {
     this.requireWritable();
-    const locs = recs.map((rec) => {
+    const locs = this.locateAll(recs);
+    const made = new Map<number, ElementTable>();
+    for (const k of this.unitsMissing(locs)) made.set(k, (await this.unit(k, true))!);
+    this.setAll(recs, locs, made);
+  }
+
+  /** The element positions of `recs` (a record outside the grid: ValueError). */
+  private locateAll(recs: readonly ChunkRecord[]): { k: number; i: number }[] {
+    const locs: { k: number; i: number }[] = [];
+    for (const rec of recs) {
       const loc = this.locate(rec.coords);
       if (!loc) throw new ValueError(`chunk [${rec.coords.join(', ')}] lies outside the fixed array's chunk grid`, { path: this.ctx.datasetPath, structure: HEADER });
-      return loc;
-    });
+      locs.push(loc);
+    }
+    return locs;
+  }
+
+  /**
+   * Sets the elements of `recs` at `locs` (tables in memory, or in `made`) and marks their units
+   * dirty; when one cannot be stored, those already set are restored and the error is thrown.
+   */
+  private setAll(recs: readonly ChunkRecord[], locs: readonly { k: number; i: number }[], made: ReadonlyMap<number, ElementTable>): void {
     const tables: ElementTable[] = [];
-    for (const loc of locs) tables.push(this.units[loc.k] ?? (await this.unit(loc.k, true))!);
+    for (const loc of locs) tables.push((this.units[loc.k] ?? made.get(loc.k))!);
     const before: (Omit<ChunkRecord, 'coords'> | null)[] = [];
     try {
       for (let j = 0; j < recs.length; j++) {
