@@ -128,41 +128,41 @@ describe('filtered reads into shared memory', () => {
   });
 
   for (const allowShared of [true, false]) {
-  it(`read() of large selections (${allowShared ? 'new shared result' : 'staged through shared memory'}) gives the calling thread's values, also for reads at once`, async () => {
-    const big = [
-      ['whole dataset', undefined],
-      ['box with partial chunks', selectHyperslab({ start: [1, 100, 50], count: [4, 450, 400] })],
-      ['strided', selectHyperslab({ start: [0, 1, 2], stride: [1, 3, 2], count: [5, 190, 240], block: [1, 2, 1] })],
-    ] as const;
-    for (const name of ['shuffle + gzip', 'bitshuffle + LZ4']) {
-      const off = pipelineOffload();
-      setPipelineOffload(null);
-      const f0 = await openFile(files.get(name)!);
-      const d0 = (await f0.get('d')) as Dataset;
-      const expected = await Promise.all(big.map(async ([, sel]) => (await d0.read(sel)) as Uint16Array)).finally(() => setPipelineOffload(off));
-      await f0.close();
-      // (a new handle: chunks read in part above sit in the first one's chunk cache)
-      const f = await openFile(files.get(name)!);
-      const ds = (await f.get('d')) as Dataset;
-      let into = 0;
-      setPipelineOffload({ ...off!, encode: off!.encode.bind(off), decode: off!.decode.bind(off), decodeInto: (...a) => (into++, off!.decodeInto!(...a)), inputBuffer: off!.inputBuffer!.bind(off) });
-      try {
-        for (let i = 0; i < big.length; i++) {
-          const v = (await ds.read(big[i]![1], { allowShared })) as Uint16Array;
-          expect(v.buffer instanceof SharedArrayBuffer).toBe(allowShared && v.byteLength > 1 << 20);
-          expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer)), `${name}, ${big[i]![0]}`).toBe(0);
+    it(`read() of large selections (${allowShared ? 'new shared result' : 'staged through shared memory'}) gives the calling thread's values, also for reads at once`, async () => {
+      const big = [
+        ['whole dataset', undefined],
+        ['box with partial chunks', selectHyperslab({ start: [1, 100, 50], count: [4, 450, 400] })],
+        ['strided', selectHyperslab({ start: [0, 1, 2], stride: [1, 3, 2], count: [5, 190, 240], block: [1, 2, 1] })],
+      ] as const;
+      for (const name of ['shuffle + gzip', 'bitshuffle + LZ4']) {
+        const off = pipelineOffload();
+        setPipelineOffload(null);
+        const f0 = await openFile(files.get(name)!);
+        const d0 = (await f0.get('d')) as Dataset;
+        const expected = await Promise.all(big.map(async ([, sel]) => (await d0.read(sel)) as Uint16Array)).finally(() => setPipelineOffload(off));
+        await f0.close();
+        // (a new handle: chunks read in part above sit in the first one's chunk cache)
+        const f = await openFile(files.get(name)!);
+        const ds = (await f.get('d')) as Dataset;
+        let into = 0;
+        setPipelineOffload({ ...off!, encode: off!.encode.bind(off), decode: off!.decode.bind(off), decodeInto: (...a) => (into++, off!.decodeInto!(...a)), inputBuffer: off!.inputBuffer!.bind(off) });
+        try {
+          for (let i = 0; i < big.length; i++) {
+            const v = (await ds.read(big[i]![1], { allowShared })) as Uint16Array;
+            expect(v.buffer instanceof SharedArrayBuffer).toBe(allowShared && v.byteLength > 1 << 20);
+            expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer)), `${name}, ${big[i]![0]}`).toBe(0);
+          }
+          expect(into).toBeGreaterThan(60); // the workers decoded into shared memory
+          // several reads at once (staged: one takes the kept staging area, the others new ones), each its own result
+          const all = await Promise.all(big.map(([, sel]) => ds.read(sel, { allowShared }) as Promise<Uint16Array>));
+          all.forEach((v, i) => expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer))).toBe(0));
+          expect(new Set(all.map((v) => v.buffer)).size).toBe(all.length);
+        } finally {
+          setPipelineOffload(off);
         }
-        expect(into).toBeGreaterThan(60); // the workers decoded into shared memory
-        // several reads at once (staged: one takes the kept staging area, the others new ones), each its own result
-        const all = await Promise.all(big.map(([, sel]) => ds.read(sel, { allowShared }) as Promise<Uint16Array>));
-        all.forEach((v, i) => expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer))).toBe(0));
-        expect(new Set(all.map((v) => v.buffer)).size).toBe(all.length);
-      } finally {
-        setPipelineOffload(off);
+        await f.close();
       }
-      await f.close();
-    }
-  });
+    });
   }
 
   it('read() returns plain ArrayBuffers for small reads and with allowShared: false, shared memory only for large filtered reads', async () => {

@@ -73,7 +73,7 @@ export interface ReadOptions {
   maxReadBytes?: number;
   /**
    * Whether numbers may come in an array over a `SharedArrayBuffer` (default true). A large filtered
-   * read (more than 1 MiB of a chunked dataset with filters, with the filter worker threads of
+   * read of integers or floats (more than 1 MiB of a chunked dataset with filters, with the filter worker threads of
    * `@chunkform/filters` running — Node; browsers have none) allocates its result in shared memory
    * so that the workers decode the chunks straight into it: the calling thread then handles no chunk
    * bytes, and reads scale with the threads. The result is an ordinary TypedArray of its type, and
@@ -448,7 +448,9 @@ export class ReadDataset {
     checkReadSize(count, this.elementSize, limit, this.path);
     const storage = await this.storage();
     if (storage.objectValues) return readObjects(storage, storage.objectValues, sel, count, this.elementSize);
-    const { bytes, owned } = await storage.read(sel, count, undefined, { ordinary: opts.allowShared === false });
+    // (shared memory only for numbers, which come as views of the bytes: other values are decoded from them)
+    const numbers = this.dtype.class === 'integer' || this.dtype.class === 'float';
+    const { bytes, owned } = await storage.read(sel, count, undefined, { ordinary: opts.allowShared === false || !numbers });
     return bytesToValues(this.ctx, bytes, this.dtype, count, owned);
   }
 
