@@ -1,6 +1,6 @@
 /**
  * Shared memory for filtered reads that return a new array. By default such a read (more than
- * 1 MiB, filter workers running) gets its result in a `SharedArrayBuffer` ({@link sharedResult}):
+ * 1 MiB, filter workers running) gets its result in a `SharedArrayBuffer` ({@link useShared}):
  * the filter workers decode each chunk read in full straight into its place, as for `readInto`
  * with shared memory (../filter/decode-into.ts), so the calling thread neither copies the chunks
  * nor first touches the result's pages — both would stay on it, since only the thread that owns an
@@ -20,29 +20,17 @@ const KEPT_STAGE_BYTES = 64 << 20;
 
 let kept: SharedArrayBuffer | null = null;
 
-/** True when filter workers can decode chunks into shared memory in this runtime. */
-function workersDecodeShared(): boolean {
-  if (typeof SharedArrayBuffer === 'undefined') return false;
-  const off = pipelineOffload();
-  return !!off?.decodeInto && off.threads! > 0;
-}
-
 /**
- * A new result of `bytes` bytes in shared memory for a read that may return one (`read()` without
- * `allowShared: false`), or null when the read should allocate an ordinary one (small, no shared
- * memory, no workers that decode into it). The filter workers then decode the chunks read in full
- * straight into their places in the result, so the calling thread neither copies nor first touches
- * its pages (with an ordinary result it must do both: only it can write an `ArrayBuffer`).
- (When the runtime cannot allocate the shared memory: null too, and the read allocates ordinary memory.)
+ * True when a read of `bytes` bytes into a new result should go through shared memory: large enough,
+ * and filter workers that decode into it. A read that may return its result in shared memory
+ * (`read()` without `allowShared: false`) then allocates it there: the filter workers decode the
+ * chunks read in full straight into their places, so the calling thread neither copies them nor
+ * first touches the result's pages (with an ordinary result it must do both: only it can write an
+ * `ArrayBuffer`). Otherwise it stages the chunks ({@link takeStage}).
  */
-export function sharedResult(bytes: number): Uint8Array | null {
-  if (bytes < MIN_STAGED_BYTES || !workersDecodeShared()) return null;
-  try {
-    return new Uint8Array(new SharedArrayBuffer(bytes));
-  } catch (e) {
-    if (e instanceof RangeError) return null;
-    throw e;
-  }
+export function useShared(bytes: number): boolean {
+  const off = pipelineOffload();
+  return bytes >= MIN_STAGED_BYTES && typeof SharedArrayBuffer !== 'undefined' && !!off?.decodeInto && off.threads! > 0;
 }
 
 /**
@@ -51,7 +39,7 @@ export function sharedResult(bytes: number): Uint8Array | null {
  * into it). Give it back with {@link releaseStage} once the read has succeeded.
  */
 export function takeStage(bytes: number, pieces: number): Uint8Array | null {
-  if (bytes < MIN_STAGED_BYTES || pieces < 2 || !workersDecodeShared()) return null;
+  if (pieces < 2 || !useShared(bytes)) return null;
   let buf = kept;
   if (buf && buf.byteLength >= bytes) kept = null;
   else buf = new SharedArrayBuffer(bytes);

@@ -448,9 +448,8 @@ export class ReadDataset {
     checkReadSize(count, this.elementSize, limit, this.path);
     const storage = await this.storage();
     if (storage.objectValues) return readObjects(storage, storage.objectValues, sel, count, this.elementSize);
-    // (shared memory only for numbers, which come as views of the bytes: other values are decoded from them)
-    const numbers = this.dtype.class === 'integer' || this.dtype.class === 'float';
-    const { bytes, owned } = await storage.read(sel, count, undefined, { ordinary: opts.allowShared === false || !numbers });
+    // (shared memory only for numbers that come as views of the bytes: other values are decoded from them)
+    const { bytes, owned } = await storage.read(sel, count, undefined, opts.allowShared === false || !nativeArrayType(this.dtype));
     return bytesToValues(this.ctx, bytes, this.dtype, count, owned);
   }
 

@@ -21,7 +21,7 @@ import { ChunkReader, type ChunkEngineOptions } from '../chunk/chunk-reader.js';
 import type { ChunkStore } from '../chunk/chunk-format.js';
 import type { Selection } from '../selection/selection.js';
 import { checkInto } from './flat-runs.js';
-import type { DatasetStorage, StorageRead, StorageReadOptions } from './dataset-storage.js';
+import type { DatasetStorage, StorageRead } from './dataset-storage.js';
 
 /** One stored chunk, as direct chunk I/O reports it (h5py's `get_chunk_info`). */
 export interface ChunkInfo {
@@ -219,9 +219,9 @@ export class ReadChunkedStorage implements DatasetStorage {
   /** Writes the chunks cached with changes (`ChunkedStorage`; a reader has none). @internal */
   protected async flushCached(): Promise<void> {}
 
-  async read(sel: Selection, count: number, into?: Uint8Array, opts?: StorageReadOptions): Promise<StorageRead> {
+  async read(sel: Selection, count: number, into?: Uint8Array, ordinary?: boolean): Promise<StorageRead> {
     if (into) checkInto(into, count, this.info.elementSize, this.info.path);
-    return { bytes: await this.engine.read(sel, count, into, opts?.ordinary), owned: !into };
+    return { bytes: await this.engine.read(sel, count, into, ordinary), owned: !into };
   }
 
   /** True when the chunk format tracks defined elements (sparse). */
