@@ -19,9 +19,11 @@
  * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's),
  * BENCH_THREADS_ROWS (comma-separated parts of row names, e.g. `write zstd,stream` or `read`: only the
  * rows whose name contains one; default all), BENCH_THREADS_RSS=0 (skip the peak-RSS children).
- * Besides `read()` (a new result array each time), each filter has a `readInto` row reading into an
- * array over a `SharedArrayBuffer` allocated once (a frame buffer reused across reads): there the
- * filter workers decode each chunk straight into its place and the main thread handles no chunk bytes.
+ * Each filter has three read rows: `read` (`read()`, a new result each time: in shared memory that the
+ * filter workers decode each chunk straight into), `read ordinary` (`read()` with `allowShared: false`:
+ * an ordinary `ArrayBuffer`, the chunks staged through shared memory and copied by the main thread) and
+ * `readInto shared` (`readInto` an array over a `SharedArrayBuffer` allocated once, a frame buffer
+ * reused across reads: no result pages to touch for the first time).
  * @module
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -116,13 +118,13 @@ async function writeWhole(path: string, data: Uint16Array, frames: number, opts:
   return (performance.now() - t) / 1000;
 }
 
-/** Open + read whole (into `into` when given) + close; checks the last frame's sum. */
-async function readWhole(path: string, expect: number, into?: Uint16Array): Promise<number> {
+/** Open + read whole (into `into` when given; `'ordinary'`: `read()` with `allowShared: false`) + close; checks the last frame's sum. */
+async function readWhole(path: string, expect: number, into?: Uint16Array | 'ordinary'): Promise<number> {
   const c0 = mainCpu();
   const t = performance.now();
   const f = await openFile(path);
   const ds = (await f.get('d')) as Dataset;
-  const v = into ? await ds.readInto(into) : ((await ds.read()) as Uint16Array);
+  const v = into === 'ordinary' ? ((await ds.read(undefined, { allowShared: false })) as Uint16Array) : into ? await ds.readInto(into) : ((await ds.read()) as Uint16Array);
   await f.close();
   const s = (performance.now() - t) / 1000;
   busySince(c0);
@@ -241,7 +243,7 @@ export async function runThreads(dir: string): Promise<void> {
   const mainShare = new Map<string, number[]>();
   const busy = (row: string, wall: number) => mainShare.set(row, [...(mainShare.get(row) ?? []), lastBusy / wall]);
   const rows: string[] = [];
-  for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`, `readInto shared ${fl.name}`);
+  for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`, `read ordinary ${fl.name}`, `readInto shared ${fl.name}`);
   rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1');
   rows.splice(0, rows.length, ...rows.filter(picked), 'ceiling: 2 zlib streams');
   // the reused destination of the readInto rows (shared memory: the workers write it)
@@ -250,9 +252,9 @@ export async function runThreads(dir: string): Promise<void> {
   for (let rep = 0; rep < REPEAT; rep++) {
     const order = rep % 2 === 0 ? [1, 2] : [2, 1];
     for (const fl of FILTERS) {
-      if (!picked(`write ${fl.name}`) && !picked(`read ${fl.name}`) && !picked(`readInto shared ${fl.name}`)) continue;
+      if (!picked(`write ${fl.name}`) && !picked(`read ${fl.name}`) && !picked(`read ordinary ${fl.name}`) && !picked(`readInto shared ${fl.name}`)) continue;
       const path = join(dir, `t-${fl.name.replace(/\W+/g, '_')}.h5`);
-      const rt: Record<number, [number, number, number]> = {};
+      const rt: Record<number, [number, number, number, number]> = {};
       for (const th of order) {
         configureWorkers({ threads: th });
         await startWorkers();
@@ -263,14 +265,18 @@ export async function runThreads(dir: string): Promise<void> {
         if (th === 2) busy(`read ${fl.name}`, r);
         const ri = picked(`readInto shared ${fl.name}`) ? await readWhole(path, lastSum, shared) : NaN;
         if (th === 2) busy(`readInto shared ${fl.name}`, ri);
-        rt[th] = [w, r, ri];
+        const ro = picked(`read ordinary ${fl.name}`) ? await readWhole(path, lastSum, 'ordinary') : NaN;
+        if (th === 2) busy(`read ordinary ${fl.name}`, ro);
+        rt[th] = [w, r, ri, ro];
         add(`write ${fl.name}`, th, w);
         add(`read ${fl.name}`, th, r);
         add(`readInto shared ${fl.name}`, th, ri);
+        add(`read ordinary ${fl.name}`, th, ro);
       }
       ratios.set(`write ${fl.name}`, [...(ratios.get(`write ${fl.name}`) ?? []), rt[1]![0] / rt[2]![0]]);
       ratios.set(`read ${fl.name}`, [...(ratios.get(`read ${fl.name}`) ?? []), rt[1]![1] / rt[2]![1]]);
       ratios.set(`readInto shared ${fl.name}`, [...(ratios.get(`readInto shared ${fl.name}`) ?? []), rt[1]![2] / rt[2]![2]]);
+      ratios.set(`read ordinary ${fl.name}`, [...(ratios.get(`read ordinary ${fl.name}`) ?? []), rt[1]![3] / rt[2]![3]]);
       if (fl.name === 'LZ4' && lz4Ref && picked('write LZ4') && picked('read LZ4')) {
         const ref = join(dir, 'h5py-lz4.h5');
         const hw = Number(h5py(['write', raw, ref, String(FRAMES), String(H), String(W)]));

@@ -3,9 +3,10 @@
  * array over a `SharedArrayBuffer` has the filter workers decode each chunk read in full straight
  * into its place, so the calling thread never handles the chunk's bytes. The values equal the
  * ordinary path's for whole, edge, partial and strided selections and every built-in pipeline; a
- * corrupt chunk still rejects with the typed error naming dataset and chunk; `read()` never hands out
- * shared memory; and without workers (a browser) or with an offload that cannot decode into shared
- * memory, the same call decodes on the calling thread.
+ * corrupt chunk still rejects with the typed error naming dataset and chunk; a large `read()` returns
+ * a new array over shared memory that the workers decoded into (`allowShared: false`: an ordinary
+ * array, staged through shared memory), small reads ordinary arrays; and without workers (a browser)
+ * or with an offload that cannot decode into shared memory, the same call decodes on the calling thread.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,49 +127,67 @@ describe('filtered reads into shared memory', () => {
     }
   });
 
-  it('read() of large selections (staged through shared memory) gives the calling thread\'s values, also for reads at once', async () => {
-    const big = [
-      ['whole dataset', undefined],
-      ['box with partial chunks', selectHyperslab({ start: [1, 100, 50], count: [4, 450, 400] })],
-      ['strided', selectHyperslab({ start: [0, 1, 2], stride: [1, 3, 2], count: [5, 190, 240], block: [1, 2, 1] })],
-    ] as const;
-    for (const name of ['shuffle + gzip', 'bitshuffle + LZ4']) {
-      const off = pipelineOffload();
-      setPipelineOffload(null);
-      const f0 = await openFile(files.get(name)!);
-      const d0 = (await f0.get('d')) as Dataset;
-      const expected = await Promise.all(big.map(async ([, sel]) => (await d0.read(sel)) as Uint16Array)).finally(() => setPipelineOffload(off));
-      await f0.close();
-      // (a new handle: chunks read in part above sit in the first one's chunk cache)
-      const f = await openFile(files.get(name)!);
-      const ds = (await f.get('d')) as Dataset;
-      let into = 0;
-      setPipelineOffload({ ...off!, encode: off!.encode.bind(off), decode: off!.decode.bind(off), decodeInto: (...a) => (into++, off!.decodeInto!(...a)), inputBuffer: off!.inputBuffer!.bind(off) });
-      try {
-        for (let i = 0; i < big.length; i++) {
-          const v = (await ds.read(big[i]![1])) as Uint16Array;
-          expect(v.buffer instanceof SharedArrayBuffer).toBe(false);
-          expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer)), `${name}, ${big[i]![0]}`).toBe(0);
+  for (const allowShared of [true, false]) {
+    it(`read() of large selections (${allowShared ? 'new shared result' : 'staged through shared memory'}) gives the calling thread's values, also for reads at once`, async () => {
+      const big = [
+        ['whole dataset', undefined],
+        ['box with partial chunks', selectHyperslab({ start: [1, 100, 50], count: [4, 450, 400] })],
+        ['strided', selectHyperslab({ start: [0, 1, 2], stride: [1, 3, 2], count: [5, 190, 240], block: [1, 2, 1] })],
+      ] as const;
+      for (const name of ['shuffle + gzip', 'bitshuffle + LZ4']) {
+        const off = pipelineOffload();
+        setPipelineOffload(null);
+        const f0 = await openFile(files.get(name)!);
+        const d0 = (await f0.get('d')) as Dataset;
+        const expected = await Promise.all(big.map(async ([, sel]) => (await d0.read(sel)) as Uint16Array)).finally(() => setPipelineOffload(off));
+        await f0.close();
+        // (a new handle: chunks read in part above sit in the first one's chunk cache)
+        const f = await openFile(files.get(name)!);
+        const ds = (await f.get('d')) as Dataset;
+        let into = 0;
+        setPipelineOffload({ ...off!, encode: off!.encode.bind(off), decode: off!.decode.bind(off), decodeInto: (...a) => (into++, off!.decodeInto!(...a)), inputBuffer: off!.inputBuffer!.bind(off) });
+        try {
+          for (let i = 0; i < big.length; i++) {
+            const v = (await ds.read(big[i]![1], { allowShared })) as Uint16Array;
+            expect(v.buffer instanceof SharedArrayBuffer).toBe(allowShared && v.byteLength > 1 << 20);
+            expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer)), `${name}, ${big[i]![0]}`).toBe(0);
+          }
+          expect(into).toBeGreaterThan(60); // the workers decoded into shared memory
+          // several reads at once (staged: one takes the kept staging area, the others new ones), each its own result
+          const all = await Promise.all(big.map(([, sel]) => ds.read(sel, { allowShared }) as Promise<Uint16Array>));
+          all.forEach((v, i) => expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer))).toBe(0));
+          expect(new Set(all.map((v) => v.buffer)).size).toBe(all.length);
+        } finally {
+          setPipelineOffload(off);
         }
-        expect(into).toBeGreaterThan(60); // the staged path ran
-        // several reads at once (one takes the kept staging area, the others new ones)
-        const all = await Promise.all(big.map(([, sel]) => ds.read(sel) as Promise<Uint16Array>));
-        all.forEach((v, i) => expect(Buffer.compare(Buffer.from(v.buffer, v.byteOffset, v.byteLength), Buffer.from(expected[i]!.buffer))).toBe(0));
-      } finally {
-        setPipelineOffload(off);
+        await f.close();
       }
-      await f.close();
-    }
-  });
+    });
+  }
 
-  it('read() returns arrays over plain ArrayBuffers, never shared memory', async () => {
+  it('read() returns plain ArrayBuffers for small reads and with allowShared: false, shared memory only for large filtered reads', async () => {
     const f = await openFile(files.get('bitshuffle + LZ4')!);
     const ds = (await f.get('d')) as Dataset;
-    for (const [, sel] of SELECTIONS) {
-      const v = (await ds.read(sel)) as Uint16Array;
+    for (const [what, sel] of SELECTIONS) {
+      const v = (await ds.read(sel, { allowShared: false })) as Uint16Array;
       expect(v.buffer).toBeInstanceOf(ArrayBuffer);
       expect(v.buffer instanceof SharedArrayBuffer).toBe(false);
+      const d = (await ds.read(sel)) as Uint16Array;
+      expect(d.buffer instanceof SharedArrayBuffer, what).toBe(d.byteLength > 1 << 20);
+      expect(d).toBeInstanceOf(Uint16Array);
+      expect(d.byteOffset).toBe(0);
+      expect(Buffer.compare(Buffer.from(d.buffer, d.byteOffset, d.byteLength), Buffer.from(v.buffer, v.byteOffset, v.byteLength)), what).toBe(0);
     }
+    // an unfiltered dataset: ordinary memory whatever the size
+    const path = join(dir, 'plain.h5');
+    const w = await createFile(path);
+    await ((await w.createDataset('d', { dtype: 'uint16', shape: [D0, D1, D2], chunks: CHUNKS })) as Dataset).write(data);
+    await w.close();
+    const p = await openFile(path);
+    const all = (await ((await p.get('d')) as Dataset).read()) as Uint16Array;
+    expect(all.buffer instanceof SharedArrayBuffer).toBe(false);
+    expect(Buffer.compare(Buffer.from(all.buffer, all.byteOffset, all.byteLength), Buffer.from(data.buffer))).toBe(0);
+    await p.close();
     await f.close();
   });
 
@@ -192,10 +211,12 @@ describe('filtered reads into shared memory', () => {
       expect(String((err as Error).message)).toContain('chunk [1, 1, 0]');
       expect(String((err as Error).message)).toContain('/d');
       expect(workerStats().failed).toBeGreaterThan(before); // failed on a worker, then here with the chunk named
-      // read() stages the chunks through shared memory: the same error
-      const err2 = await ds.read().catch((e: unknown) => e);
-      expect(err2).toBeInstanceOf(kind);
-      expect(String((err2 as Error).message)).toContain('chunk [1, 1, 0]');
+      // read() into a new shared result, or staged through shared memory: the same error
+      for (const allowShared of [true, false]) {
+        const err2 = await ds.read(undefined, { allowShared }).catch((e: unknown) => e);
+        expect(err2).toBeInstanceOf(kind);
+        expect(String((err2 as Error).message)).toContain('chunk [1, 1, 0]');
+      }
       // a selection that misses the bad chunk reads fine
       const sel = selectHyperslab({ start: [0, 0, 0], count: [2, D1, D2] });
       const out = shared(2 * D1 * D2);

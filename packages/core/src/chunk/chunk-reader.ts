@@ -24,7 +24,7 @@ import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 import type { Holder, WriteQueue } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
 import { isShared, sharedInput } from '../filter/decode-into.js';
-import { copyStaged, releaseStage, takeStage } from './shared-stage.js';
+import { copyStaged, releaseStage, takeStage, useShared } from './shared-stage.js';
 
 /** Everything one dataset's engine works with. */
 export interface ChunkEngineOptions<Mem> {
@@ -96,17 +96,24 @@ export class ChunkReader<Mem> {
   }
   /**
    * Reads the elements of `sel` (in selection order) into a new byte buffer, or into `into`
-   * (`count × elementSize` bytes; every byte is overwritten) when given.
+   * (`count × elementSize` bytes; every byte is overwritten) when given. A new buffer may be over a
+   * `SharedArrayBuffer` (a large filtered read with filter workers: they decode straight into it,
+   * ./shared-stage.ts) unless `ordinary` asks for an ordinary `ArrayBuffer`.
    */
-  async read(sel: Selection, count: number, into?: Uint8Array): Promise<Uint8Array> {
+  async read(sel: Selection, count: number, into?: Uint8Array, ordinary?: boolean): Promise<Uint8Array> {
     await this.settle();
-    const out = into ?? allocBytes(count * this.o.elementSize, this.o.path);
+    const bytes = count * this.o.elementSize;
+    const f = this.o.format;
+    // a new result that the filter workers can decode chunks into (./shared-stage.ts)
+    const fresh = !into && !f.fileReadMany && !!f.decodeInto;
+    const shared = fresh && !ordinary && useShared(bytes);
+    const out = into ?? allocBytes(bytes, this.o.path, shared);
     const pieces = (await this.storedPieces(sel, out)) ?? mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims]);
     if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
     else {
-      // A new result: chunks read in full are decoded by the filter workers into a shared staging
-      // area and copied from there (./shared-stage.ts).
-      const stage = !into && this.o.format.decodeInto ? takeStage(out.length, pieces.length) : null;
+      // A new ordinary result: chunks read in full are decoded by the filter workers into a shared
+      // staging area and copied from there (./shared-stage.ts).
+      const stage = fresh && !shared ? takeStage(bytes, pieces.length) : null;
       // Chunks fill disjoint parts of `out`: overlap their I/O and decoding.
       await inParallel(pieces, this.concurrency, (req) =>
         this.p.guard(req.coords, async () => {

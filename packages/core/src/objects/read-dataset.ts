@@ -71,6 +71,18 @@ export interface ReadOptions {
    * `openFile` set another). A larger read throws `ResourceLimitError` before allocating anything.
    */
   maxReadBytes?: number;
+  /**
+   * Whether numbers may come in an array over a `SharedArrayBuffer` (default true). A large filtered
+   * read of integers or floats (more than 1 MiB of a chunked dataset with filters, with the filter worker threads of
+   * `@chunkform/filters` running — Node; browsers have none) allocates its result in shared memory
+   * so that the workers decode the chunks straight into it: the calling thread then handles no chunk
+   * bytes, and reads scale with the threads. The result is an ordinary TypedArray of its type, and
+   * this thread is the only one holding it, but its `buffer` is a `SharedArrayBuffer`: it cannot be
+   * transferred (`postMessage(v, [v.buffer])`), and posting it shares the memory instead of copying
+   * it. `false`: always an ordinary `ArrayBuffer` (the chunks then go through a reused shared staging
+   * buffer and this thread copies them into the result, which scales less).
+   */
+  allowShared?: boolean;
 }
 
 /** What `ReadDataset.open` decodes from the object header besides the layout. @internal */
@@ -250,7 +262,7 @@ export class ReadDataset {
    * @throws ResourceLimitError when the result would exceed `maxReadBytes` (nothing is allocated).
    */
   async read(selection?: Selection, opts: ReadOptions = {}): Promise<Values> {
-    return this.locked('read', () => this.readValues(selection ?? selectAll(), opts.maxReadBytes));
+    return this.locked('read', () => this.readValues(selection ?? selectAll(), opts));
   }
 
   /**
@@ -343,7 +355,7 @@ export class ReadDataset {
       const one = await storage.readDefined?.(sel);
       if (one) return { selection: one.selection, values: await bytesToValues(this.ctx, one.bytes, this.dtype, one.bytes.length / this.elementSize, true) };
       const defined = await this.definedIn(sel);
-      return { selection: defined, values: await this.readValues(defined, opts.maxReadBytes) };
+      return { selection: defined, values: await this.readValues(defined, opts) };
     });
   }
 
@@ -430,13 +442,14 @@ export class ReadDataset {
   // ---- the work of the calls, without ordering (for calls that already hold the order) ------
 
   /** @internal */
-  protected async readValues(sel: Selection, maxReadBytes?: number): Promise<Values> {
+  protected async readValues(sel: Selection, opts: ReadOptions = {}): Promise<Values> {
     const count = this.countOf(sel);
-    const limit = maxReadBytes === undefined ? this.ctx.maxReadBytes : validReadLimit(maxReadBytes, 'read');
+    const limit = opts.maxReadBytes === undefined ? this.ctx.maxReadBytes : validReadLimit(opts.maxReadBytes, 'read');
     checkReadSize(count, this.elementSize, limit, this.path);
     const storage = await this.storage();
     if (storage.objectValues) return readObjects(storage, storage.objectValues, sel, count, this.elementSize);
-    const { bytes, owned } = await storage.read(sel, count);
+    // (shared memory only for numbers that come as views of the bytes: other values are decoded from them)
+    const { bytes, owned } = await storage.read(sel, count, undefined, opts.allowShared === false || !nativeArrayType(this.dtype));
     return bytesToValues(this.ctx, bytes, this.dtype, count, owned);
   }
 

@@ -20,8 +20,10 @@ export interface DatasetStorage {
   /**
    * Reads the `count` elements of `sel`. With `into` (`count × elementSize` bytes, e.g. a buffer the
    * caller reuses across reads) the bytes are stored there and `into` is returned as `bytes`.
+   * Without `into`, a large filtered chunked read may return bytes over a `SharedArrayBuffer`
+   * (../chunk/shared-stage.ts) unless `ordinary` asks for an ordinary `ArrayBuffer`.
    */
-  read(sel: Selection, count: number, into?: Uint8Array): Promise<StorageRead>;
+  read(sel: Selection, count: number, into?: Uint8Array, ordinary?: boolean): Promise<StorageRead>;
   /** Writes the elements of `sel` from `bytes` (selection order; absent in read-only storage). */
   write?(sel: Selection, bytes: Uint8Array): Promise<void>;
   /** Writes pending state (cached chunks, index structures, layout message updates). */

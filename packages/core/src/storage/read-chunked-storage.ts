@@ -219,9 +219,9 @@ export class ReadChunkedStorage implements DatasetStorage {
   /** Writes the chunks cached with changes (`ChunkedStorage`; a reader has none). @internal */
   protected async flushCached(): Promise<void> {}
 
-  async read(sel: Selection, count: number, into?: Uint8Array): Promise<StorageRead> {
+  async read(sel: Selection, count: number, into?: Uint8Array, ordinary?: boolean): Promise<StorageRead> {
     if (into) checkInto(into, count, this.info.elementSize, this.info.path);
-    return { bytes: await this.engine.read(sel, count, into), owned: !into };
+    return { bytes: await this.engine.read(sel, count, into, ordinary), owned: !into };
   }
 
   /** True when the chunk format tracks defined elements (sparse). */

@@ -35,10 +35,13 @@ export function checkReadSize(count: number, es: number, limit: number, path: st
   }
 }
 
-/** `new Uint8Array(n)`, with a refused allocation reported as {@link ResourceLimitError} naming `path`. */
-export function allocBytes(n: number, path: string): Uint8Array {
+/**
+ * `new Uint8Array(n)` (`shared`: over a new `SharedArrayBuffer`), with a refused allocation reported as
+ * {@link ResourceLimitError} naming `path`.
+ */
+export function allocBytes(n: number, path: string, shared?: boolean): Uint8Array {
   try {
-    return new Uint8Array(n);
+    return new Uint8Array(shared ? new SharedArrayBuffer(n) : new ArrayBuffer(n));
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     throw new ResourceLimitError(`cannot allocate ${n} bytes: ${e.message}`, n, MAX_ARRAY_BYTES, { path });
