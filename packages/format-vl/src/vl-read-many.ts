@@ -1,10 +1,10 @@
 /**
- * Whole reads of many stored VL chunks at once (core's `fileReadMany`, docs/format-vl.md §5.1), for
- * layouts without filters: chunks next to each other in the file (at most {@link GAP_BYTES} apart) are
- * read with one I/O into one buffer, each
- * chunk is decoded from its view of that buffer (both section checksums verified, entries checked
- * against the heap, as a chunk read alone) and its values copied out at once. When the values
- * leave as copies (strings), one buffer serves every group of the read: no buffer per chunk.
+ * Whole reads of many stored VL chunks at once (core's `fileReadMany`, docs/format-vl.md §5.3), for
+ * layouts without filters: chunks next to each other in the file (at most {@link GAP_BYTES} apart)
+ * are read with one I/O into one buffer, each chunk is decoded from its view of that buffer (both
+ * section checksums verified, entries checked against the heap, as a chunk read alone) and its
+ * values copied out at once. When the values leave as copies (strings), one buffer serves every
+ * group of the read: no buffer per chunk.
  * @module
  */
 import type { ChunkRecord, ChunkRequest, RawIO } from '@chunkform/core';
