@@ -17,6 +17,7 @@ import {
   type ChunkImage,
   type ChunkRecord,
   type ChunkRequest,
+  type RawIO,
   type Selection,
 } from '@chunkform/core';
 import { emptyVlChunk, eraseValue, readValues, writeEmpty, writeValues, type VlChunk } from './vl-chunk.js';
@@ -26,6 +27,7 @@ import { vlCodec, type VlCodec } from './vl-values.js';
 import { ColumnRead, readColumn, stringColumns, writeColumn } from './vl-column.js';
 import { columnChunk, textChunk } from './vl-image.js';
 import { VLStrings } from './vl-strings.js';
+import { readMany, type ChunkReading, type ReadItem } from './vl-read-many.js';
 
 /** Variable-length structured chunks (layout class 4, structured chunk type 1). */
 export class VlFormat implements ChunkFormat<VlChunk> {
@@ -67,6 +69,21 @@ export class VlFormat implements ChunkFormat<VlChunk> {
 
   memToFile(mem: VlChunk, coords: readonly number[]): Promise<ChunkImage> {
     return encodeVlChunk(mem, this.ctx, this.shape, coords);
+  }
+
+  /**
+   * Layouts without filters: chunks read in full are read many at once, chunks adjacent in the file
+   * with one I/O into one buffer (vl-read-many.ts). Filtered layouts decode chunk by chunk (in
+   * parallel on the filter workers), so they have none.
+   */
+  get fileReadMany(): ((items: readonly ReadItem[], out: Uint8Array, io: RawIO) => Promise<void>) | undefined {
+    if (anySectionFiltered(this.ctx)) return undefined;
+    const how: ChunkReading = {
+      decode: (image, rec) => this.fileToMem(image, rec),
+      read: (mem, req, out) => this.memRead(mem, req, out),
+      copies: this.objectValues.text,
+    };
+    return (items, out, io) => readMany(items, out, io, how);
   }
 
   /** Index of `buf`'s first element in its lane. */

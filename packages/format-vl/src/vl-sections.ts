@@ -314,6 +314,34 @@ function entryWords(entries: Uint8Array, m: number): Uint32Array {
   return w;
 }
 
+/** What {@link scanEntries} found: bytes of the values, and whether they lie in element order back to back. */
+const scan = { live: 0, inOrder: true };
+
+/**
+ * Checks the `m` entries in `words` against a heap whose values end at `heapEnd` (a plain loop of its
+ * own, so the engine optimizes it whatever the decoder around it awaits): returns the first entry
+ * whose value lies outside `[HEAP_HEADER, heapEnd)`, or -1 with `into` set.
+ */
+function scanEntries(words: Uint32Array, m: number, bs: number, heapEnd: number, into: { live: number; inOrder: boolean }): number {
+  let live = 0;
+  let next = HEAP_HEADER; // where the next value starts if the values lie in element order
+  let inOrder = true;
+  for (let k = 0; k < 4 * m; k += 4) {
+    const L = words[k + 2]!;
+    if (L === 0 && words[k + 3] === 0) continue; // (an empty value: its offset is not used)
+    const o = words[k]!;
+    const nb = L * bs;
+    // (a high word set puts the value past any heap, which is below 2^32 bytes)
+    if ((words[k + 1]! | words[k + 3]!) !== 0 || o < HEAP_HEADER || o + nb > heapEnd) return k >>> 2;
+    if (o !== next) inOrder = false;
+    next = o + nb;
+    live += nb;
+  }
+  into.live = live;
+  into.inOrder = inOrder;
+  return -1;
+}
+
 /** The chunk element of entry `k` (sparse chunks: the k-th defined element). */
 function elementOf(defined: Uint8Array | null, k: number): number {
   if (!defined) return k;
@@ -357,22 +385,13 @@ export async function decodeVlChunk(image: Uint8Array, rec: ChunkRecord, ctx: Ch
   }
   const words = entryWords(entries, m);
   const bs = shape.bs;
-  let live = 0;
-  let next = HEAP_HEADER; // where the next value starts if the values lie in element order
-  let inOrder = true;
-  for (let k = 0; k < 4 * m; k += 4) {
-    const L = words[k + 2]! + words[k + 3]! * 0x100000000;
-    if (L === 0) continue;
-    const o = words[k]! + words[k + 1]! * 0x100000000;
-    const nb = L * bs;
-    // (o + nb within the heap bounds both below 2^32: no precision question)
-    if (!(o >= HEAP_HEADER && o + nb <= heapEnd)) {
-      throw fail(ctx, rec, `element ${elementOf(mem.defined, k >>> 2)}: value of ${L} × ${bs} bytes at heap offset ${o} is outside the heap's values [${HEAP_HEADER}, ${heapEnd})`);
-    }
-    if (o !== next) inOrder = false;
-    next = o + nb;
-    live += nb;
+  const bad = scanEntries(words, m, bs, heapEnd, scan);
+  if (bad >= 0) {
+    const L = words[4 * bad + 2]! + words[4 * bad + 3]! * 0x100000000;
+    const o = words[4 * bad]! + words[4 * bad + 1]! * 0x100000000;
+    throw fail(ctx, rec, `element ${elementOf(mem.defined, bad)}: value of ${L} × ${bs} bytes at heap offset ${o} is outside the heap's values [${HEAP_HEADER}, ${heapEnd})`);
   }
+  const { live, inOrder } = scan;
   // the chunk keeps the entries as they are: offsets and lengths per element are built only when needed
   mem.words = words;
   mem.inOrder = inOrder;

@@ -225,6 +225,25 @@ describe('corrupt chunks written from a column', () => {
     expect(err).toBeInstanceOf(FormatError);
     expect(String((err as Error).message)).toMatch(/element 3/);
   });
+
+  it('a high word set (offset or length ≥ 2^32) with a valid checksum: FormatError; an empty value\'s offset is not used', async () => {
+    for (const [word, bad] of [
+      [4, true], // element 1's offset high word
+      [12, true], // element 1's length high word
+      [2 * ENTRY_SIZE + 4, false], // element 2 (empty): its offset high word
+    ] as const) {
+      const { bytes, heapValues } = await oneChunk(v);
+      const entries = heapValues - 4 - (v.length * ENTRY_SIZE + 4);
+      const dv = new DataView(bytes.buffer, bytes.byteOffset);
+      dv.setUint32(entries + (word < ENTRY_SIZE ? ENTRY_SIZE + word : word), 1, true);
+      dv.setUint32(entries + v.length * ENTRY_SIZE, lookup3(bytes.subarray(entries, entries + v.length * ENTRY_SIZE)), true);
+      const got = await (await open(bytes)).read().catch((e: unknown) => e);
+      if (bad) {
+        expect(got).toBeInstanceOf(FormatError);
+        expect(String((got as Error).message)).toMatch(/element 1/);
+      } else expect(got).toEqual(v);
+    }
+  });
 });
 
 describe('ASCII and UTF-8 scans, short (JavaScript) and long (the runtime\'s, where it has one)', () => {

@@ -170,6 +170,7 @@ export interface ChunkFormat<Mem = unknown> {
    * many stored chunks into `out` at once, so the format may coalesce chunks adjacent in the file
    * into one I/O and read straight into `out` where the layouts agree. The chunks fill disjoint
    * parts of `out`. When it throws, the engine retries the chunks one by one (to name the bad one).
+   * A format without {@link fileRead} gets only chunks read in full (the others are decoded and cached).
    * `hints.freshOutput`: `out` was just allocated for this read (only parts outside `items` may have
    * been written), so the first write to each of its pages costs a page fault; reading straight into it on several threads
    * (`readScatter`) then beats reading into a scratch buffer and copying.

@@ -157,8 +157,9 @@ export class ChunkReader<Mem> {
     return pieces;
   }
   /**
-   * Reads for formats with `fileReadMany`: cached and never-written chunks are served here, all
-   * stored ones go to the format in one batch (which coalesces I/O of chunks adjacent in the file).
+   * Reads for formats with `fileReadMany`: cached and never-written chunks are served here, and
+   * chunks read in part by formats without `fileRead` (decoded and cached); the other stored ones go
+   * to the format in one batch (which coalesces I/O of chunks adjacent in the file).
    * `freshOutput`: `out` was allocated by this read.
    */
   private async readBatched(pieces: readonly ChunkRequest[], out: Uint8Array, freshOutput: boolean): Promise<void> {
@@ -177,7 +178,10 @@ export class ChunkReader<Mem> {
       } catch (e) {
         throw this.p.named(req.coords, e);
       }
-      if (rec) stored.push({ rec, req });
+      if (rec && !req.full && !format.fileRead) {
+        // a format that reads whole chunks only (no partial `fileRead`): decoded and cached as `readPiece` does
+        await this.p.guard(req.coords, () => this.readStored(rec!, req, out));
+      } else if (rec) stored.push({ rec, req });
       else {
         this.fillMem ??= format.fill(req.coords);
         format.memRead(this.fillMem, req, out);
