@@ -98,6 +98,27 @@ export class OpQueue {
   }
 }
 
+/** Where a chunk record check failed (the dataset and the index structure), for its error. */
+export interface RecordWhere {
+  path?: string;
+  structure?: string;
+}
+
+/** {@link ValueError} unless `address` is a file address (a safe integer ≥ 0). */
+export function checkChunkAddress(address: number, where?: RecordWhere): void {
+  if (!Number.isSafeInteger(address) || address < 0) throw new ValueError(`invalid chunk address ${address}`, where);
+}
+
+/** {@link ValueError} unless `size` is a chunk size the index can store (1 … `max`). */
+export function checkChunkSize(size: number, max: number, where?: RecordWhere): void {
+  if (!Number.isSafeInteger(size) || size <= 0 || size > max) throw new ValueError(`chunk size ${size} does not fit the index's chunk size field (1 … ${max})`, where);
+}
+
+/** {@link ValueError} unless `mask` is a filter mask (an unsigned 32-bit integer); `what` names it. */
+export function checkFilterMask(mask: number, where?: RecordWhere, what = 'filter mask'): void {
+  if (!Number.isInteger(mask) || mask < 0 || mask > 0xffffffff) throw new ValueError(`invalid ${what} ${mask}`, where);
+}
+
 /**
  * A validated copy of a structured chunk record's section fields (docs/structured-chunk-format.md §5.1):
  * `sections − 1` offsets inside the chunk, and for filtered indexes `sections` unfiltered sizes and
@@ -111,10 +132,21 @@ export function checkStructuredSections(
   path: string,
   structure: string,
 ): StructuredChunkSections {
-  const where = { path, structure };
+  return checkSectionFields(rec, sections, filtered, offsetSize >= 7 ? Number.MAX_SAFE_INTEGER : 256 ** offsetSize - 1, { path, structure });
+}
+
+/**
+ * {@link checkStructuredSections} with the largest value of an offset field (`maxField`) given, and
+ * where its errors happened (also the check of the fixed and extensible arrays' element tables).
+ */
+export function checkSectionFields(
+  rec: Pick<ChunkRecord, 'size' | 'sections'>,
+  n: number,
+  filtered: boolean,
+  maxField: number,
+  where?: RecordWhere,
+): StructuredChunkSections {
   const s = rec.sections;
-  const n = sections;
-  const maxField = offsetSize >= 7 ? Number.MAX_SAFE_INTEGER : 256 ** offsetSize - 1;
   if (!s || s.offsets.length !== n - 1) throw new ValueError(`a structured chunk record needs ${n - 1} section offsets`, where);
   for (const o of s.offsets) {
     if (!Number.isSafeInteger(o) || o < 0 || o > rec.size || o > maxField) throw new ValueError(`section offset ${o} lies outside the ${rec.size}-byte chunk`, where);
@@ -127,7 +159,7 @@ export function checkStructuredSections(
       throw new ValueError(`a filtered structured chunk record needs ${n} unfiltered sizes and ${n} filter masks`, where);
     }
     for (const u of us) if (!Number.isSafeInteger(u) || u < 0 || u > maxField) throw new ValueError(`invalid unfiltered section size ${u}`, where);
-    for (const f of fm) if (!Number.isInteger(f) || f < 0 || f > 0xffffffff) throw new ValueError(`invalid section filter mask ${f}`, where);
+    for (const f of fm) checkFilterMask(f, where, 'section filter mask');
     out.unfilteredSizes = us.slice();
     out.filterMasks = fm.slice();
   } else if (s.filterMasks?.some((f) => f !== 0)) {

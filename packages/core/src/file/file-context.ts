@@ -100,17 +100,19 @@ export class FileContext {
     throw new FormatError('not an HDF5 file: no superblock signature at offset 0, 512, 1024, ...', { structure: 'superblock' });
   }
 
+  /** {@link TruncatedError} unless `length` raw bytes at `address` lie inside the file. */
+  private checkRaw(address: number, length: number, structure: string): void {
+    if (!isDefinedAddress(address) || address < 0 || address + length > this.reader.eof) {
+      throw new TruncatedError(`${length} bytes at address ${address} extend past the end of the file (${this.reader.eof} bytes)`, { structure, address });
+    }
+  }
+
   /** Reads raw bytes at `address` straight into `target`, bounded by the end of the file. */
   async readRawInto(address: number, target: Uint8Array, structure: string): Promise<void> {
     this.ensureOpen();
     const length = target.length;
     if (length === 0) return;
-    if (!isDefinedAddress(address) || address < 0 || address + length > this.reader.eof) {
-      throw new TruncatedError(`${length} bytes at address ${address} extend past the end of the file (${this.reader.eof} bytes)`, {
-        structure,
-        address,
-      });
-    }
+    this.checkRaw(address, length, structure);
     const pos = this.superblock.baseAddress + address;
     await this.settled();
     let got: number;
@@ -142,12 +144,7 @@ export class FileContext {
     let length = 0;
     for (const t of targets) length += t.length;
     if (length === 0) return;
-    if (!isDefinedAddress(address) || address < 0 || address + length > this.reader.eof) {
-      throw new TruncatedError(`${length} bytes at address ${address} extend past the end of the file (${this.reader.eof} bytes)`, {
-        structure,
-        address,
-      });
-    }
+    this.checkRaw(address, length, structure);
     if (!this.source.readv) {
       const all = new Uint8Array(length);
       await this.readRawInto(address, all, structure);
@@ -238,12 +235,7 @@ export class FileContext {
   async readRaw(address: number, length: number, structure: string): Promise<Uint8Array> {
     this.ensureOpen();
     if (length === 0) return new Uint8Array(0);
-    if (!isDefinedAddress(address) || address < 0 || address + length > this.reader.eof) {
-      throw new TruncatedError(
-        `${length} bytes at address ${address} extend past the end of the file (${this.reader.eof} bytes)`,
-        { structure, address },
-      );
-    }
+    this.checkRaw(address, length, structure);
     await this.settled();
     const b = await this.source.read(this.superblock.baseAddress + address, length);
     if (b.length !== length) throw new TruncatedError(`only ${b.length} of ${length} bytes could be read`, { structure, address });

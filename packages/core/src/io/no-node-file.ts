@@ -1,16 +1,11 @@
 /**
  * Browser stand-in for `node-file.ts` (selected by the `#node-file` import condition): opening a
- * file by path needs Node; in browsers pass a {@link ByteSource} or the file's bytes instead.
+ * file by path needs Node; in browsers pass a `ByteSource` or the file's bytes instead.
+ * There is no store here: `nodeStore` (objects/read-file.ts) refuses the path with an
+ * InvalidStateError. This module imports nothing, so that bundlers need not wrap the error classes
+ * (and everything importing them) in lazy initialisers for this dynamic import.
  * @module
  */
-import { InvalidStateError } from '../errors.js';
-import type { ByteStore } from './byte-store.js';
 
-/** Throws: paths are only supported in Node. */
-export class NodeFileStore {
-  static async open(path: string): Promise<ByteStore> {
-    throw new InvalidStateError(
-      `cannot open "${path}" by path outside Node; pass a ByteSource, a Blob reader or the file's bytes`,
-    );
-  }
-}
+/** No file store outside Node. */
+export const NodeFileStore = null;

@@ -98,7 +98,10 @@ export async function openFile(src: string | FileSourceInput, opts: ReadOpenOpti
 /** Opens a path through the `#node-file` import: Node's file store, or a clear error in browsers. @internal */
 export async function nodeStore(path: string, mode: 'r' | 'r+' | 'w' | 'x'): Promise<ByteStore> {
   const mod = await import('#node-file');
-  return mod.NodeFileStore.open(path, mode);
+  // Outside Node the `#node-file` stand-in (io/no-node-file.ts) has no store.
+  const store = mod.NodeFileStore as typeof mod.NodeFileStore | null;
+  if (!store) throw new InvalidStateError(`cannot open "${path}" by path outside Node; pass a ByteSource, a Blob reader or the file's bytes`);
+  return store.open(path, mode);
 }
 
 /** The source a read-only open reads: a URL or Blob, a path, the bytes of a file, or a `ByteSource` as given. @internal */

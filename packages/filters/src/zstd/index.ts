@@ -97,8 +97,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
  */
 export function loadZstdWasm(): Promise<ZstdWasm> {
   if (wasmLoading) return wasmLoading;
-  const loading = import('@bokuweb/zstd-wasm').then(async (m) => {
-    const mod = ((m as { default?: ZstdWasm }).default ?? m) as ZstdWasm;
+  const loading = import('./wasm-module.js').then(async (mod: ZstdWasm) => {
     await (wasmOptions.url ? mod.init(wasmOptions.url) : mod.init());
     return mod;
   });

@@ -19,6 +19,7 @@ import {
   type SizeContext,
   floorLog2,
 } from '@chunkform/core/plugin';
+import { checkChunkAddress, checkFilterMask } from '../index-helpers.js';
 import { readAddress, readU32, readUnsigned, writeAddress, writeU32, writeUnsigned } from './element-fields.js';
 import {
   CLIENT_FILTERED_STRUCTURED_CHUNKS,
@@ -145,14 +146,12 @@ export class ChunkElementColumns implements ElementColumns {
 /** Elements of ordinary chunk indexes (clients 0 and 1), column-wise. */
 export class ChunkElementTable extends ChunkElementColumns implements ElementTable {
   set(i: number, v: ElementValue): void {
-    if (!Number.isSafeInteger(v.address) || v.address < 0) throw new ValueError(`invalid chunk address ${v.address}`);
+    checkChunkAddress(v.address);
     if (this.sizes) {
       if (!Number.isSafeInteger(v.size) || v.size < 0 || v.size > this.maxSize) {
         throw new ValueError(`chunk size ${v.size} does not fit the index's chunk size field (max ${this.maxSize})`);
       }
-      if (!Number.isInteger(v.filterMask) || v.filterMask < 0 || v.filterMask > 0xffffffff) {
-        throw new ValueError(`invalid filter mask ${v.filterMask}`);
-      }
+      checkFilterMask(v.filterMask);
       this.sizes[i] = v.size;
       this.masks![i] = v.filterMask;
     } else if (v.filterMask !== 0) {

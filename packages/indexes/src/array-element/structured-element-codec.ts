@@ -21,6 +21,7 @@ import {
   structuredChunkSizeLength,
 } from '@chunkform/core/plugin';
 import type { ElementCodec, ElementCodecFactory, ElementTable, ElementValue } from './element-codec.js';
+import { checkChunkAddress, checkChunkSize, checkSectionFields } from '../index-helpers.js';
 import { readAddress, readU32, readUnsigned, writeAddress, writeU32, writeUnsigned } from './element-fields.js';
 
 /** Client id of arrays indexing structured chunks without filters. */
@@ -94,26 +95,13 @@ export class StructuredElementTable implements ElementTable {
 
   /** Stores a structured chunk's record; {@link ValueError} when it lacks or misfits its section fields. */
   set(i: number, v: ElementValue): void {
-    if (!Number.isSafeInteger(v.address) || v.address < 0) throw new ValueError(`invalid chunk address ${v.address}`);
-    if (!Number.isSafeInteger(v.size) || v.size <= 0 || v.size > this.maxSize) {
-      throw new ValueError(`chunk size ${v.size} does not fit the index's chunk size field (1 … ${this.maxSize})`);
-    }
-    const s = v.sections;
+    checkChunkAddress(v.address);
+    checkChunkSize(v.size, this.maxSize);
     const n = this.sections;
-    if (!s || s.offsets.length !== n - 1) throw new ValueError(`a structured chunk record needs ${n - 1} section offsets`);
-    for (const o of s.offsets) {
-      if (!Number.isSafeInteger(o) || o < 0 || o > v.size || o > this.maxOffset) throw new ValueError(`section offset ${o} lies outside the ${v.size}-byte chunk`);
-    }
+    const s = checkSectionFields(v, n, this.unfilteredSizes !== null, this.maxOffset);
     if (this.unfilteredSizes) {
-      const us = s.unfilteredSizes;
-      const fm = s.filterMasks;
-      if (!us || !fm || us.length !== n || fm.length !== n) throw new ValueError(`a filtered structured chunk record needs ${n} unfiltered sizes and ${n} filter masks`);
-      for (const u of us) if (!Number.isSafeInteger(u) || u < 0 || u > this.maxOffset) throw new ValueError(`invalid unfiltered section size ${u}`);
-      for (const f of fm) if (!Number.isInteger(f) || f < 0 || f > 0xffffffff) throw new ValueError(`invalid section filter mask ${f}`);
-      this.unfilteredSizes.set(us, i * n);
-      this.masks!.set(fm, i * n);
-    } else if (s.filterMasks?.some((f) => f !== 0)) {
-      throw new ValueError('an unfiltered structured chunk index cannot store section filter masks');
+      this.unfilteredSizes.set(s.unfilteredSizes!, i * n);
+      this.masks!.set(s.filterMasks!, i * n);
     }
     this.offsets.set(s.offsets, i * (n - 1));
     this.sizes[i] = v.size;

@@ -91,6 +91,20 @@ export class BTree1ChunkIndex implements ChunkIndex {
     return n;
   }
 
+  /**
+   * The node at `address` on a walk down the tree: {@link FormatError} when the walk met it before (a
+   * cycle), when its level is not `level` (the level below its parent's; undefined at the root) or
+   * beyond the supported maximum.
+   */
+  private async visit(address: number, level: number | undefined, visited: Set<number>): Promise<V1Node> {
+    if (visited.has(address)) throw new FormatError('node is referenced twice (cycle in the tree)', { structure: NODE, address });
+    visited.add(address);
+    const node = await this.node(address);
+    if (level !== undefined && node.level !== level) throw new FormatError(`node has level ${node.level}, expected ${level}`, { structure: NODE, address });
+    if (node.level > V1_MAX_LEVEL) throw new FormatError(`level ${node.level} exceeds the supported maximum`, { structure: NODE, address });
+    return node;
+  }
+
   lookup(coords: readonly number[]): Promise<ChunkRecord | null> {
     return this.run(async () => {
       checkCoords(coords, this.rank, STRUCTURE, this.ctx.datasetPath);
@@ -100,13 +114,7 @@ export class BTree1ChunkIndex implements ChunkIndex {
       let address = this.address;
       let level: number | undefined;
       for (;;) {
-        if (visited.has(address)) throw new FormatError('node is referenced twice (cycle in the tree)', { structure: NODE, address });
-        visited.add(address);
-        const node = await this.node(address);
-        if (level !== undefined && node.level !== level) {
-          throw new FormatError(`node has level ${node.level}, expected ${level}`, { structure: NODE, address });
-        }
-        if (node.level > V1_MAX_LEVEL) throw new FormatError(`level ${node.level} exceeds the supported maximum`, { structure: NODE, address });
+        const node = await this.visit(address, level, visited);
         const keys = node.keys as V1ChunkKey[];
         // Binary search for keys[i] <= target < keys[i+1] (H5B_find with H5D__btree_cmp3).
         let lo = 0;
@@ -169,11 +177,7 @@ export class BTree1ChunkIndex implements ChunkIndex {
       let count = 0;
       const visited = new Set<number>();
       const walk = async (address: number, level: number | undefined): Promise<void> => {
-        if (visited.has(address)) throw new FormatError('node is referenced twice (cycle in the tree)', { structure: NODE, address });
-        visited.add(address);
-        const node = await this.node(address);
-        if (level !== undefined && node.level !== level) throw new FormatError(`node has level ${node.level}, expected ${level}`, { structure: NODE, address });
-        if (node.level > V1_MAX_LEVEL) throw new FormatError(`level ${node.level} exceeds the supported maximum`, { structure: NODE, address });
+        const node = await this.visit(address, level, visited);
         count++;
         if (node.level > 0) for (const c of node.children) await walk(c, node.level - 1);
       };

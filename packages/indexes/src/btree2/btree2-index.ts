@@ -16,7 +16,7 @@ import {
   UNDEFINED_ADDRESS,
   structuredChunkSizeLength,
 } from '@chunkform/core/plugin';
-import { checkCoords, checkStructuredSections, chunkByteSize, filteredChunkSizeWidth, located, OpQueue, requireStorage } from '../index-helpers.js';
+import { checkChunkAddress, checkChunkSize, checkCoords, checkFilterMask, checkStructuredSections, chunkByteSize, filteredChunkSizeWidth, located, OpQueue, requireStorage } from '../index-helpers.js';
 import { DEFAULT_BTREE2_INDEX_INFO } from '@chunkform/core';
 import { chunkRecordClass, structuredChunkRecordClass, type StructuredRecordShape } from './chunk-records.js';
 import type { V2RecordClass } from '@chunkform/core/plugin';
@@ -79,20 +79,15 @@ export class BTree2ChunkIndex implements ChunkIndex {
       const path = this.ctx.datasetPath;
       requireStorage(this.ctx, 'inserting a chunk record', STRUCTURE);
       const key = this.key(rec.coords);
-      if (!Number.isSafeInteger(rec.address) || rec.address < 0) throw new ValueError(`invalid chunk address ${rec.address}`, { path, structure: STRUCTURE });
+      const where = { path, structure: STRUCTURE };
+      checkChunkAddress(rec.address, where);
       if (this.shape) {
-        if (!Number.isSafeInteger(rec.size) || rec.size <= 0 || rec.size > this.maxSize) {
-          throw new ValueError(`chunk size ${rec.size} does not fit the index (1 … ${this.maxSize})`, { path, structure: STRUCTURE });
-        }
+        checkChunkSize(rec.size, this.maxSize, where);
         key.size = rec.size;
         key.sections = checkStructuredSections(rec, this.shape.sections, this.shape.filtered, this.shape.offsetSize, path, STRUCTURE);
       } else if (this.ctx.filtered) {
-        if (!Number.isSafeInteger(rec.size) || rec.size <= 0 || rec.size > this.maxSize) {
-          throw new ValueError(`chunk size ${rec.size} does not fit the index (1 … ${this.maxSize})`, { path, structure: STRUCTURE });
-        }
-        if (!Number.isInteger(rec.filterMask) || rec.filterMask < 0 || rec.filterMask > 0xffffffff) {
-          throw new ValueError(`invalid filter mask ${rec.filterMask}`, { path, structure: STRUCTURE });
-        }
+        checkChunkSize(rec.size, this.maxSize, where);
+        checkFilterMask(rec.filterMask, where);
         key.size = rec.size;
         key.filterMask = rec.filterMask;
       } else {

@@ -23,7 +23,7 @@ import {
   type StructuredSingleChunkInfo,
   UNDEFINED_ADDRESS,
 } from '@chunkform/core/plugin';
-import { checkCoords, checkStructuredSections, chunkByteSize } from '../index-helpers.js';
+import { checkChunkAddress, checkChunkSize, checkCoords, checkFilterMask, checkStructuredSections, chunkByteSize } from '../index-helpers.js';
 
 const STRUCTURE = 'single chunk index';
 
@@ -115,18 +115,18 @@ export class SingleChunkIndex implements ChunkIndex {
     if (!this.isOrigin(rec.coords)) {
       throw new ValueError(`a single-chunk dataset has only chunk [0…], not [${rec.coords.join(', ')}]`, where);
     }
-    if (!Number.isSafeInteger(rec.address) || rec.address < 0) throw new ValueError(`invalid chunk address ${rec.address}`, where);
+    checkChunkAddress(rec.address, where);
     const st = this.ctx.structured;
     if (st) {
       const L = structuredChunkSizeLength(this.ctx.chunkDims, this.ctx.elementSize, st.offsetSize ?? 8, st.sections, st.chunkType);
       const max = L >= 7 ? Number.MAX_SAFE_INTEGER : 256 ** L - 1;
-      if (!Number.isSafeInteger(rec.size) || rec.size <= 0 || rec.size > max) throw new ValueError(`chunk size ${rec.size} does not fit the index (1 … ${max})`, where);
+      checkChunkSize(rec.size, max, where);
       this.sections = checkStructuredSections(rec, st.sections, st.filtered, st.offsetSize ?? 8, this.ctx.datasetPath, STRUCTURE);
       this.size = rec.size;
       this.filterMask = 0;
     } else if (this.ctx.filtered) {
       if (!Number.isSafeInteger(rec.size) || rec.size <= 0) throw new ValueError(`invalid chunk size ${rec.size}`, where);
-      if (!Number.isInteger(rec.filterMask) || rec.filterMask < 0 || rec.filterMask > 0xffffffff) throw new ValueError(`invalid filter mask ${rec.filterMask}`, where);
+      checkFilterMask(rec.filterMask, where);
       this.size = rec.size;
       this.filterMask = rec.filterMask;
     } else {
