@@ -38,6 +38,8 @@ export class FileContext {
   /** Set when the file is writable. */
   writer: FileWriter | null = null;
   closed = false;
+  /** Set while `close()` flushes: the datasets' cached chunks are written for the last time. */
+  closing = false;
   /** Orders the API calls on this file (file/lock.ts). */
   readonly lock = new FileLock();
   /** Largest result (bytes) one dataset read may allocate (`openFile`'s `maxReadBytes`). */

@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeChunk, decodeChunkInto, encodeChunk } from '@chunkform/core/plugin';
 import { ALL_FILTERS } from '../builtin.js';
-import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
@@ -25,7 +25,25 @@ async function run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: num
   return { bytes: await decodeChunk(job.bytes, job.pipeline, job.filterMask, resolve, job.ctx, where), filterMask: job.filterMask };
 }
 
-parentPort!.on('message', (m: FilterJob & { id: number }) => {
+/** The sections of a structured chunk, each through its pipeline (core's, as on the calling thread), joined into one new buffer. */
+async function runSections(job: SectionsJob): Promise<{ bytes: Uint8Array; sizes: number[]; masks: number[] }> {
+  const where = { path: '', chunk: [] };
+  const out = [];
+  for (const s of job.sections) out.push(await encodeChunk(s.bytes, s.pipeline, resolve, s.ctx, where));
+  const bytes = new Uint8Array(out.reduce((n, e) => n + e.bytes.length, 0));
+  let at = 0;
+  for (const e of out) (bytes.set(e.bytes, at), (at += e.bytes.length));
+  return { bytes, sizes: out.map((e) => e.bytes.length), masks: out.map((e) => e.filterMask) };
+}
+
+parentPort!.on('message', (m: (FilterJob | SectionsJob) & { id: number }) => {
+  if (m.direction === 'sections') {
+    runSections(m).then(
+      (r) => parentPort!.postMessage({ id: m.id, ...r } satisfies FilterReply, [r.bytes.buffer as ArrayBuffer]),
+      (e: unknown) => parentPort!.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FilterReply),
+    );
+    return;
+  }
   run(m).then(
     (r) => {
       if (!r) {
