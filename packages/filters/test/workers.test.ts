@@ -250,6 +250,28 @@ describe('filter worker pool', () => {
     expect(workerStats().failed).toBe(failed + 1);
   });
 
+  it('a leading shuffle that more filters follow (written into a kept buffer on the worker) gives the calling thread\'s bytes, chunk after chunk', async () => {
+    const optionalFails: FilterPipeline = { filters: [f(2, [2]), f(32008, bitshuffleSetLocal([0, 2], 2), 1)] }; // bitshuffle optional: fails on an odd length
+    const twice: FilterPipeline = { filters: [f(2, [2]), f(2, [4]), f(1, [1])] };
+    const cases: [FilterPipeline, Uint8Array][] = [
+      [PIPELINES['shuffle+gzip']!, frame(60)],
+      [PIPELINES['shuffle+gzip']!, frame(61).subarray(0, 300_000)], // a smaller chunk in a larger kept buffer
+      [PIPELINES['shuffle+fletcher32']!, frame(62)],
+      [optionalFails, frame(63).subarray(0, 512 * 512 * 2 - 1)],
+      [twice, frame(64)],
+    ];
+    const before = workerStats();
+    const ours = await Promise.all(cases.map(([p, d], i) => encodeChunk(d, p, resolve, ctx, where(i, 2))));
+    expect(workerStats().done - before.done).toBe(cases.length);
+    for (let i = 0; i < cases.length; i++) {
+      const [p, d] = cases[i]!;
+      const theirs = await inline(() => encodeChunk(d, p, resolve, ctx, where(i, 2)));
+      expect(ours[i]!.filterMask).toBe(theirs.filterMask);
+      expect(Buffer.compare(ours[i]!.bytes, theirs.bytes)).toBe(0);
+    }
+    expect(ours[3]!.filterMask).toBe(2); // the optional filter was skipped: the result is the shuffled bytes, sent back as a copy
+  });
+
   it('idle workers do not keep the process alive', () => {
     const pool = new URL('../src/workers/pool.ts', import.meta.url).href;
     const script = `import { configureWorkers, startWorkers } from ${JSON.stringify(pool)}; configureWorkers({ threads: 2 }); console.log(await startWorkers());`;
