@@ -209,6 +209,69 @@ describe('filter worker pool', () => {
     expect(Buffer.compare(back!.bytes, plain)).toBe(0);
   });
 
+  it('the sections of a structured chunk go to one worker task and come back joined, each as the calling thread encodes it', async () => {
+    const gzip = PIPELINES['gzip']!;
+    const shuffled = PIPELINES['shuffle+gzip']!;
+    const sel = frame(50, 64).subarray(0, 91); // a small section (as section 0 of a sparse chunk)
+    const plain = frame(51);
+    const values = new Uint8Array(new SharedArrayBuffer(plain.length));
+    values.set(plain);
+    const sctx = { datatype: U16, elementSize: 1, chunkDims: [sel.length] };
+    const vctx = { ...ctx, chunkDims: [plain.length / 2] };
+    const impls = (p: FilterPipeline) => p.filters.map((x) => resolve(x.id));
+    const before = workerStats();
+    const got = await pipelineOffload()!.encodeSections!([
+      { bytes: sel, pipeline: gzip, impls: impls(gzip), ctx: sctx },
+      { bytes: values, pipeline: shuffled, impls: impls(shuffled), ctx: vctx },
+    ]);
+    expect(workerStats().done - before.done).toBe(1);
+    expect(Buffer.compare(values, plain)).toBe(0); // shared memory only read
+    const a = await inline(() => encodeChunk(sel, gzip, resolve, sctx, where(0, 0)));
+    const b = await inline(() => encodeChunk(plain, shuffled, resolve, vctx, where(0, 0)));
+    expect(got!.sizes).toEqual([a.bytes.length, b.bytes.length]);
+    expect(got!.filterMasks).toEqual([0, 0]);
+    expect(Buffer.compare(got!.bytes, Buffer.concat([a.bytes, b.bytes]))).toBe(0);
+    // an unfiltered section is stored as it is
+    const raw = await pipelineOffload()!.encodeSections!([
+      { bytes: sel, pipeline: { filters: [] }, impls: [], ctx: sctx },
+      { bytes: values, pipeline: shuffled, impls: impls(shuffled), ctx: vctx },
+    ]);
+    expect(Buffer.compare(raw!.bytes, Buffer.concat([sel, b.bytes]))).toBe(0);
+    // declined: too small in all, a filter that is not ours, nothing to filter
+    const foreign = { ...resolve(1)!, encode: resolve(1)!.encode };
+    expect(pipelineOffload()!.encodeSections!([{ bytes: sel, pipeline: gzip, impls: impls(gzip), ctx: sctx }])).toBeNull();
+    expect(pipelineOffload()!.encodeSections!([{ bytes: plain, pipeline: gzip, impls: [foreign], ctx: vctx }])).toBeNull();
+    expect(pipelineOffload()!.encodeSections!([{ bytes: plain, pipeline: { filters: [] }, impls: [], ctx: vctx }])).toBeNull();
+    // a failure there resolves null (the caller encodes the sections itself and names the error)
+    const bs = PIPELINES['bitshuffle+lz4']!;
+    const odd = frame(6).subarray(0, 512 * 512 * 2 - 1);
+    const failed = workerStats().failed;
+    expect(await pipelineOffload()!.encodeSections!([{ bytes: odd, pipeline: bs, impls: impls(bs), ctx }])).toBeNull();
+    expect(workerStats().failed).toBe(failed + 1);
+  });
+
+  it('a leading shuffle that more filters follow (written into a kept buffer on the worker) gives the calling thread\'s bytes, chunk after chunk', async () => {
+    const optionalFails: FilterPipeline = { filters: [f(2, [2]), f(32008, bitshuffleSetLocal([0, 2], 2), 1)] }; // bitshuffle optional: fails on an odd length
+    const twice: FilterPipeline = { filters: [f(2, [2]), f(2, [4]), f(1, [1])] };
+    const cases: [FilterPipeline, Uint8Array][] = [
+      [PIPELINES['shuffle+gzip']!, frame(60)],
+      [PIPELINES['shuffle+gzip']!, frame(61).subarray(0, 300_000)], // a smaller chunk in a larger kept buffer
+      [PIPELINES['shuffle+fletcher32']!, frame(62)],
+      [optionalFails, frame(63).subarray(0, 512 * 512 * 2 - 1)],
+      [twice, frame(64)],
+    ];
+    const before = workerStats();
+    const ours = await Promise.all(cases.map(([p, d], i) => encodeChunk(d, p, resolve, ctx, where(i, 2))));
+    expect(workerStats().done - before.done).toBe(cases.length);
+    for (let i = 0; i < cases.length; i++) {
+      const [p, d] = cases[i]!;
+      const theirs = await inline(() => encodeChunk(d, p, resolve, ctx, where(i, 2)));
+      expect(ours[i]!.filterMask).toBe(theirs.filterMask);
+      expect(Buffer.compare(ours[i]!.bytes, theirs.bytes)).toBe(0);
+    }
+    expect(ours[3]!.filterMask).toBe(2); // the optional filter was skipped: the result is the shuffled bytes, sent back as a copy
+  });
+
   it('idle workers do not keep the process alive', () => {
     const pool = new URL('../src/workers/pool.ts', import.meta.url).href;
     const script = `import { configureWorkers, startWorkers } from ${JSON.stringify(pool)}; configureWorkers({ threads: 2 }); console.log(await startWorkers());`;

@@ -261,6 +261,27 @@ function build(w: Walk, d: number, from: number, to: number, lo: number): Float6
 }
 
 /**
+ * The box of runs that are the same columns of consecutive rows of a chunk `[1, …, 1, rows, W]`
+ * (a region of a frame, the common case: no row sweep), or null.
+ */
+function oneBox(st: Float64Array, en: Float64Array, n: number, dims: readonly number[]): Float64Array | null {
+  const r = dims.length;
+  const w = dims[r - 1]!;
+  const len = en[0]! - st[0]!;
+  const c = st[0]! % w;
+  if (c + len > w) return null;
+  for (let i = 1; i < n; i++) if (st[i] !== st[0]! + i * w || en[i]! - st[i]! !== len) return null;
+  const out = new Float64Array(2 * r);
+  for (let d = 0; d < r - 2; d++) out[2 * d + 1] = 1;
+  const row = (st[0]! - c) / w;
+  out[2 * r - 4] = row;
+  out[2 * r - 3] = row + n;
+  out[2 * r - 2] = c;
+  out[2 * r - 1] = c + len;
+  return out;
+}
+
+/**
  * The canonical boxes (core `BlockSelection.boxes`, end exclusive) of a set of elements of a chunk
  * of shape `dims` given as sorted, disjoint runs of C-order offsets: flat `[start, length, …]`
  * tuples of `stride` numbers each (2 for pairs, 3 for defined runs with value indices).
@@ -293,7 +314,7 @@ export function runsToBoxes(runs: Float64Array, stride: number, dims: readonly n
   while (lead < r - 2 && dims[lead] === 1) lead++;
   if (lead === r - 2) {
     // [1, …, 1, rows, W]: the boxes are the rows' boxes behind [0, 1) intervals
-    return buildRows({ st, en, dims, strides: [], full: [] }, 0, n, 0, lead);
+    return oneBox(st, en, n, dims) ?? buildRows({ st, en, dims, strides: [], full: [] }, 0, n, 0, lead);
   }
   const strides = new Array<number>(r);
   let acc = 1;

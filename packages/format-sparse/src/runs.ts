@@ -7,6 +7,7 @@
  * the number of runs (plus a typed-array sort for unsorted point requests), never in elements.
  * @module
  */
+import { OWNED_MIN_BYTES, ownedValues } from './owned-values.js';
 
 /** Copies `n` bytes; short copies byte by byte (cheaper than a subarray view + set). */
 export function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, from: number, n: number): void {
@@ -460,17 +461,19 @@ export function definedFromPoints(req: Float64Array, src: Uint8Array, es: number
 /**
  * The defined runs and values of an empty chunk written by a request whose runs are sorted and do
  * not overlap (every hyperslab or block request): values keep the request order, copied with one
- * `set` when the request reads its buffer contiguously. Null for other requests.
+ * `set` when the request reads its buffer contiguously — with `owned` (values that go through
+ * filters), into a kept buffer when large (./owned-values.ts). Null for other requests.
  */
-export function definedFromSorted(req: Float64Array, src: Uint8Array, es: number): { runs: Float64Array; values: Uint8Array } | null {
+export function definedFromSorted(req: Float64Array, src: Uint8Array, es: number, owned = false): { runs: Float64Array; values: Uint8Array } | null {
   if (req.length === 0 || !requestSorted(req)) return null;
   const runs = pairsToDefined(requestSet(req));
   const count = definedCount(runs);
-  const values = allocValues(count * es);
   let contiguous = true;
   for (let i = 3; i < req.length && contiguous; i += 3) contiguous = req[i + 1]! === req[i - 2]! + req[i - 1]!;
+  const b = req[1]! * es;
+  if (contiguous && owned && count * es >= OWNED_MIN_BYTES) return { runs, values: ownedValues(src.subarray(b, b + count * es)) };
+  const values = allocValues(count * es);
   if (contiguous) {
-    const b = req[1]! * es;
     values.set(src.subarray(b, b + count * es));
   } else {
     let vi = 0;

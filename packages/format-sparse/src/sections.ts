@@ -36,6 +36,7 @@ import {
   chunkLabel,
   encodeSelectionWithTrailer,
   isPartialEdgeChunk,
+  pipelineOffload,
   pointOffsets,
   sectionPipeline,
   selectionExtentMaxDims,
@@ -190,29 +191,39 @@ export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContex
   const sizes = [raw[0]!.length, raw[1]!.length];
   const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, coords);
   const where: ChunkWhere = { path: ctx.datasetPath, chunk: [...coords] };
+  const pipelines = raw.map((_, s) => sectionPipeline(ctx, s));
+  const fctxs = [sectionContext(ctx, 1, sizes[0]!), sectionContext(ctx, ctx.elementSize, sizes[1]! / ctx.elementSize)];
+  const image = (bytes: Uint8Array, offset: number, masks: number[]): ChunkImage => {
+    const sections: StructuredChunkSections = { offsets: [offset] };
+    if (anySectionFiltered(ctx)) {
+      sections.unfilteredSizes = sizes;
+      sections.filterMasks = masks;
+    }
+    return { bytes, filterMask: 0, sections };
+  };
+  // Filtered values: both sections in one job on a filter thread when one takes them (it gives the
+  // bytes the loop below gives, the image already joined); else each section here.
+  const offload = skip || pipelines[1]!.filters.length === 0 ? null : pipelineOffload();
+  const job = offload?.encodeSections?.(raw.map((bytes, s) => ({ bytes, pipeline: pipelines[s]!, impls: pipelines[s]!.filters.map((f) => ctx.resolveFilter(f.id)), ctx: fctxs[s]! })));
+  const done = job ? await job : null;
+  if (done) return image(done.bytes, done.sizes[0]!, done.filterMasks);
   const stored: Uint8Array[] = [];
   const masks: number[] = [];
   for (let s = 0; s < SPARSE_SECTION_COUNT; s++) {
-    const p = sectionPipeline(ctx, s);
+    const p = pipelines[s]!;
     if (p.filters.length === 0) {
       stored.push(raw[s]!);
       masks.push(0);
       continue;
     }
-    const fctx = s === SECTION_SELECTION ? sectionContext(ctx, 1, sizes[0]!) : sectionContext(ctx, ctx.elementSize, sizes[1]! / ctx.elementSize);
-    const e = await encodeChunk(raw[s]!, p, ctx.resolveFilter, fctx, where, { skipFilters: skip });
+    const e = await encodeChunk(raw[s]!, p, ctx.resolveFilter, fctxs[s]!, where, { skipFilters: skip });
     stored.push(e.bytes);
     masks.push(e.filterMask);
   }
   const bytes = joinSections(stored[0]!, stored[1]!, stored[1] === mem.values ? headroomOf(mem.values) : 0);
   // The image may be a view of the values until it is written: later in-place writes copy first.
   if (bytes.buffer === mem.values.buffer) lendValues(mem);
-  const sections: StructuredChunkSections = { offsets: [stored[0]!.length] };
-  if (anySectionFiltered(ctx)) {
-    sections.unfilteredSizes = sizes;
-    sections.filterMasks = masks;
-  }
-  return { bytes, filterMask: 0, sections };
+  return image(bytes, stored[0]!.length, masks);
 }
 
 /** Checks a decoded selection against the chunk and rethrows selection errors as format errors. */

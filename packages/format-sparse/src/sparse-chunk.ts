@@ -20,6 +20,7 @@ import {
 } from '@chunkform/core';
 import { blocksFromCanonical, trustSelection } from '@chunkform/core/plugin';
 import { runsToBoxes } from './canonical.js';
+import { keepValues } from './owned-values.js';
 import { appendBoxes, appendDefined, appendsAfter, boxesInSlab } from './slabs.js';
 import {
   DEF,
@@ -60,7 +61,7 @@ const borrowed = new WeakSet<Uint8Array>();
  * `mem` itself must not be written through afterwards (the handle reads its runs on first use).
  */
 export function shareChunk(mem: SparseChunk): SparseChunk {
-  if (mem.values.length > 0) borrowed.add(mem.values);
+  lendValues(mem);
   // `mem.runs` may be derived on first use (decoded chunks): not asked for until the handle needs it
   return lazyRuns(mem.selection, mem.values, () => mem.runs, runsPending.has(mem));
 }
@@ -108,6 +109,7 @@ export function runsBytes(mem: SparseChunk): number {
 /** Marks a chunk's values as shared with something else (e.g. a pending chunk image): copy before writing in place. */
 export function lendValues(mem: SparseChunk): void {
   if (mem.values.length > 0) borrowed.add(mem.values);
+  keepValues(mem.values);
 }
 
 /** A chunk with nothing defined. */
@@ -203,12 +205,13 @@ export function readChunk(mem: SparseChunk, req: ChunkRequest, out: Uint8Array, 
  * the defined set) with the new values; the value array is rebuilt by merging runs, O(defined +
  * written). Later runs of a request win over earlier ones for the same element (point duplicates).
  */
-export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[]): void {
+export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[], owned = false): void {
   const r = req.runs;
   if (r.length === 0) return;
   if (mem.runs.length === 0) {
-    // Nothing defined yet: the written set is the defined set (no union, no value merge).
-    const fresh = definedFromSorted(r, src, es) ?? definedFromPoints(r, src, es);
+    // Nothing defined yet: the written set is the defined set (no union, no value merge); `owned`:
+    // large values in a kept buffer (./owned-values.ts)
+    const fresh = definedFromSorted(r, src, es, owned) ?? definedFromPoints(r, src, es);
     if (fresh) {
       mem.runs = fresh.runs;
       mem.values = fresh.values;
@@ -343,6 +346,7 @@ export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly n
  * of the part.
  */
 export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[]): { selection: Selection; values: Uint8Array } {
+  keepValues(mem.values); // the caller may hold a view of them while the chunk is written out
   const range = offsetRange(sel, dims);
   const all = mem.selection;
   if (range && all.kind === 'blocks') {

@@ -14,8 +14,9 @@ import {
   type ChunkRequest,
   type Selection,
 } from '@chunkform/core';
-import { anySectionFiltered } from '@chunkform/core/plugin';
-import { decodeSparseChunk, encodeSparseChunk, selectionEncodingOf } from './sections.js';
+import { anySectionFiltered, sectionPipeline } from '@chunkform/core/plugin';
+import { SECTION_VALUES, decodeSparseChunk, encodeSparseChunk, selectionEncodingOf } from './sections.js';
+import { releaseValues } from './owned-values.js';
 import {
   FillWriter,
   chunkFromRequest,
@@ -48,6 +49,8 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   private readonly filler: FillWriter;
   /** The last decoded stored chunk of at most {@link MEMO_MAX_BYTES} (see `fileToMem`). */
   private lastDecoded: { address: number; image: Uint8Array; mem: SparseChunk } | null = null;
+  /** Values go through filters: large value arrays of fresh chunks are kept in reused buffers (./owned-values.ts). */
+  private readonly ownedValues: boolean;
 
   constructor(private readonly ctx: ChunkFormatContext) {
     if (ctx.chunkDims.length === 0) {
@@ -57,6 +60,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
     this.es = ctx.elementSize;
     this.filler = new FillWriter(ctx.fillValue, ctx.elementSize);
     this.name = anySectionFiltered(ctx) ? 'sparse-filtered' : 'sparse';
+    this.ownedValues = sectionPipeline(ctx, SECTION_VALUES).filters.length > 0;
   }
 
   /** A chunk with nothing defined (unwritten sparse chunks take no space). */
@@ -79,8 +83,13 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
     return shareChunk(mem);
   }
 
-  memToFile(mem: SparseChunk, coords: readonly number[]): Promise<ChunkImage> {
-    return encodeSparseChunk(mem, this.ctx, coords);
+  async memToFile(mem: SparseChunk, coords: readonly number[], last?: boolean): Promise<ChunkImage> {
+    const values = mem.values;
+    try {
+      return await encodeSparseChunk(mem, this.ctx, coords);
+    } finally {
+      if (last) releaseValues(values); // (not when the image views them: encoding kept them then)
+    }
   }
 
   memRead(mem: SparseChunk, req: ChunkRequest, out: Uint8Array): void {
@@ -88,7 +97,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   }
 
   memWrite(mem: SparseChunk, req: ChunkRequest, src: Uint8Array): void {
-    writeChunk(mem, req, src, this.es, this.ctx.chunkDims);
+    writeChunk(mem, req, src, this.es, this.ctx.chunkDims, this.ownedValues);
   }
 
   fromRequest(req: ChunkRequest, src: Uint8Array): SparseChunk {

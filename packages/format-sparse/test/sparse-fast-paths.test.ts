@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { selectPoints, selectionRuns, toBlocks, type ChunkRequest } from '@chunkform/core';
+import { selectBlocks, selectPoints, selectionRuns, toBlocks, type ChunkRequest } from '@chunkform/core';
 import { encodeSelection } from '@chunkform/core';
 import { encodeSelectionWithTrailer } from '@chunkform/core/plugin';
 import { SparseFormat, runsToBoxes } from '../src/index.js';
@@ -200,6 +200,22 @@ describe('selection encoding helpers', () => {
       expect(Array.from(runsToBoxes(selectionRuns(blocks, dims), 2, dims))).toEqual(blocks.kind === 'blocks' ? Array.from(blocks.boxes) : []);
     }
     expect(volume([1, 1])).toBe(1);
+  });
+
+  it('runsToBoxes of one region of a frame (same columns of consecutive rows) and of near misses gives the canonical boxes', () => {
+    const cases: [number[], [number[], number[]][]][] = [
+      [[1, 16, 20], [[[0, 3, 4], [1, 9, 11]]]], // one box
+      [[16, 20], [[[0, 0], [16, 20]]]], // the whole chunk: one run
+      [[12, 10], [[[2, 0], [7, 10]]]], // full rows: one run
+      [[1, 1, 8, 9], [[[0, 0, 5, 8], [1, 1, 8, 9]]]], // the last column of the last rows
+      [[1, 16, 20], [[[0, 3, 4], [1, 9, 11]], [[0, 9, 5], [1, 10, 11]]]], // the next row a column off
+      [[1, 16, 20], [[[0, 3, 4], [1, 9, 11]], [[0, 10, 4], [1, 11, 10]]]], // the next row shorter
+      [[1, 16, 20], [[[0, 3, 4], [1, 6, 11]], [[0, 7, 4], [1, 9, 11]]]], // a row missing between
+    ];
+    for (const [dims, boxes] of cases) {
+      const sel = toBlocks(selectBlocks(boxes.map(([start, end]) => ({ start, end }))), dims);
+      expect(Array.from(runsToBoxes(selectionRuns(sel, dims), 2, dims))).toEqual(sel.kind === 'blocks' ? Array.from(sel.boxes) : []);
+    }
   });
 });
 

@@ -124,8 +124,11 @@ export interface ChunkFormat<Mem = unknown> {
   fill(coords: readonly number[]): Mem;
   /** Stored bytes → memory form (docs/architecture.md §3 `file_to_mem`). */
   fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Mem>;
-  /** Memory form → stored bytes (docs/architecture.md §3 `mem_to_file`). */
-  memToFile(mem: Mem, coords: readonly number[]): Promise<ChunkImage>;
+  /**
+   * Memory form → stored bytes (docs/architecture.md §3 `mem_to_file`). `last`: the engine drops
+   * `mem` once this resolves (a chunk evicted or never cached): the format may reuse its buffers.
+   */
+  memToFile(mem: Mem, coords: readonly number[], last?: boolean): Promise<ChunkImage>;
   /** Copies the requested elements into `out` (bytes of the request buffer) (docs/architecture.md §3 `mem_read`). */
   memRead(mem: Mem, req: ChunkRequest, out: Uint8Array): void;
   /** Copies the requested elements from `src` into the chunk (docs/architecture.md §3 `mem_write`). */

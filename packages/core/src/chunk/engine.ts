@@ -16,7 +16,7 @@ import { GATHER_BYTES, GATHER_IMAGE_MAX, writeFullChunks, writePlaced, type Plac
 import { chunkParts, installDefinedReads } from './defined.js';
 import { filledBytes } from '../storage/flat-runs.js';
 import { offsetSelection } from '../selection/algebra.js';
-import { defaultBackgroundBytes, ownedCopy, WriteQueue, type Holder } from './write-queue.js';
+import { defaultBackgroundBytes, ownedCopy, queuedChunks, WriteQueue, type Holder } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
 import { laneOf } from './object-lane.js';
 import { chunkBytes, ChunkReader, type ChunkEngineOptions } from './chunk-reader.js';
@@ -42,7 +42,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
     const threads = pipelineOffload()?.threads ?? 1;
     this.flushAhead = chunksForThreads(FLUSH_AHEAD, bytes, threads);
     const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(bytes, threads) : (o.backgroundBytes ?? 0);
-    this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.p.guard(coords, async () => this.p.put(coords, await image))) : null;
+    this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.p.guard(coords, async () => this.p.put(coords, await image)), queuedChunks(threads)) : null;
   }
 
   /** Writes `src` (the elements of `sel` in selection order) into the chunks. */
@@ -84,8 +84,10 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
    * Writes every dirty cached chunk (docs/architecture.md §4 "flush without evict"). Small images (e.g. the
    * sparse chunks of point hits, a few KB each) get their space first and are then written in
    * runs of adjacent addresses, one I/O per run, before they are recorded in the index.
+   * `last` (the file is closing): no chunk is used afterwards, so the format may reuse the buffers
+   * of each one it encoded, and the cache is emptied.
    */
-  async flush(): Promise<void> {
+  async flush(last = false): Promise<void> {
     const { format } = this.o;
     await this.settle();
     let batch: Placed[] = [];
@@ -97,7 +99,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
     const ahead = (i: number): void => {
       const e = dirty[i];
       if (!e || encodes[i] || format.isEmpty?.(e.mem)) return;
-      const p = format.memToFile(e.mem, e.coords);
+      const p = format.memToFile(e.mem, e.coords, last);
       p.catch(() => undefined); // awaited (and its error thrown) in its turn
       encodes[i] = p;
     };
@@ -111,7 +113,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
           e.dirty = false;
           return;
         }
-        const image = await (encodes[i] ?? format.memToFile(e.mem, e.coords));
+        const image = await (encodes[i] ?? format.memToFile(e.mem, e.coords, last));
         encodes[i] = undefined;
         if (image.bytes.length > GATHER_IMAGE_MAX) {
           await this.p.put(e.coords, image);
@@ -129,6 +131,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
       }
     }
     await writePlaced(this.o.store, this.p, batch);
+    if (last) this.o.cache.clear();
   }
   /**
    * True when writing `sel` only rewrites stored fixed-size chunks in place, so the index does not
@@ -239,16 +242,17 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
    * Encodes a chunk and stores it, reusing its old space when the size is unchanged. A chunk with
    * no defined element (sparse formats) is removed instead: it takes no space. `later`: encoded in
    * the background and stored by a later call (./write-queue.ts); `mem` is then the engine's own.
+   * Nothing uses `mem` afterwards (it is not cached): the format may reuse its buffers.
    */
   protected override async storeMem(coords: readonly number[], mem: Mem, later?: Holder): Promise<void> {
     if (later && this.queue && !this.o.format.isEmpty?.(mem)) {
-      await this.queue.add(coords, this.o.format.memSize(mem), () => this.o.format.memToFile(mem, coords), later);
+      await this.queue.add(coords, this.o.format.memSize(mem), () => this.o.format.memToFile(mem, coords, true), later);
       return;
     }
     if (this.o.format.isEmpty?.(mem)) {
       await this.p.remove(coords);
       return;
     }
-    await this.p.put(coords, await this.o.format.memToFile(mem, coords));
+    await this.p.put(coords, await this.o.format.memToFile(mem, coords, true));
   }
 }

@@ -45,6 +45,16 @@ export function defaultBackgroundBytes(chunkBytes: number, threads: number): num
   return Math.min(256 << 20, Math.max(8 << 20, (2 * Math.max(1, threads) + 2) * chunkBytes));
 }
 
+/**
+ * The default bound on the chunks queued per dataset, whatever their size (chunks written in part,
+ * e.g. a region of each frame, are smaller than the byte bound's whole chunks): two per filter
+ * thread plus two, at least 8. Each holds a buffer until it is stored; {@link ownedCopy} keeps as
+ * many for reuse, so a stream allocates none once it runs.
+ */
+export function queuedChunks(threads: number): number {
+  return Math.max(8, 2 * threads + 2);
+}
+
 /** What the queue needs of the engine: store an encoded chunk (inside the current call). */
 export type StoreEncoded = (coords: readonly number[], image: Promise<ChunkImage>) => Promise<void>;
 
@@ -60,10 +70,14 @@ export class WriteQueue {
   /** First failure not reported yet. */
   private failure: unknown = undefined;
 
-  /** @param maxBytes Bound on the bytes queued (a chunk larger than it is still queued alone). */
+  /**
+   * @param maxBytes Bound on the bytes queued (a chunk larger than it is still queued alone).
+   * @param maxChunks Bound on the chunks queued.
+   */
   constructor(
     readonly maxBytes: number,
     private readonly store: StoreEncoded,
+    private readonly maxChunks = Infinity,
   ) {}
 
   /** True while chunks are queued (encoding or waiting to be stored) or a failure is unreported. */
@@ -78,14 +92,14 @@ export class WriteQueue {
 
   /**
    * Queues a chunk holding `bytes`: first stores the chunks already encoded at the head and, while
-   * the queue would exceed its bound, waits for the oldest ones and stores them (back-pressure);
+   * the queue would exceed its bounds, waits for the oldest ones and stores them (back-pressure);
    * then starts `encode` and returns without waiting for it.
    * @throws the failure of an earlier queued chunk (this chunk is then neither encoded nor queued).
    */
   async add(coords: readonly number[], bytes: number, encode: () => Promise<ChunkImage>, holder?: Holder): Promise<void> {
     await this.storeWhile(() => {
       const h = this.entries[this.head];
-      return h !== undefined && (h.done || this.queuedBytes + bytes > this.maxBytes);
+      return h !== undefined && (h.done || this.queuedBytes + bytes > this.maxBytes || this.entries.length - this.head >= this.maxChunks);
     });
     holder?.hold();
     let image: Promise<ChunkImage>;
@@ -168,11 +182,12 @@ export class WriteQueue {
 /** Buffers for the copies of written data that queued chunks hold, reused once those are stored. */
 const copies: ArrayBufferLike[] = [];
 /**
- * Most buffers kept (a frame-by-frame stream holds one per queued chunk: two per filter thread
- * plus two by default, so fresh buffers — page faults, garbage collections on the calling thread —
- * are not needed once the stream runs), most bytes in one kept buffer, and in all.
+ * Most buffers kept: a frame-by-frame stream holds one per queued chunk ({@link queuedChunks}) and,
+ * writing part of each frame, one per chunk the cache holds (an 8 MiB cache holds 16 quarter
+ * frames), so that fresh buffers (page faults, garbage collections on the calling thread) are not
+ * needed once the stream runs; most bytes in one kept buffer, and in all.
  */
-const COPIES_KEPT = 8;
+const copiesKept = (): number => 4 * queuedChunks(pipelineOffload()?.threads ?? 0);
 const COPY_MAX_BYTES = 64 << 20;
 const COPIES_MAX_BYTES = 64 << 20;
 let copiesBytes = 0;
@@ -205,7 +220,7 @@ export function ownedCopy(src: Uint8Array): { bytes: Uint8Array; holder: Holder 
       if (b.byteLength <= COPY_MAX_BYTES && b.byteLength >= 64 << 10) {
         copies.push(b);
         copiesBytes += b.byteLength;
-        while (copies.length > COPIES_KEPT || copiesBytes > COPIES_MAX_BYTES) copiesBytes -= copies.shift()!.byteLength;
+        while (copies.length > copiesKept() || copiesBytes > COPIES_MAX_BYTES) copiesBytes -= copies.shift()!.byteLength;
       }
     },
   };

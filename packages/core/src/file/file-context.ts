@@ -38,6 +38,8 @@ export class FileContext {
   /** Set when the file is writable. */
   writer: FileWriter | null = null;
   closed = false;
+  /** Set while `close()` flushes: the datasets' cached chunks are written for the last time. */
+  closing = false;
   private order: CallOrder | undefined;
   /**
    * Orders the API calls on this file: made by the file's object classes on first use (file/lock.ts;

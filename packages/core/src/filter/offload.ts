@@ -14,6 +14,27 @@ import type { DecodeTarget } from './decode-into.js';
 /** What every filter of a pipeline shares (as in ./pipeline.ts). */
 export type OffloadContext = Omit<FilterContext, 'clientData' | 'flags'>;
 
+/** One section of a structured chunk for {@link PipelineOffload.encodeSections}. */
+export interface OffloadSection {
+  /** The section's bytes (kept by the caller, as for {@link PipelineOffload.encode}). */
+  bytes: Uint8Array;
+  /** The section's pipeline (empty: stored as it is). */
+  pipeline: FilterPipeline;
+  /** `impls[i]`: the implementation of filter i (undefined: not registered). */
+  impls: readonly (Filter | undefined)[];
+  ctx: OffloadContext;
+}
+
+/** What {@link PipelineOffload.encodeSections} resolves to. */
+export interface EncodedSections {
+  /** The stored sections one after another (one chunk image). */
+  bytes: Uint8Array;
+  /** Stored bytes of each section. */
+  sizes: number[];
+  /** Filter mask of each section. */
+  filterMasks: number[];
+}
+
 /** Runs filter pipelines somewhere else (another thread). */
 export interface PipelineOffload {
   /** Chunks it works on at once (its threads): how many chunks a streaming write keeps in flight. */
@@ -26,6 +47,13 @@ export interface PipelineOffload {
    * null to decline (or when the work failed there), else the encoded bytes and the filter mask.
    */
   encode(bytes: Uint8Array, pipeline: FilterPipeline, impls: readonly (Filter | undefined)[], ctx: OffloadContext): Promise<{ bytes: Uint8Array; filterMask: number } | null> | null;
+  /**
+   * Optional: every section of a structured chunk through its own pipeline in one job (the bytes of
+   * each as {@link encode} would give them), joined into one image there, so the calling thread
+   * neither runs the small sections' filters nor copies the sections together. Null to decline (or
+   * when the work failed there: the caller then encodes the sections itself, which names the error).
+   */
+  encodeSections?(sections: readonly OffloadSection[]): Promise<EncodedSections | null> | null;
   /** Reverse pipeline (filters with bit i of `filterMask` set are skipped), or null as for {@link encode}. */
   decode(bytes: Uint8Array, pipeline: FilterPipeline, filterMask: number, impls: readonly (Filter | undefined)[], ctx: OffloadContext): Promise<Uint8Array | null> | null;
   /**

@@ -152,6 +152,7 @@ export async function openContext(
 export async function closeFile(ctx: FileContext, owned: ByteSource | null, flush: () => Promise<void>): Promise<void> {
   return ctx.lock.file('write', async () => {
     if (ctx.closed) return;
+    ctx.closing = true;
     try {
       await flush();
     } finally {

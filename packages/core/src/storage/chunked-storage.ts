@@ -102,7 +102,7 @@ export class ChunkedStorage extends ReadChunkedStorage {
   /** Writes cached chunks and the index, and records the index address in the layout message. */
   async flush(): Promise<void> {
     if (!this.ctx.writer || this.ctx.closed) return;
-    await this.engine.flush();
+    await this.engine.flush(this.ctx.closing);
     const { address, info } = await this.index.flush();
     const layout = this.info.layout;
     if (address !== layout.address || JSON.stringify(info) !== JSON.stringify(layout.index)) {

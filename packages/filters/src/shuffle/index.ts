@@ -37,15 +37,16 @@ function unshuffle2x4(src: Uint32Array, dst: Uint32Array, q: number): void {
 /**
  * Spec IV.A.2.l, filter 2. Byte-shuffles `data` for elements of `size` bytes (H5Z_filter_shuffle, forward). Trailing bytes
  * that do not fill an element are copied unchanged to the end, as HDF5 does; sizes ≤ 1 or fewer
- * than two whole elements return the input itself.
+ * than two whole elements return the input itself. `into` (at least `data.length` bytes): where
+ * to write the result (its first `data.length` bytes are returned) instead of a new array.
  */
-export function shuffle(data: Uint8Array, size: number): Uint8Array {
+export function shuffle(data: Uint8Array, size: number, into?: Uint8Array): Uint8Array {
   const n = Math.floor(data.length / size);
   if (size <= 1 || n <= 1) return data;
-  const out = new Uint8Array(data.length);
+  const out = into ? into.subarray(0, data.length) : new Uint8Array(data.length);
   const body = n * size;
-  if (size === 2 && LITTLE_ENDIAN_HOST && data.byteOffset % 4 === 0 && n % 4 === 0) {
-    shuffle2x4(new Uint32Array(data.buffer, data.byteOffset, n >>> 1), new Uint32Array(out.buffer, 0, n >>> 1), n >>> 2);
+  if (size === 2 && LITTLE_ENDIAN_HOST && data.byteOffset % 4 === 0 && out.byteOffset % 4 === 0 && n % 4 === 0) {
+    shuffle2x4(new Uint32Array(data.buffer, data.byteOffset, n >>> 1), new Uint32Array(out.buffer, out.byteOffset, n >>> 1), n >>> 2);
   } else if (size === 2 && LITTLE_ENDIAN_HOST && data.byteOffset % 2 === 0) {
     const src = new Uint16Array(data.buffer, data.byteOffset, n);
     for (let i = 0; i < n; i++) {
@@ -166,7 +167,8 @@ export function unshuffleInto(data: Uint8Array, size: number, out: Uint8Array): 
   if (body < data.length) out.set(data.subarray(body), body);
 }
 
-function elementSize(ctx: FilterContext): number {
+/** The element size of the shuffle filter's client data (checked). */
+export function shuffleElementSize(ctx: FilterContext): number {
   const cd = ctx.clientData;
   // HDF5 requires exactly one value, non-zero (H5Z_SHUFFLE_TOTAL_NPARMS).
   if (cd.length !== 1 || !(cd[0]! > 0)) {
@@ -179,9 +181,9 @@ function elementSize(ctx: FilterContext): number {
 export const shuffleFilter: Filter = {
   id: ID,
   name: NAME,
-  encode: (data, ctx) => shuffle(data, elementSize(ctx)),
-  decode: (data, ctx) => unshuffle(data, elementSize(ctx)),
-  decodeInto: (data, ctx, out) => unshuffleInto(data, elementSize(ctx), out),
+  encode: (data, ctx) => shuffle(data, shuffleElementSize(ctx)),
+  decode: (data, ctx) => unshuffle(data, shuffleElementSize(ctx)),
+  decodeInto: (data, ctx, out) => unshuffleInto(data, shuffleElementSize(ctx), out),
   setLocal(_clientData, ctx) {
     if (!(ctx.elementSize > 0)) throw new FilterError('bad datatype size 0', { filterId: ID, filterName: NAME });
     return [ctx.elementSize];

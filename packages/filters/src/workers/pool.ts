@@ -14,7 +14,7 @@ import { isShared, setPipelineOffload, type OffloadContext, type PipelineOffload
 import type { Filter } from '@chunkform/core/plugin';
 import { machineThreads, startFilterWorker } from '#workers';
 import { ALL_FILTERS } from '../builtin.js';
-import type { FilterJob, FilterResult, FilterWorker } from './protocol.js';
+import type { FilterJob, FilterResult, FilterWorker, SectionsJob } from './protocol.js';
 import { CopyPool } from '../util/copy-pool.js';
 import { checkWorkerOptions, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './options.js';
 
@@ -66,6 +66,11 @@ function start(): FilterWorker | null {
 function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMask: number, ctx: OffloadContext): boolean {
   if (size() === 0 || broken) return false;
   if (bytes.length < minBytes && ctx.chunkDims.reduce((a, b) => a * b, ctx.elementSize) < minBytes) return false;
+  return ours(impls, skipMask);
+}
+
+/** True when the filters to run (bits of `skipMask` clear) are all this package's and there is one at least. */
+function ours(impls: readonly (Filter | undefined)[], skipMask = 0): boolean {
   let any = false;
   for (let i = 0; i < impls.length; i++) {
     if ((skipMask >>> i) & 1) continue;
@@ -91,8 +96,8 @@ const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBy
 const handed = new WeakSet<ArrayBuffer>();
 
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
-async function dispatch(job: FilterJob): Promise<FilterResult | null> {
-  for (const f of job.pipeline.filters) used.add(f.id);
+async function dispatch(job: FilterJob | SectionsJob): Promise<FilterResult | null> {
+  for (const p of job.direction === 'sections' ? job.sections.map((x) => x.pipeline) : [job.pipeline]) for (const f of p.filters) used.add(f.id);
   const w = pick();
   if (!w) return null;
   try {
@@ -126,6 +131,13 @@ const offload: PipelineOffload = {
     if (!takes(bytes, impls, 0, ctx)) return null;
     // shared memory (the copy a streamed write owns) goes to the worker as it is: no second copy
     return send({ direction: 'encode', bytes: isShared(bytes) ? bytes : inputs.copy(bytes), pipeline, filterMask: 0, ctx });
+  },
+  encodeSections(sections) {
+    // one job for the whole chunk when it is large enough and every section's filters are ours
+    if (size() === 0 || broken || sections.reduce((n, x) => n + x.bytes.length, 0) < minBytes) return null;
+    if (!sections.some((x) => x.impls.length > 0) || !sections.every((x) => x.impls.length === 0 || ours(x.impls))) return null;
+    const job: SectionsJob = { direction: 'sections', sections: sections.map(({ bytes, pipeline, ctx }) => ({ bytes, pipeline, ctx })) };
+    return dispatch(job).then((r) => (r?.bytes && r.sizes && r.masks ? { bytes: r.bytes, sizes: r.sizes, filterMasks: r.masks } : null));
   },
   decode(bytes, pipeline, filterMask, impls, ctx) {
     if (!takes(bytes, impls, filterMask, ctx)) return null;

@@ -24,6 +24,19 @@ export interface FilterJob {
   target?: DecodeTarget;
 }
 
+/** One section of a {@link SectionsJob} (bytes in shared memory go as they are, others are copied by the message). */
+export interface SectionJob {
+  bytes: Uint8Array;
+  pipeline: FilterPipeline;
+  ctx: OffloadContext;
+}
+
+/** Every section of one structured chunk to encode, each through its own pipeline; the reply's bytes are the stored sections one after another. */
+export interface SectionsJob {
+  direction: 'sections';
+  sections: SectionJob[];
+}
+
 /** What a worker sends back (id {@link READY_ID} once, when it is ready). */
 export interface FilterReply {
   id: number;
@@ -33,6 +46,9 @@ export interface FilterReply {
   written?: boolean;
   /** The job's input buffer, sent back for reuse (absent when the result lives in it). */
   input?: Uint8Array;
+  /** A {@link SectionsJob}: stored bytes and filter mask of each section. */
+  sizes?: number[];
+  masks?: number[];
   /** The failure's message (the pool then runs the chunk on the calling thread, which names it). */
   error?: string;
 }
@@ -51,6 +67,9 @@ export interface FilterResult {
   bytes?: Uint8Array;
   filterMask: number;
   input?: Uint8Array;
+  /** A {@link SectionsJob}'s stored size and mask of each section. */
+  sizes?: number[];
+  masks?: number[];
 }
 
 /** One worker thread running filter pipelines. */
@@ -59,8 +78,8 @@ export interface FilterWorker {
   readonly ready: Promise<void>;
   /** Requests sent and not answered yet. */
   readonly pending: number;
-  /** Runs `job` there (its bytes' buffer is transferred). Rejects when the worker fails or exits. */
-  run(job: FilterJob): Promise<FilterResult>;
+  /** Runs `job` there (its bytes' buffer is transferred unless shared). Rejects when the worker fails or exits. */
+  run(job: FilterJob | SectionsJob): Promise<FilterResult>;
   /** Stops the worker (pending requests are rejected). */
   terminate(): void;
 }

@@ -6,17 +6,45 @@
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { decodeChunk, decodeChunkInto, encodeChunk } from '@chunkform/core/plugin';
+import { decodeChunk, decodeChunkInto, encodeChunk, type Filter, type FilterPipeline, type OffloadContext } from '@chunkform/core/plugin';
 import { ALL_FILTERS } from '../builtin.js';
-import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData } from './protocol.js';
+import { shuffle, shuffleElementSize, shuffleFilter } from '../shuffle/index.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve = (id: number) => byId.get(id);
 
+/** Buffers a shuffle that more filters follow writes into (its output never leaves the worker): no fresh chunk-sized array per chunk. */
+const scratch: ArrayBuffer[] = [];
+const SCRATCH_KEPT = 2;
+const SCRATCH_MIN_BYTES = 64 << 10;
+
+/**
+ * Core's forward pipeline (the calling thread's bytes); a leading shuffle followed by other filters
+ * writes into a kept buffer (the page faults and garbage of a new one per chunk slowed two workers).
+ */
+async function encode(bytes: Uint8Array, pipeline: FilterPipeline, ctx: OffloadContext): Promise<{ bytes: Uint8Array; filterMask: number }> {
+  const where = { path: '', chunk: [] };
+  const fs = pipeline.filters;
+  if (fs.length < 2 || fs[0]!.id !== shuffleFilter.id || bytes.length < SCRATCH_MIN_BYTES) return encodeChunk(bytes, pipeline, resolve, ctx, where);
+  let buf = scratch.pop();
+  if (!buf || buf.byteLength < bytes.length) buf = new ArrayBuffer(bytes.length);
+  const into = new Uint8Array(buf);
+  let first = true; // (only the first filter: a later shuffle may read the scratch)
+  const viaScratch: Filter = { ...shuffleFilter, encode: (d, c) => (first ? ((first = false), shuffle(d, shuffleElementSize(c), into)) : shuffleFilter.encode(d, c)) };
+  try {
+    const r = await encodeChunk(bytes, pipeline, (id) => (id === shuffleFilter.id ? viaScratch : resolve(id)), ctx, where);
+    // (an optional filter that failed after it leaves the shuffled bytes as the result: a copy of them goes back)
+    return r.bytes.buffer === buf ? { bytes: r.bytes.slice(), filterMask: r.filterMask } : r;
+  } finally {
+    if (scratch.length < SCRATCH_KEPT) scratch.push(buf);
+  }
+}
+
 async function run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
   const where = { path: '', chunk: [] };
-  if (job.direction === 'encode') return encodeChunk(job.bytes, job.pipeline, resolve, job.ctx, where);
+  if (job.direction === 'encode') return encode(job.bytes, job.pipeline, job.ctx);
   if (job.target) {
     // decoded straight into the shared result: nothing goes back but the input buffer
     await decodeChunkInto(job.bytes, job.pipeline, job.filterMask, resolve, job.ctx, where, job.target);
@@ -25,7 +53,24 @@ async function run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: num
   return { bytes: await decodeChunk(job.bytes, job.pipeline, job.filterMask, resolve, job.ctx, where), filterMask: job.filterMask };
 }
 
-parentPort!.on('message', (m: FilterJob & { id: number }) => {
+/** The sections of a structured chunk, each through its pipeline (core's, as on the calling thread), joined into one new buffer. */
+async function runSections(job: SectionsJob): Promise<{ bytes: Uint8Array; sizes: number[]; masks: number[] }> {
+  const out = [];
+  for (const s of job.sections) out.push(await encode(s.bytes, s.pipeline, s.ctx));
+  const bytes = new Uint8Array(out.reduce((n, e) => n + e.bytes.length, 0));
+  let at = 0;
+  for (const e of out) (bytes.set(e.bytes, at), (at += e.bytes.length));
+  return { bytes, sizes: out.map((e) => e.bytes.length), masks: out.map((e) => e.filterMask) };
+}
+
+parentPort!.on('message', (m: (FilterJob | SectionsJob) & { id: number }) => {
+  if (m.direction === 'sections') {
+    runSections(m).then(
+      (r) => parentPort!.postMessage({ id: m.id, ...r } satisfies FilterReply, [r.bytes.buffer as ArrayBuffer]),
+      (e: unknown) => parentPort!.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FilterReply),
+    );
+    return;
+  }
   run(m).then(
     (r) => {
       if (!r) {
