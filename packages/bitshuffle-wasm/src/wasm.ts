@@ -3,7 +3,8 @@
  * binaries.ts): the 128-bit SIMD build when the runtime validates it, else the scalar build.
  * @module
  */
-import { SCALAR_WASM, SIMD_WASM } from './binaries.js';
+import { inflateSync } from 'fflate';
+import { SIMD_BYTES, WASM_DEFLATED } from './binaries.js';
 
 /** The functions of assembly/index.ts (and assembly/lz4.ts) seen from JS; pointers are byte offsets. */
 export interface KernelExports {
@@ -24,13 +25,13 @@ export interface KernelExports {
 /** Largest working set (input + output + scratch) handed to a 32-bit WASM memory. */
 export const WASM_MAX_BYTES = 2 ** 31;
 
-/** The bytes of an embedded build (hex: see scripts/build.mjs). */
-function decodeHex(hex: string): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(hex.length >> 1);
-  // '0'–'9' → 0–9, 'a'–'f' → 10–15
-  const nibble = (c: number): number => (c & 15) + (c >> 6) * 9;
-  for (let i = 0; i < out.length; i++) out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
-  return out;
+/** Both embedded builds, inflated on first use (see scripts/build.mjs). */
+let builds: Uint8Array<ArrayBuffer> | undefined;
+
+/** The bytes of an embedded build: the 128-bit SIMD build or the scalar one. */
+function embedded(simd: boolean): Uint8Array<ArrayBuffer> {
+  builds ??= inflateSync(Uint8Array.from(atob(WASM_DEFLATED), (c) => c.charCodeAt(0))) as Uint8Array<ArrayBuffer>;
+  return simd ? builds.subarray(0, SIMD_BYTES) : builds.subarray(SIMD_BYTES);
 }
 
 /** One instantiated build with its linear memory. */
@@ -80,14 +81,14 @@ let scalar: WasmKernel | null | undefined;
 
 /** True when the runtime accepts WASM 128-bit SIMD (probed with WebAssembly.validate). */
 export function simdSupported(): boolean {
-  return typeof WebAssembly === 'object' && WebAssembly.validate(decodeHex(SIMD_WASM));
+  return typeof WebAssembly === 'object' && WebAssembly.validate(embedded(true));
 }
 
 /** The SIMD kernel, or null when unsupported. */
 export function simdKernel(): WasmKernel | null {
   if (simd === undefined) {
     try {
-      simd = simdSupported() ? new WasmKernel(decodeHex(SIMD_WASM)) : null;
+      simd = simdSupported() ? new WasmKernel(embedded(true)) : null;
     } catch {
       simd = null;
     }
@@ -99,7 +100,7 @@ export function simdKernel(): WasmKernel | null {
 export function scalarKernel(): WasmKernel | null {
   if (scalar === undefined) {
     try {
-      scalar = typeof WebAssembly === 'object' ? new WasmKernel(decodeHex(SCALAR_WASM)) : null;
+      scalar = typeof WebAssembly === 'object' ? new WasmKernel(embedded(false)) : null;
     } catch {
       scalar = null;
     }
