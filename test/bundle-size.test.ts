@@ -6,7 +6,7 @@
  * this bundle counts in full), for
  * - read-only dense + deflate + fixed-array index from `@chunkform/core/read` with the read-only
  *   registrations `registerDenseReadOnly()`, `registerInflate()` and `registerFixedArrayReadOnly()`:
- *   ≈ 58.7 KB (60,130 B; ≈ 177 KB min): the 60 KB budget, checked. It was ≈ 60.9 KB after the merges of
+ *   ≈ 58.7 KB (60,117 B; ≈ 176 KB min): the 60 KB budget, checked. It was ≈ 60.9 KB after the merges of
  *   the shared-memory reads and the tile writes; measured with esbuild's metafile, the 2.2 KB came from:
  *   the reads of defined elements (chunk/defined.ts, the selection union and concatenation they use),
  *   which only formats that track defined elements (sparse, VL) need, reached through a hook that
@@ -19,18 +19,19 @@
  *   heaps, B-trees, datatypes and value decoding, selections, the chunk reader, the HTTP range reader),
  *   tsyringe ≈ 2.5 KB and its tslib licence comment (kept by bundlers) ≈ 0.4 KB, fflate's inflate ≈ 1.5 KB.
  * - everything (all chunk formats but VL, all indexes and filters registered, read and write,
- *   `import * as core`): ≈ 162.4 KB (166,299 B; ≈ 508 KB min), 22.4 KB over the 140 KB budget, so the
+ *   `import * as core`): ≈ 162.5 KB (166,382 B; ≈ 485 KB min), 22.5 KB over the 140 KB budget, so the
  *   ceiling is the size measured (rounded up to the next 0.5 KB) and the bundle cannot grow back. The
  *   merges of the shared-memory reads and the tile writes had taken it from 161.1 to 163.0 KB; browser
  *   bundles now get a worker pool without the pool (filters' `#pool` import: workers/pool-none.ts,
- *   browsers have no worker threads) ≈ 0.9 KB. The rest is what "everything" is, one implementation each
+ *   browsers have no worker threads) ≈ 0.9 KB; later trims (shared record checks in the indexes, the zstd glue
+ *   imported by name, the bitshuffle WebAssembly stored deflated) paid for the sparse ROI worker encode. The rest is what "everything" is, one implementation each
  *   except where a fallback is the design: the write path (about half of core's ≈ 330 KB min: encoders,
  *   the file writer and free-space manager, the fractal heap and v2 B-tree writers, the chunk engine's
  *   write side), the sparse selection encodings, six chunk indexes, fflate with its compressor (deflate
  *   writes), two zstd codecs (zstd-wasm's glue ≈ 8 KB min, the only zstd compressor, loaded lazily with
  *   a time limit; fzstd ≈ 7 KB min, the decoder a read falls back to when the WebAssembly cannot load,
- *   issue #14), the bitshuffle/LZ4 WebAssembly embedded twice (SIMD and scalar builds, ≈ 28 KB min,
- *   ≈ 4 KB min+gzip: dropping the scalar build, which only runtimes with WebAssembly but without SIMD
+ *   issue #14), the bitshuffle/LZ4 WebAssembly embedded twice (SIMD and scalar builds, one deflate stream in base64,
+ *   ≈ 3.7 KB min+gzip: dropping the scalar build, which only runtimes with WebAssembly but without SIMD
  *   use, would save ≈ 0.9 KB but remove the `'wasm'` backend) and the JS LZ4 fallback (pages whose CSP
  *   forbids WebAssembly).
  * The sizes are printed for the CI log.
