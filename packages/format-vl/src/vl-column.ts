@@ -10,16 +10,23 @@ import { change, define, ensure, setBytes, type VlChunk } from './vl-chunk.js';
 import { VLStrings, checkColumn } from './vl-strings.js';
 
 /**
- * A columnar read in progress: the length of each value, and the bytes of each request run copied
- * into one staging buffer as the runs arrive. Runs usually arrive in read order (a whole or row
- * read of chunks in C order): the staging buffer is then the result's bytes as they are.
+ * A columnar read in progress: the end offset (or the length) of each value, and the bytes of each
+ * request run copied into one staging buffer as the runs arrive. Runs usually arrive in read order,
+ * each starting where the previous one ended (a whole or row read of chunks in C order): the staging
+ * buffer is then the result's bytes as they are, and each value's end offset is known as it arrives
+ * (no pass turning lengths into offsets at the end).
  */
 export class ColumnRead {
   /**
-   * `lengths[i + 1]`: byte length of value `i` of the read (0: empty or undefined); made the
-   * offsets in place by {@link finish}. (A single value fits a heap, a `Uint8Array`: < 2^32 bytes.)
+   * `lengths[i + 1]`: while {@link running}, the end offset of value `i` in the result (for the
+   * values before {@link next}); otherwise its byte length (0: empty or undefined), made the offsets
+   * in place by {@link finish}. (A single value fits a heap, a `Uint8Array`: < 2^32 bytes.)
    */
   readonly lengths: Uint32Array;
+  /** Every run so far started at {@link next} and `lengths` holds end offsets (below 2^32). */
+  running = true;
+  /** The read position after the last run (while {@link running}). */
+  next = 0;
   /** The read position of each piece's first value … */
   readonly starts: number[] = [];
   /** … and where its bytes are in `buf`. */
@@ -61,11 +68,40 @@ export class ColumnRead {
     this.total += n;
   }
 
+  /**
+   * Whether the run of `n` values at read position `b` keeps the end offsets running (it starts where
+   * the last one ended). When not, the offsets so far become lengths again (once) and the read goes
+   * on with lengths. (Offsets are kept modulo 2^32, as a `Uint32Array` stores them: the lengths
+   * they give back are exact, and {@link finish} widens a result of 4 GiB or more.)
+   */
+  continues(b: number, n: number): boolean {
+    if (!this.running) return false;
+    if (b === this.next) {
+      this.next = b + n;
+      return true;
+    }
+    this.toLengths();
+    return false;
+  }
+
+  private toLengths(): void {
+    const lengths = this.lengths;
+    for (let i = this.next; i > 0; i--) lengths[i] -= lengths[i - 1]!;
+    this.running = false;
+  }
+
   /** The values read, as one buffer and offsets. */
   finish(): VLStrings {
     const total = this.total;
-    const offsets = total > 0xffffffff ? Float64Array.from(this.lengths) : this.lengths;
-    for (let i = 1; i < offsets.length; i++) offsets[i] += offsets[i - 1]!;
+    let offsets: Uint32Array | Float64Array = this.lengths;
+    if (this.running && total > 0xffffffff) this.toLengths();
+    if (this.running) {
+      // values after the last run (no run reached them: empty) end where it ended
+      offsets.fill(total, this.next + 1);
+    } else {
+      if (total > 0xffffffff) offsets = Float64Array.from(offsets);
+      for (let i = 1; i < offsets.length; i++) offsets[i] += offsets[i - 1]!;
+    }
     let bytes: Uint8Array;
     if (this.inOrder) bytes = this.buf.length - total > total >>> 3 ? this.buf.slice(0, total) : this.buf.subarray(0, total);
     else {
@@ -111,15 +147,16 @@ export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, ba
     const b = base + runs[r + 1]!;
     const n = runs[r + 2]!;
     let total = 0;
+    const running = col.continues(b, n);
     for (let k = 0; k < n; k++) {
       const i = c + k;
       const L = defined && !defined[i] ? 0 : len[i]!;
-      lengths[b + k + 1] = L;
       total += L;
+      lengths[b + k + 1] = running ? col.total + total : L;
     }
     col.seen += n;
     if (total === 0) continue;
-    copyStretches(col.room(total), col.total, heap, off, c, lengths, b + 1, 1, n);
+    copyStretches(col.room(total), col.total, heap, off, c, len, c, 1, n, defined);
     col.added(b, total);
   }
 }
@@ -136,10 +173,18 @@ function readPacked(mem: VlChunk, w: Uint32Array, runs: Float64Array, col: Colum
     const b = base + runs[r + 1]!;
     const n = runs[r + 2]!;
     let total = 0;
-    for (let k = 0, j = 4 * c + 2; k < n; k++, j += 4) {
-      const L = w[j]!;
-      lengths[b + k + 1] = L;
-      total += L;
+    if (col.continues(b, n)) {
+      const at = col.total;
+      for (let k = 0, j = 4 * c + 2; k < n; k++, j += 4) {
+        total += w[j]!;
+        lengths[b + k + 1] = at + total;
+      }
+    } else {
+      for (let k = 0, j = 4 * c + 2; k < n; k++, j += 4) {
+        const L = w[j]!;
+        lengths[b + k + 1] = L;
+        total += L;
+      }
     }
     col.seen += n;
     if (total === 0) continue;
@@ -162,11 +207,11 @@ function readPacked(mem: VlChunk, w: Uint32Array, runs: Float64Array, col: Colum
  * Copies the non-empty values `k < n` (heap offset `offs[o0 + k·stride]`, length
  * `lens[l0 + k·stride]`) to `to` from `at`, one copy per stretch of values adjacent in the heap.
  */
-function copyStretches(to: Uint8Array, at: number, heap: Uint8Array, offs: Uint32Array | Float64Array, o0: number, lens: Uint32Array, l0: number, stride: number, n: number): void {
+function copyStretches(to: Uint8Array, at: number, heap: Uint8Array, offs: Uint32Array | Float64Array, o0: number, lens: Uint32Array | Float64Array, l0: number, stride: number, n: number, defined: Uint8Array | null = null): void {
   let s = -1; // the stretch being copied: heap[s, e)
   let e = -1;
   for (let k = 0, jo = o0, jl = l0; k < n; k++, jo += stride, jl += stride) {
-    const L = lens[jl]!;
+    const L = defined !== null && !defined[o0 + k] ? 0 : lens[jl]!;
     if (L === 0) continue;
     const o = offs[jo]!;
     if (o !== e) {
