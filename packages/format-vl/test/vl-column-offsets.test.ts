@@ -2,7 +2,7 @@
  * Columnar reads build each value's end offset as the runs arrive when they arrive in read order
  * (vl-column.ts `ColumnRead`): the same values as written when runs arrive in read order, out of
  * order from the start, out of order after some in order (chunks stored in reverse), with never
- * written chunks in the middle or at the end, and in part; a corrupt chunk of such a read is a
+ * written chunks in the middle or at the end, in part, and over 2-D chunks; a corrupt chunk of such a read is a
  * `ChecksumError` naming it.
  */
 import { describe, expect, it } from 'vitest';
@@ -60,6 +60,20 @@ describe('columnar reads: end offsets as the runs arrive', () => {
       const want = v.map((s, i) => (i < 128 || (i >= 256 && i < 384) ? s : ''));
       expectColumn(await d.readColumnar<VLStrings>(), want);
     }
+  });
+
+  it('2-D chunks: runs of a chunk leave gaps in read order (offsets back to lengths at the second run)', async () => {
+    const w = values(24 * 20);
+    const store = new MemoryStore();
+    const f = await createFile(store, { superblockVersion: 3 });
+    await createVlDataset(f, 's', { dtype: 'string', shape: [24, 20], chunks: [8, 8], data: VLStrings.from(w) } as VlDatasetOptions);
+    await f.close();
+    const d = await open(store.toBytes());
+    expectColumn(await d.readColumnar<VLStrings>(), w);
+    const sel = selectHyperslab({ start: [3, 5], count: [17, 12] });
+    const want: string[] = [];
+    for (let r = 3; r < 20; r++) for (let c = 5; c < 17; c++) want.push(w[r * 20 + c]!);
+    expectColumn(await d.readColumnar<VLStrings>(sel), want);
   });
 
   it('a corrupt chunk of a reversed file: ChecksumError naming that chunk', async () => {
