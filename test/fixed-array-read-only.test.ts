@@ -10,7 +10,6 @@ import {
   MemoryStore,
   UnsupportedError,
   createContainer,
-  createFile,
   openFile,
   selectHyperslab,
   selectPoints,
@@ -21,26 +20,20 @@ import { openFile as openReadOnly, ReadDataset } from '../packages/core/src/read
 import { registerDenseFormats, registerDenseReadOnly } from '../packages/format-dense/src/index.js';
 import { registerSparseFormat } from '../packages/format-sparse/src/index.js';
 import { registerFilters, registerInflate } from '../packages/filters/src/index.js';
-import { fixedArrayReadOnlyProvider, registerFixedArrayReadOnly, registerIndexes } from '../packages/indexes/src/index.js';
+import { fixedArrayReadOnlyProvider, registerFixedArrayReadOnly } from '../packages/indexes/src/index.js';
+import { writtenFile } from './support/sample-file.js';
 
 const VALUES = Int32Array.from({ length: 3000 }, (_, i) => i * 7 - 300);
 
 /** `/x`: [3000] int32 in chunks of 2 (1500 chunks: a paged fixed array), deflated; `/y` unfiltered, one chunk unwritten; `/s` sparse. */
-async function sampleFile(): Promise<Uint8Array> {
-  const c = createContainer(null);
-  registerIndexes(c);
-  registerDenseFormats(c);
-  registerSparseFormat(c);
-  registerFilters(c);
-  const store = new MemoryStore();
-  const f = await createFile(store, { container: c });
-  await f.createDataset('x', { dtype: 'int32', shape: [3000], chunks: [2], filters: [{ id: 1 }], data: VALUES });
-  const y = await f.createDataset('y', { dtype: 'int32', shape: [40], chunks: [10], fillValue: -1 });
-  await y.write(VALUES.subarray(0, 10), selectHyperslab({ start: [20], count: [10] }));
-  const s = await f.createDataset('s', { dtype: 'int32', shape: [8], chunks: [4], layout: 'sparse' });
-  await s.write([5], selectPoints([[2]]));
-  await f.close();
-  return store.toBytes();
+function sampleFile(): Promise<Uint8Array> {
+  return writtenFile(async (f) => {
+    await f.createDataset('x', { dtype: 'int32', shape: [3000], chunks: [2], filters: [{ id: 1 }], data: VALUES });
+    const y = await f.createDataset('y', { dtype: 'int32', shape: [40], chunks: [10], fillValue: -1 });
+    await y.write(VALUES.subarray(0, 10), selectHyperslab({ start: [20], count: [10] }));
+    const s = await f.createDataset('s', { dtype: 'int32', shape: [8], chunks: [4], layout: 'sparse' });
+    await s.write([5], selectPoints([[2]]));
+  });
 }
 
 /** The read-only registrations (`fullDense`: the dense formats that write, with the read-only index). */

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import './setup-registrations.js';
 import { xorshift32 } from '../bench/xorshift.js';
 import { createFile, H5Error, MemoryStore, openFile, type Dataset } from '../packages/core/src/index.js';
-import { selectAll, selectBlocks, selectHyperslab, toBlocks, type Box, type Selection } from '../packages/core/src/selection/index.js';
+import { selectAll, selectBlocks, selectHyperslab, type Box } from '../packages/core/src/selection/index.js';
+import { frameModelOps, type FrameModel } from './support/frame-model.js';
 
 const H = 32;
 const W = 40;
@@ -18,42 +19,8 @@ const FRAMES = 14;
 const PER_CHUNK = 6;
 const dims = [FRAMES, H, W];
 
-/** Value per pixel of every frame, 0 where undefined. */
-type Model = Uint16Array;
-
-/** Linear indices (C order) of a selection's elements. */
-function linOf(sel: Selection): number[] {
-  const b = toBlocks(sel, dims);
-  if (b.kind === 'none') return [];
-  const out: number[] = [];
-  for (let i = 0; i < b.boxCount; i++) {
-    const o = i * 6;
-    for (let f = b.boxes[o]!; f < b.boxes[o + 1]!; f++)
-      for (let y = b.boxes[o + 2]!; y < b.boxes[o + 3]!; y++) for (let x = b.boxes[o + 4]!; x < b.boxes[o + 5]!; x++) out.push((f * H + y) * W + x);
-  }
-  return out.sort((a, c) => a - c);
-}
-
-function modelRead(m: Model, b: Box): { lin: number[]; values: number[] } {
-  const lin: number[] = [];
-  const values: number[] = [];
-  for (let f = b.start[0]!; f < b.end[0]!; f++)
-    for (let y = b.start[1]!; y < b.end[1]!; y++)
-      for (let x = b.start[2]!; x < b.end[2]!; x++) {
-        const i = (f * H + y) * W + x;
-        if (m[i]) (lin.push(i), values.push(m[i]!));
-      }
-  return { lin, values };
-}
-
-function modelWrite(m: Model, boxes: Box[], values: Uint16Array): void {
-  const idx: number[] = [];
-  for (const b of boxes)
-    for (let f = b.start[0]!; f < b.end[0]!; f++)
-      for (let y = b.start[1]!; y < b.end[1]!; y++) for (let x = b.start[2]!; x < b.end[2]!; x++) idx.push((f * H + y) * W + x);
-  idx.sort((a, b) => a - b);
-  idx.forEach((i, k) => (m[i] = values[k]!));
-}
+type Model = FrameModel;
+const { linOf, modelRead, modelWrite } = frameModelOps(FRAMES, H, W);
 
 /**
  * Groups of frame f in distinct 4×4 cells; frames 2–4 and 8–9 repeat groups of the frame before at

@@ -10,15 +10,15 @@ import { describe, expect, it } from 'vitest';
 import './setup-registrations.js';
 import { xorshift32 } from '../bench/xorshift.js';
 import { createFile, MemoryStore, openFile, type Dataset } from '../packages/core/src/index.js';
-import { selectAll, selectBlocks, selectHyperslab, selectionCount, toBlocks, type Box, type Selection } from '../packages/core/src/selection/index.js';
+import { selectAll, selectBlocks, selectHyperslab, selectionCount, type Box } from '../packages/core/src/selection/index.js';
+import { frameModelOps, type FrameModel } from './support/frame-model.js';
 
 const H = 64;
 const W = 96;
 const FRAMES = 12;
 
-
-/** Model: value per pixel of every frame, 0 where undefined. */
-type Model = Uint16Array;
+type Model = FrameModel;
+const { linOf, modelRead, modelWrite } = frameModelOps(FRAMES, H, W);
 
 /** Non-overlapping 3×3 (or 2×2) groups in distinct 4×4 cells of frame f. */
 function groups(r: () => number, f: number, n: number): { boxes: Box[]; values: Uint16Array } {
@@ -34,41 +34,6 @@ function groups(r: () => number, f: number, n: number): { boxes: Box[]; values: 
     });
   const n2 = boxes.reduce((a, b) => a + (b.end[1]! - b.start[1]!) * (b.end[2]! - b.start[2]!), 0);
   return { boxes, values: Uint16Array.from({ length: n2 }, () => 1 + (r() % 60000)) };
-}
-
-/** Writes into the model in C order of the (sorted, disjoint) boxes' union. */
-function modelWrite(m: Model, boxes: Box[], values: Uint16Array): void {
-  const idx: number[] = [];
-  for (const b of boxes) for (let y = b.start[1]!; y < b.end[1]!; y++) for (let x = b.start[2]!; x < b.end[2]!; x++) idx.push((b.start[0]! * H + y) * W + x);
-  idx.sort((a, b) => a - b);
-  idx.forEach((i, k) => (m[i] = values[k]!));
-}
-
-/** Defined pixels of the model inside box `b` (linear indices, C order) and their values. */
-function modelRead(m: Model, b: Box): { lin: number[]; values: number[] } {
-  const lin: number[] = [];
-  const values: number[] = [];
-  for (let f = b.start[0]!; f < b.end[0]!; f++)
-    for (let y = b.start[1]!; y < b.end[1]!; y++)
-      for (let x = b.start[2]!; x < b.end[2]!; x++) {
-        const i = (f * H + y) * W + x;
-        if (m[i]) (lin.push(i), values.push(m[i]!));
-      }
-  return { lin, values };
-}
-
-/** Linear indices (C order) of a selection's elements. */
-function linOf(sel: Selection): number[] {
-  const dims = [FRAMES, H, W];
-  const b = toBlocks(sel, dims);
-  if (b.kind === 'none') return [];
-  const out: number[] = [];
-  for (let i = 0; i < b.boxCount; i++) {
-    const o = i * 6;
-    for (let f = b.boxes[o]!; f < b.boxes[o + 1]!; f++)
-      for (let y = b.boxes[o + 2]!; y < b.boxes[o + 3]!; y++) for (let x = b.boxes[o + 4]!; x < b.boxes[o + 5]!; x++) out.push((f * H + y) * W + x);
-  }
-  return out.sort((a, c) => a - c);
 }
 
 async function check(ds: Dataset, m: Model, box: Box): Promise<void> {

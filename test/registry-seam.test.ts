@@ -7,12 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  MemoryStore,
   MissingPluginError,
   RegistrationError,
   UnknownIndexTypeError,
   createContainer,
-  createFile,
   defaultContainer,
   lookup3,
   openFile,
@@ -32,6 +30,7 @@ import { DenseUnfilteredFormat, denseFormatProvider, registerDenseFormats } from
 import { registerSparseFormat, sparseFormatProvider } from '../packages/format-sparse/src/index.js';
 import { deflateFilter, registerDeflate, registerFilters } from '../packages/filters/src/index.js';
 import { fixedArrayIndexProvider, registerFixedArrayIndex, registerIndexes } from '../packages/indexes/src/index.js';
+import { writtenFile } from './support/sample-file.js';
 // The host app's tsyringe, imported after chunkform (whose Reflect polyfill tsyringe needs to load).
 import { container as tsyringeGlobal } from 'tsyringe';
 
@@ -50,19 +49,12 @@ const wrongChunked: ChunkFormatProvider = {
 const VALUES = Int32Array.from({ length: 100 }, (_, i) => i * 7 - 300);
 
 /** A file with a deflated chunked dataset `/x` ([100] int32, chunks [10], fixed array index) and a sparse dataset `/s`. */
-async function sampleFile(): Promise<Uint8Array> {
-  const c = createContainer(null);
-  registerIndexes(c);
-  registerDenseFormats(c);
-  registerSparseFormat(c);
-  registerFilters(c);
-  const store = new MemoryStore();
-  const f = await createFile(store, { container: c });
-  await f.createDataset('x', { dtype: 'int32', shape: [100], chunks: [10], filters: [{ id: 1 }], data: VALUES });
-  const s = await f.createDataset('s', { dtype: 'int32', shape: [8], chunks: [4], layout: 'sparse' });
-  await s.write([5], selectPoints([[2]]));
-  await f.close();
-  return store.toBytes();
+function sampleFile(): Promise<Uint8Array> {
+  return writtenFile(async (f) => {
+    await f.createDataset('x', { dtype: 'int32', shape: [100], chunks: [10], filters: [{ id: 1 }], data: VALUES });
+    const s = await f.createDataset('s', { dtype: 'int32', shape: [8], chunks: [4], layout: 'sparse' });
+    await s.write([5], selectPoints([[2]]));
+  });
 }
 
 async function readX(bytes: Uint8Array, container: Container): Promise<Int32Array> {

@@ -5,7 +5,7 @@
  * @module
  */
 import { lookup3 } from '../../packages/core/src/index.js';
-import { mutate, prng, type Mutation } from './mutations.js';
+import { byteMutation, mutate, prng, type Mutation } from './mutations.js';
 
 /** A corruption: one of mutations.ts's, or byte patches applied together. */
 export type ChunkedMutation = Mutation | { kind: 'patch'; patches: { offset: number; bytes: number[] }[] };
@@ -101,21 +101,7 @@ export function regionMutations(name: string, regions: [number, number][], perRe
       for (let o = start; o < Math.min(end, start + 32); o++) offsets.add(o); // headers: every byte
       while (offsets.size < perRegion) offsets.add(start + Math.floor(rnd() * len));
     }
-    for (const offset of [...offsets].sort((a, b) => a - b)) {
-      switch (k++ % 4) {
-        case 0:
-          out.push({ kind: 'xor', offset, mask: 0xff });
-          break;
-        case 1:
-          out.push({ kind: 'xor', offset, mask: 1 << Math.floor(rnd() * 8) });
-          break;
-        case 2:
-          out.push({ kind: 'set', offset, value: 0 });
-          break;
-        default:
-          out.push({ kind: 'set', offset, value: 0xff });
-      }
-    }
+    for (const offset of [...offsets].sort((a, b) => a - b)) out.push(byteMutation(offset, k++, rnd));
     for (let t = 0; t < truncations; t++) cuts.add(start + Math.floor(rnd() * len));
   }
   for (const length of [...cuts].sort((a, b) => a - b)) out.push({ kind: 'truncate', length });

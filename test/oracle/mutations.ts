@@ -3,6 +3,8 @@
  * @module
  */
 
+import { mulberry32 } from '../../packages/core/test/support/prng.js';
+
 /** A single corruption: xor or set one byte, or truncate the file. */
 export type Mutation =
   | { kind: 'xor'; offset: number; mask: number }
@@ -27,17 +29,25 @@ export function mutate(orig: Uint8Array, m: Mutation): Uint8Array {
   return b;
 }
 
-/** mulberry32: a small seeded PRNG (deterministic across runs and platforms). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/**
+ * The `k`-th of a run of single-byte mutations, at `offset`, cycling through: all bits flipped, one
+ * random bit (`rnd`) flipped, set to 0x00, set to 0xff.
+ */
+export function byteMutation(offset: number, k: number, rnd: () => number): Mutation {
+  switch (k % 4) {
+    case 0:
+      return { kind: 'xor', offset, mask: 0xff };
+    case 1:
+      return { kind: 'xor', offset, mask: 1 << Math.floor(rnd() * 8) };
+    case 2:
+      return { kind: 'set', offset, value: 0x00 };
+    default:
+      return { kind: 'set', offset, value: 0xff };
+  }
 }
+
+/** mulberry32: a small seeded PRNG (deterministic across runs and platforms). */
+export const prng = mulberry32;
 
 function seedOf(name: string): number {
   let h = 2166136261;
@@ -73,21 +83,7 @@ export function mutationsFor(name: string, size: number, plan: MutationPlan): Mu
     offsets = [...set].sort((a, b) => a - b);
   }
   const out: Mutation[] = [];
-  offsets.forEach((offset, k) => {
-    switch (k % 4) {
-      case 0:
-        out.push({ kind: 'xor', offset, mask: 0xff });
-        break;
-      case 1:
-        out.push({ kind: 'xor', offset, mask: 1 << Math.floor(rnd() * 8) });
-        break;
-      case 2:
-        out.push({ kind: 'set', offset, value: 0x00 });
-        break;
-      default:
-        out.push({ kind: 'set', offset, value: 0xff });
-    }
-  });
+  offsets.forEach((offset, k) => out.push(byteMutation(offset, k, rnd)));
   const lengths = new Set<number>();
   for (let n = 0; n <= Math.min(64, size - 1); n++) lengths.add(n);
   while (lengths.size < Math.min(size, 65 + plan.truncations)) lengths.add(Math.floor(rnd() * size));

@@ -1,6 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChecksumError, FormatError } from '../src/errors.js';
@@ -11,32 +9,28 @@ import {
   decodeV2BTreeHeader,
   encodeV2BTreeHeader,
   findV2BTreeRecord,
-  iterateV2BTree,
   openV2BTree,
   v2NodeUsedSize,
 } from '../src/format/btree/v2.js';
 import * as R from '../src/format/btree/v2-records.js';
 import { openFractalHeap } from '../src/format/heaps/fractal-heap.js';
 import {
-  compactLinks,
   denseInfo,
-  generateFixtures,
+  loadLatestFixture,
   memReader,
   objectHeaderMessages,
   parseLinkMessage,
-  parseSuperblock,
+  v2BTreeRecords,
+  type LatestFixture,
 } from './support/h5-structures.js';
 
 let dir: string;
 let file: Uint8Array;
 let sizes: SizeContext;
-let links: ReturnType<typeof compactLinks>;
+let links: LatestFixture['links'];
 
-async function collect(bytes: Uint8Array, address: number): Promise<Uint8Array[]> {
-  const rd = memReader(bytes, sizes);
-  const out: Uint8Array[] = [];
-  for await (const rec of iterateV2BTree(rd, await openV2BTree(rd, address))) out.push(rec);
-  return out;
+function collect(bytes: Uint8Array, address: number): Promise<Uint8Array[]> {
+  return v2BTreeRecords(bytes, sizes, address);
 }
 
 /** v2 B-tree address and record geometry of a chunked dataset with a version-4 layout (index type 5). */
@@ -56,12 +50,7 @@ function chunkIndex(name: string): { address: number; chunkBytes: number } {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cf-bt2-'));
-  generateFixtures(dir);
-  file = new Uint8Array(readFileSync(join(dir, 'latest.h5')));
-  const sb = parseSuperblock(file);
-  sizes = sb.sizes;
-  links = compactLinks(file, sizes, sb.rootObjectHeader);
+  ({ dir, file, sizes, links } = loadLatestFixture('cf-bt2-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

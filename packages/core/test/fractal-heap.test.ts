@@ -1,11 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChecksumError, FormatError, UnsupportedError } from '../src/errors.js';
 import { ByteReader, ByteWriter, type SizeContext, UNDEFINED_ADDRESS } from '../src/format/bytes.js';
 import { lookup3 } from '../src/format/checksum/lookup3.js';
-import { iterateV2BTree, openV2BTree } from '../src/format/btree/v2.js';
 import * as R from '../src/format/btree/v2-records.js';
 import {
   type FractalHeapHeader,
@@ -15,19 +12,16 @@ import {
   openFractalHeap,
 } from '../src/format/heaps/fractal-heap.js';
 import { indirectBlockSize, lookupRowColumn, rowBlockOffset, rowBlockSize } from '../src/format/heaps/fractal-heap-blocks.js';
-import { compactLinks, denseInfo, generateFixtures, memReader, parseLinkMessage, parseSuperblock } from './support/h5-structures.js';
+import { denseInfo, loadLatestFixture, memReader, parseLinkMessage, v2BTreeRecords, type LatestFixture } from './support/h5-structures.js';
 
 let dir: string;
 let file: Uint8Array;
 let sizes: SizeContext;
-let links: ReturnType<typeof compactLinks>;
+let links: LatestFixture['links'];
 const dec = new TextDecoder();
 
-async function records(bytes: Uint8Array, address: number): Promise<Uint8Array[]> {
-  const rd = memReader(bytes, sizes);
-  const out: Uint8Array[] = [];
-  for await (const r of iterateV2BTree(rd, await openV2BTree(rd, address))) out.push(r);
-  return out;
+function records(bytes: Uint8Array, address: number): Promise<Uint8Array[]> {
+  return v2BTreeRecords(bytes, sizes, address);
 }
 
 /** Name and raw data of an attribute message (version 3). */
@@ -51,12 +45,7 @@ function managedOffset(id: Uint8Array, offsetSize: number): number {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cf-fheap-'));
-  generateFixtures(dir);
-  file = new Uint8Array(readFileSync(join(dir, 'latest.h5')));
-  const sb = parseSuperblock(file);
-  sizes = sb.sizes;
-  links = compactLinks(file, sizes, sb.rootObjectHeader);
+  ({ dir, file, sizes, links } = loadLatestFixture('cf-fheap-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -17,6 +17,7 @@ import { setLz4Parallel, wasmLz4Codec, type WasmLz4Codec } from '@chunkform/bits
 import { bitshuffleDecode, bitshuffleEncode, jsLz4Codec, lz4CompressBound, lz4Decode, lz4Encode } from '../src/index.js';
 import { defaultLz4Codec } from '../src/lz4/index.js';
 import { lz4CompressBlock, lz4DecompressBlock, Lz4BlockError, lz4Scratch } from '../src/lz4/block.js';
+import { MALFORMED_LZ4_BLOCKS } from './support/lz4-malformed.js';
 
 const builds = (['simd', 'wasm'] as const).map((b) => [b, wasmLz4Codec(b)] as const).filter((x): x is readonly ['simd' | 'wasm', WasmLz4Codec] => x[1] !== null);
 const JS_CODECS = { lz4: jsLz4Codec };
@@ -134,21 +135,7 @@ describe.each(builds)('WebAssembly LZ4 codec (%s build)', (_name, codec) => {
 
   it('rejects malformed blocks with Lz4BlockError, like the TypeScript codec', () => {
     const out = new Uint8Array(64);
-    const bad: [number[], number][] = [
-      [[0x10], 1], // literal runs past the end
-      [[0x00, 0x05, 0x00, 0x00], 4], // offset beyond the output
-      [[0x10, 0x61, 0x00, 0x00], 5], // offset 0
-      [[0x10, 0x61, 0x01], 5], // truncated offset
-      [[0x10, 0x61, 0x01, 0x00, 0x0f], 40], // truncated match length
-      [[0x20, 0x61, 0x62], 5], // too short output
-      [[0x30, 0x61, 0x62, 0x63], 2], // literals overflow the output
-      [[0x10, 0x61, 0x01, 0x00, 0x40], 2], // match overflows the output
-      [[0xf0, 0xff, 0xff, 0xff], 64], // literal length runs past the end
-      [[0x1f, 0x61, 0x01, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], 64], // match length past output
-      [[0x10, 0x61, 0x01, 0x00, 0x10, 0x62], 64], // trailing garbage: a sequence after the last literal run
-      [[], 1],
-    ];
-    for (const [b, n] of bad) {
+    for (const [b, n] of MALFORMED_LZ4_BLOCKS) {
       const blk = Uint8Array.from(b);
       expect(() => lz4DecompressBlock(blk, 0, b.length, out, 0, n), `js ${JSON.stringify(b)}`).toThrow(Lz4BlockError);
       expect(() => codec.decompress(blk, 0, b.length, out, 0, n), `wasm ${JSON.stringify(b)}`).toThrow(Lz4BlockError);

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FilterError, decodeChunk, encodeChunk, type FilterContext } from '@chunkform/core/plugin';
 import { ALL_FILTERS, LZ4_DEFAULT_BLOCK_SIZE, lz4CompressBound, lz4Decode, lz4Encode, lz4Filter } from '../src/index.js';
 import { lz4CompressBlock, lz4DecompressBlock, Lz4BlockError, lz4Scratch } from '../src/lz4/block.js';
+import { MALFORMED_LZ4_BLOCKS } from './support/lz4-malformed.js';
 
 const ctx = (elementSize: number, n: number, clientData: number[] = []): FilterContext => ({
   clientData,
@@ -62,17 +63,7 @@ describe('LZ4 block codec', () => {
 
   it('rejects malformed blocks with Lz4BlockError', () => {
     const out = new Uint8Array(64);
-    const bad: [number[], number][] = [
-      [[0x10], 1], // literal runs past the end
-      [[0x00, 0x05, 0x00, 0x00], 4], // offset beyond the output
-      [[0x10, 0x61, 0x00, 0x00], 5], // offset 0
-      [[0x10, 0x61, 0x01], 5], // truncated offset
-      [[0x10, 0x61, 0x01, 0x00, 0x0f], 40], // truncated match length
-      [[0x20, 0x61, 0x62], 5], // too short output
-      [[0x10, 0x61, 0x01, 0x00, 0x40], 2], // match overflows the output
-      [[], 1],
-    ];
-    for (const [b, n] of bad) expect(() => lz4DecompressBlock(Uint8Array.from(b), 0, b.length, out, 0, n), JSON.stringify(b)).toThrow(Lz4BlockError);
+    for (const [b, n] of MALFORMED_LZ4_BLOCKS) expect(() => lz4DecompressBlock(Uint8Array.from(b), 0, b.length, out, 0, n), JSON.stringify(b)).toThrow(Lz4BlockError);
   });
 });
 

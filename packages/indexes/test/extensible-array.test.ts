@@ -28,6 +28,7 @@ import {
   fixtureRecords,
   memoryContext,
   MemoryIndexStorage,
+  corruptIndexError,
   sortRecords,
 } from './support/array-fixtures.js';
 
@@ -342,19 +343,12 @@ describe('extensible array: model-based (fast-check)', () => {
 });
 
 describe('extensible array: corruption', () => {
-  async function run(name: string, mutate: (b: Uint8Array, raw: RawBlock[]) => void): Promise<unknown> {
-    const { bytes } = arrayFixtures();
-    const copy = bytes.slice();
-    const { ctx, layout } = await datasetContext(bytes, name);
-    mutate(copy, walk(bytes, layout.address).raw);
-    const c2 = { ...ctx, reader: new SourceMetadataReader(new MemoryStore(copy), DEFAULT_SIZES, copy.length) };
-    try {
-      const ea = await ExtensibleArrayIndex.open(c2, layout.address);
-      await collect(ea.iterate());
-      return null;
-    } catch (e) {
-      return e;
-    }
+  function run(name: string, mutate: (b: Uint8Array, raw: RawBlock[]) => void): Promise<unknown> {
+    return corruptIndexError(
+      name,
+      (ctx, address) => ExtensibleArrayIndex.open(ctx, address),
+      (copy, address, original) => mutate(copy, walk(original, address).raw),
+    );
   }
 
   it('a flipped byte in any structure or page gives a ChecksumError naming structure, address and dataset', async () => {

@@ -30,6 +30,7 @@ import {
   fixtureRecords,
   memoryContext,
   MemoryIndexStorage,
+  corruptIndexError,
   sortRecords,
 } from './support/array-fixtures.js';
 
@@ -328,21 +329,12 @@ describe('fixed array: model-based (fast-check)', () => {
 });
 
 describe('fixed array: corruption', () => {
-  async function openCorrupt(name: string, mutate: (b: Uint8Array, hdr: number, dblk: number) => void): Promise<unknown> {
-    const { bytes } = arrayFixtures();
-    const copy = bytes.slice();
-    const { layout } = await datasetContext(bytes, name);
-    const h = decodeFixedArrayHeader(bytes.subarray(layout.address), DEFAULT_SIZES, { structure: 'h', address: 0 });
-    mutate(copy, layout.address, h.dataBlockAddress);
-    const { ctx } = await datasetContext(bytes, name);
-    const c2 = { ...ctx, reader: new SourceMetadataReader(new MemoryStore(copy), DEFAULT_SIZES, copy.length) };
-    try {
-      const fa = await FixedArrayIndex.open(c2, layout.address);
-      await collect(fa.iterate());
-      return null;
-    } catch (e) {
-      return e;
-    }
+  function openCorrupt(name: string, mutate: (b: Uint8Array, hdr: number, dblk: number) => void): Promise<unknown> {
+    return corruptIndexError(
+      name,
+      (ctx, address) => FixedArrayIndex.open(ctx, address),
+      (copy, address, original) => mutate(copy, address, decodeFixedArrayHeader(original.subarray(address), DEFAULT_SIZES, { structure: 'h', address: 0 }).dataBlockAddress),
+    );
   }
 
   it('flipped bytes in header, data block and pages give ChecksumErrors naming structure, address and dataset', async () => {

@@ -4,9 +4,13 @@
  * the heap/B-tree tests; the real object-header reader lives elsewhere).
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MemoryStore } from '../../src/io/byte-store.js';
 import { SourceMetadataReader, type MetadataReader } from '../../src/file/metadata-reader.js';
 import { ByteReader, type SizeContext, UNDEFINED_ADDRESS } from '../../src/format/bytes.js';
+import { iterateV2BTree, openV2BTree } from '../../src/format/btree/v2.js';
 
 /** Runs a Python script with the Debian h5py (HDF5 1.10). */
 export function runH5py(script: string, args: string[] = []): string {
@@ -233,4 +237,30 @@ with h5py.File(d + '/latest.h5', 'w', libver='latest') as f:
 /** Writes earliest.h5 (symbol tables, v1 B-trees) and latest.h5 (dense storage, v2 B-trees) into `dir`. */
 export function generateFixtures(dir: string): void {
   runH5py(GENERATOR, [dir]);
+}
+
+/** `latest.h5` of {@link generateFixtures}, written into a new temporary folder `dir` (the caller removes it). */
+export interface LatestFixture {
+  dir: string;
+  file: Uint8Array;
+  sizes: SizeContext;
+  /** The root group's (compact) links. */
+  links: Map<string, Link>;
+}
+
+/** Writes the fixtures into a new temporary folder named from `prefix` and reads `latest.h5`. */
+export function loadLatestFixture(prefix: string): LatestFixture {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  generateFixtures(dir);
+  const file = new Uint8Array(readFileSync(join(dir, 'latest.h5')));
+  const sb = parseSuperblock(file);
+  return { dir, file, sizes: sb.sizes, links: compactLinks(file, sb.sizes, sb.rootObjectHeader) };
+}
+
+/** The raw records of the v2 B-tree at `address` in `bytes`, in tree order. */
+export async function v2BTreeRecords(bytes: Uint8Array, sizes: SizeContext, address: number): Promise<Uint8Array[]> {
+  const rd = memReader(bytes, sizes);
+  const out: Uint8Array[] = [];
+  for await (const rec of iterateV2BTree(rd, await openV2BTree(rd, address))) out.push(rec);
+  return out;
 }

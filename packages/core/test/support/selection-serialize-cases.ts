@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import { mulberry32 } from './prng.js';
 import { selectionRuns } from '../../src/selection/runs.js';
 import { selectAll, selectBlocks, selectHyperslab, selectNone, selectPoints, type Selection } from '../../src/selection/selection.js';
 import {
@@ -136,24 +137,12 @@ export function fromHex(h: string): Uint8Array {
   return new Uint8Array(Buffer.from(h, 'hex'));
 }
 
-/** Deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The LCLS-like frame selection: a 2048×2048 chunk with a ~10 % rectangle and `groups` clusters
  * of 5–10 connected pixels at random places. Returns the boxes (unit boxes for the pixels).
  */
 export function lclsBoxes(seed: number, groups = 100, rectangle = true): { start: number[]; end: number[] }[] {
-  const rnd = prng(seed);
+  const rnd = mulberry32(seed);
   const boxes: { start: number[]; end: number[] }[] = [];
   if (rectangle) boxes.push({ start: [700, 300], end: [1348, 948] }); // 648 × 648 ≈ 10 %
   for (let g = 0; g < groups; g++) {

@@ -20,6 +20,7 @@ import {
   floorLog2,
 } from '@chunkform/core/plugin';
 import { checkChunkAddress, checkFilterMask } from '../index-helpers.js';
+import type { ChunkGrid } from './chunk-grid.js';
 import { readAddress, readU32, readUnsigned, writeAddress, writeU32, writeUnsigned } from './element-fields.js';
 import {
   CLIENT_FILTERED_STRUCTURED_CHUNKS,
@@ -41,6 +42,17 @@ export interface ElementColumns {
   get(i: number): ElementValue | null;
   /** Number of defined elements. */
   countDefined(): number;
+}
+
+/**
+ * The chunk records of the defined elements among the first `n` of `table`, whose element 0 is array
+ * index `first` of `grid` (a data block or page of a fixed or extensible array).
+ */
+export function* definedRecords(table: ElementColumns, grid: ChunkGrid, first: number, n: number): Generator<ChunkRecord> {
+  for (let i = 0; i < n; i++) {
+    if (!table.isDefined(i)) continue;
+    yield { coords: grid.coords(first + i), ...table.get(i)! };
+  }
 }
 
 /** The elements of one data block or data block page, column-wise. */

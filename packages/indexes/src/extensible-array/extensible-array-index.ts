@@ -24,6 +24,7 @@ import { checkExtent, formatError, type Where } from '../array-element/block-io.
 import { extensibleArrayGrid, type ChunkGrid } from '../array-element/chunk-grid.js';
 import {
   createParams,
+  definedRecords,
   defaultElementCodecFactory,
   type ArrayIndexOptions,
 } from '../array-element/element-codec.js';
@@ -210,11 +211,7 @@ export class ExtensibleArrayIndex implements ChunkIndex {
   async *iterate(): AsyncIterable<ChunkRecord> {
     const end = this.blocks.header.stats.maxIndexSet;
     for await (const { first, table } of this.blocks.tables(end)) {
-      const n = Math.min(table.length, end - first);
-      for (let i = 0; i < n; i++) {
-        if (!table.isDefined(i)) continue;
-        yield { coords: this.grid.coords(first + i), ...table.get(i)! };
-      }
+      yield* definedRecords(table, this.grid, first, Math.min(table.length, end - first));
     }
   }
 

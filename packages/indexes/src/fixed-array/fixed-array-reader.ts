@@ -20,7 +20,7 @@ import {
 import { bitGet, checkExtent, formatError, type Where } from '../array-element/block-io.js';
 import { fixedArrayGrid, type ChunkGrid } from '../array-element/chunk-grid.js';
 import { decodeDataBlockPage } from '../array-element/data-block-page.js';
-import { chunkElementDecoderFactory, createParams, type ArrayIndexOptions, type ElementColumns, type ElementDecoder } from '../array-element/element-codec.js';
+import { chunkElementDecoderFactory, createParams, definedRecords, type ArrayIndexOptions, type ElementColumns, type ElementDecoder } from '../array-element/element-codec.js';
 import { decodeFixedArrayDataBlock, fixedArrayDataBlockLayout, fixedArrayPageEntries, fixedArrayPageOffset, type FixedArrayDataBlockLayout } from './data-block.js';
 import { decodeFixedArrayHeader, fixedArrayHeaderSize, type FixedArrayHeader } from './header.js';
 
@@ -210,10 +210,7 @@ export class FixedArrayReader implements ChunkIndex {
       const t = await this.unit(k);
       if (!t) continue;
       const base = this.layout.npages > 0 ? k * this.layout.pageEntries : 0;
-      for (let i = 0; i < t.length; i++) {
-        if (!t.isDefined(i)) continue;
-        yield { coords: this.grid.coords(base + i), ...t.get(i)! };
-      }
+      yield* definedRecords(t, this.grid, base, t.length);
     }
   }
 

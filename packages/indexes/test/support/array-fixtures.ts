@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openFile, MemoryStore, type Dataset } from '@chunkform/core';
 import {
+  type ChunkIndex,
   type ChunkIndexContext,
   type ChunkRecord,
   type IndexStorage,
@@ -135,4 +136,27 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
   return out;
+}
+
+/**
+ * What opening dataset `name`'s chunk index with `open` and listing its chunks throws when the index
+ * is read from a copy of the array fixtures that `mutate` changed (`mutate` gets the copy, the index
+ * address and the untouched bytes); null when nothing throws.
+ */
+export async function corruptIndexError(
+  name: string,
+  open: (ctx: ChunkIndexContext, address: number) => Promise<ChunkIndex>,
+  mutate: (copy: Uint8Array, address: number, original: Uint8Array) => void,
+): Promise<unknown> {
+  const { bytes } = arrayFixtures();
+  const copy = bytes.slice();
+  const { ctx, layout } = await datasetContext(bytes, name);
+  mutate(copy, layout.address, bytes);
+  const corrupt = { ...ctx, reader: new SourceMetadataReader(new MemoryStore(copy), DEFAULT_SIZES, copy.length) };
+  try {
+    await collect((await open(corrupt, layout.address)).iterate());
+    return null;
+  } catch (e) {
+    return e;
+  }
 }
