@@ -11,7 +11,7 @@ import type { ChunkRecord } from './chunk-index.js';
 import { compareCoords } from './chunk-grid.js';
 import { setDefinedWalks } from './defined-walks.js';
 import type { Candidate } from './candidates.js';
-import { blocksFromCanonical, selectBlocks, selectNone, type Selection } from '../selection/selection.js';
+import { blocksFromCanonical, selectBlocks, selectNone, type BlockSelection, type Selection } from '../selection/selection.js';
 
 const isCandidate = (c: readonly number[] | Candidate): c is Candidate => !Array.isArray(c);
 
@@ -114,16 +114,22 @@ export function chunksAreSlabs(dims: readonly number[], chunkDims: readonly numb
  */
 export function oneChunkPart(sel: Selection, dims: readonly number[], chunkDims: readonly number[]): ChunkPart | null {
   if (sel.kind === 'points' || sel.kind === 'none' || (sel.kind === 'blocks' && sel.boxCount !== 1)) return null;
-  const bb = boundingBox(sel, dims);
-  if (!bb) return null;
-  let volume = 1;
   const rank = dims.length;
+  // one block of a hyperslab (every count 1; a frame), or one box: the box read as it stands
+  let single = sel.kind === 'blocks';
+  if (sel.kind === 'hyperslab') {
+    single = true;
+    for (let d = 0; d < rank; d++) if (sel.count[d] !== 1) single = false;
+  }
+  const bb = single ? null : boundingBox(sel, dims);
+  if (!single && !bb) return null;
+  let volume = 1;
   const coords = new Array<number>(rank);
   const start = new Array<number>(rank);
   const box = new Float64Array(2 * rank);
   for (let d = 0; d < rank; d++) {
-    const s = bb.start[d]!;
-    const e = bb.end[d]!;
+    const s = bb ? bb.start[d]! : sel.kind === 'hyperslab' ? sel.start[d]! : (sel as BlockSelection).boxes[2 * d]!;
+    const e = bb ? bb.end[d]! : sel.kind === 'hyperslab' ? s + sel.block[d]! : (sel as BlockSelection).boxes[2 * d + 1]!;
     const c = chunkDims[d]!;
     if (!(e > s) || e > dims[d]! || Math.floor(s / c) !== Math.floor((e - 1) / c)) return null;
     coords[d] = Math.floor(s / c);
@@ -132,7 +138,7 @@ export function oneChunkPart(sel: Selection, dims: readonly number[], chunkDims:
     box[2 * d + 1] = e - start[d];
     volume *= e - s;
   }
-  if (selectionCount(sel, dims) !== volume) return null; // strided: more than one box
+  if (!single && selectionCount(sel, dims) !== volume) return null; // strided: more than one box
   return { coords, start, chunkSel: blocksFromCanonical(box, rank) };
 }
 

@@ -26,10 +26,9 @@ export function hasVlen(t: Datatype): boolean {
 }
 
 /** Decodes `count` elements of `type` from `bytes`, resolving variable-length data. `owned`: `bytes` may be reused. */
-export async function bytesToValues(ctx: FileContext, bytes: Uint8Array, type: Datatype, count: number, owned = false): Promise<Values> {
+export function bytesToValues(ctx: FileContext, bytes: Uint8Array, type: Datatype, count: number, owned = false): Values | Promise<Values> {
   if (!hasVlen(type)) return decodeValues(bytes, type, count, ctx.sizes, undefined, { owned });
-  const heap = await ctx.globalHeap(vlenHeapCollections(bytes, type, count, ctx.sizes));
-  return decodeValues(bytes, type, count, ctx.sizes, heap);
+  return ctx.globalHeap(vlenHeapCollections(bytes, type, count, ctx.sizes)).then((heap) => decodeValues(bytes, type, count, ctx.sizes, heap));
 }
 
 /** Encodes `count` elements of `type`, storing variable-length data in the file's global heap. The result may alias `values` (a matching TypedArray): copy it to keep it. */
