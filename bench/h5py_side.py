@@ -11,7 +11,8 @@ Commands:
   {"cmd": "coo_write", "path": H5}     4 resizable 1-D datasets (frame u32, y u16, x u16, value u16; chunks of
                                        65,536, gzip 1) appended frame by frame (resize + write), plus a
                                        per-frame offsets dataset; create and close included -> {"s", "cpu"} (CPU seconds of the process)
-  {"cmd": "coo_read_frames", "path"}   per frame: the frame's slice of y, x, value (offsets read first) -> {"s", "cpu"}
+  {"cmd": "coo_read_frames", "path"}   per frame: the frame's slice of y, x, value (offsets read first) -> {"s", "cpu",
+                                       "count", "sum" (of the values, taken after the clock stops)}
   {"cmd": "coo_read_all", "path"}      y, x, value, frame read whole -> {"s", "cpu"}
   {"cmd": "groups", "path", "groups", "per"}  create groups*per empty float32 (16,) datasets in `groups` groups
                                        (file create and close included) -> {"s"}
@@ -87,7 +88,7 @@ def coo_read_frames(msg):
     t0 = time.perf_counter()
     c0 = time.process_time()
     count = 0
-    sv = 0
+    kept = []
     with h5py.File(msg["path"], "r") as f:
         off = f["offsets"][()]
         y, x, v = f["y"], f["x"], f["value"]
@@ -95,8 +96,12 @@ def coo_read_frames(msg):
             a, b = int(off[i]), int(off[i + 1])
             ys, xs, vs = y[a:b], x[a:b], v[a:b]
             count += len(vs)
+            kept.append(vs)
     s = time.perf_counter() - t0
-    return {"s": s, "cpu": time.process_time() - c0, "count": count}
+    cpu = time.process_time() - c0
+    # checked after the clock stops (as the TypeScript side checks its reads)
+    sv = sum(int(vs.sum(dtype=np.int64)) for vs in kept)
+    return {"s": s, "cpu": cpu, "count": count, "sum": sv}
 
 
 def coo_read_all(msg):

@@ -11,7 +11,9 @@
  *   selectBlocks(80 boxes))`); h5py: COO — four 1-D datasets (u32 frame, u16 y, x, value; chunks of 65,536,
  *   gzip 1) appended frame by frame (resize + write) plus an offsets dataset. Reads: ours `readDefined(frame)` per
  *   frame and `readDefined(all)`; h5py each frame's slices (after reading the offsets) and the arrays whole.
- *   Create and close are timed on both sides; reads include open and close.
+ *   Create and close are timed on both sides; reads include open and close. Per frame, each side's timed
+ *   loop reads and counts (`values.length`, `len()`); both check what they read (defined elements,
+ *   sum of the values) after their clock stops.
  * - `groups`: 10,000 empty float32 (16,) datasets in 100 groups (file create and close included), and the
  *   time per dataset of the 100 creations ending at 100 / 400 / 1,600 links in one group.
  *   Alone (without `dense`): `BENCH_W6_PARTS=many`.
@@ -166,15 +168,24 @@ async function oursReadFrames(path: string, pf: PointFrames): Promise<number> {
   const t0 = performance.now();
   const f = await openFile(path);
   const ds = (await f.get('frames')) as Dataset;
-  let count = 0;
-  let sum = 0;
+  // Timed: the reads and a count per frame (h5py's loop takes `len()` of each frame's arrays);
+  // the selections and values are checked after the clock stops, as h5py's are.
+  const got: { selection: Selection; values: Uint16Array }[] = [];
+  let n = 0;
   for (let i = 0; i < FRAMES; i++) {
     const { selection, values } = await ds.readDefined(selectHyperslab({ start: [i, 0, 0], block: [1, N, N] }));
-    count += selectionCount(selection as Selection, [FRAMES, N, N]);
-    sum += sumOf(values as Uint16Array);
+    n += values.length;
+    got.push({ selection, values: values as Uint16Array });
   }
   await f.close();
   const s = (performance.now() - t0) / 1000;
+  let count = 0;
+  let sum = 0;
+  for (const r of got) {
+    count += selectionCount(r.selection, [FRAMES, N, N]);
+    sum += sumOf(r.values);
+  }
+  if (n !== count) throw new Error(`bench points: ours per frame read ${n} values for ${count} defined elements`);
   check(pf, count, sum, 'ours per frame');
   return s;
 }
@@ -338,7 +349,7 @@ export async function runSixthWave(dir: string, parts: ReadonlySet<string> = new
           oursTimed(() => oursReadFrames(ours, pf)),
           () =>
             theirsTimed({ cmd: 'coo_read_frames', path: theirs }, (r) => {
-              if (r.count !== pf.count) throw new Error(`bench points: h5py read ${String(r.count)} px per frame, expected ${pf.count}`);
+              if (r.count !== pf.count || r.sum !== pf.sum) throw new Error(`bench points: h5py read ${String(r.count)} px per frame (Σ ${String(r.sum)}), expected ${pf.count} (Σ ${pf.sum})`);
             }),
           PG_WARMUP,
         );
