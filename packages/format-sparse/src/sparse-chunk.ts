@@ -406,17 +406,7 @@ export function eraseChunk(mem: SparseChunk, sel: Selection, es: number, dims: r
  */
 function offsetRange(sel: Selection, dims: readonly number[]): [number, number, number] | null {
   if (dims.length < 2 || sel.kind === 'points' || sel.kind === 'none') return null;
-  if (sel.kind === 'blocks') {
-    if (sel.boxCount !== 1) return null;
-    // one box (the chunk's part of a frame read): its numbers as they stand
-    const b = sel.boxes;
-    let inner = 1;
-    for (let d = 1; d < dims.length; d++) {
-      if (b[2 * d] !== 0 || b[2 * d + 1] !== dims[d]) return null;
-      inner *= dims[d]!;
-    }
-    return [b[0]! * inner, b[1]! * inner, inner];
-  }
+  if (sel.kind === 'blocks' && sel.boxCount !== 1) return null;
   const bb = boundingBox(sel, dims);
   if (!bb) return null;
   let inner = 1;

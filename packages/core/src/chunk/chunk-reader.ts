@@ -231,28 +231,25 @@ export class ChunkReader<Mem> {
   async readDefined(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined> {
     if (this.queue?.busy) await this.settle();
     const { format, chunkDims } = this.o;
+    const dims = [...this.o.dims()];
     if (!format.definedValues) return undefined;
-    const walks = definedWalks(format.name, this.o.path);
-    const dims = this.o.dims();
-    if (!walks.chunksAreSlabs(dims, chunkDims)) return undefined;
-    const one = walks.oneChunkPart(sel, dims, chunkDims);
+    const { chunkParts, chunksAreSlabs, concatDefinedValues, concatSlabs, oneChunkPart } = definedWalks(format.name, this.o.path);
+    if (!chunksAreSlabs(dims, chunkDims)) return undefined;
+    const one = oneChunkPart(sel, dims, chunkDims);
     if (one) {
       // one box in one chunk (a frame): the chunk from the cache when there (no await), no candidate search
       try {
         const hit = this.o.cache.get(one.coords.join(','));
         const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel);
-        const rs = r.selection;
-        const b = rs.kind === 'blocks' || rs.kind === 'none' ? rs : toBlocks(rs, chunkDims);
-        return { selection: walks.concatSlabs(b.kind === 'none' ? [] : [b.boxes], chunkDims.length, [one.start]), bytes: r.values.slice() };
+        const b = toBlocks(r.selection, chunkDims);
+        return { selection: concatSlabs(b.kind === 'none' ? [] : [b.boxes], dims.length, [one.start]), bytes: r.values.slice() };
       } catch (e) {
         throw this.p.named(one.coords, e);
       }
     }
-    const { chunkParts, concatDefinedValues } = walks;
-    const now = [...dims];
     const { list, at } = await this.candidates(sel);
-    const parts = chunkParts(sel, now, chunkDims, list);
-    return concatDefinedValues(parts, now, chunkDims, (p) => this.p.guardValue(p.coords, async () => format.definedValues!(await this.loadPart(p, at), p.chunkSel)));
+    const parts = chunkParts(sel, dims, chunkDims, list);
+    return concatDefinedValues(parts, dims, chunkDims, (p) => this.p.guardValue(p.coords, async () => format.definedValues!(await this.loadPart(p, at), p.chunkSel)));
   }
   /**
    * A chunk for a part of `readDefined`: a stored chunk read only in part is kept in the cache, as

@@ -11,7 +11,7 @@ import type { ChunkRecord } from './chunk-index.js';
 import { compareCoords } from './chunk-grid.js';
 import { setDefinedWalks } from './defined-walks.js';
 import type { Candidate } from './candidates.js';
-import { blocksFromCanonical, selectBlocks, selectNone, type BlockSelection, type Selection } from '../selection/selection.js';
+import { blocksFromCanonical, selectBlocks, selectNone, type Selection } from '../selection/selection.js';
 
 const isCandidate = (c: readonly number[] | Candidate): c is Candidate => !Array.isArray(c);
 
@@ -110,35 +110,32 @@ export function chunksAreSlabs(dims: readonly number[], chunkDims: readonly numb
 
 /**
  * The part of `sel` when it is one box inside one chunk (a frame of a chunk of several frames);
- * null otherwise. Computed from the box alone: no selection algebra, no index lookup (`rec` unknown).
+ * null otherwise. Computed from the box alone (a hyperslab is one box when each dimension has one
+ * block or blocks that touch): no selection algebra, no index lookup (`rec` unknown).
  */
 export function oneChunkPart(sel: Selection, dims: readonly number[], chunkDims: readonly number[]): ChunkPart | null {
   if (sel.kind === 'points' || sel.kind === 'none' || (sel.kind === 'blocks' && sel.boxCount !== 1)) return null;
   const rank = dims.length;
-  // one block of a hyperslab (every count 1; a frame), or one box: the box read as it stands
-  let single = sel.kind === 'blocks';
-  if (sel.kind === 'hyperslab') {
-    single = true;
-    for (let d = 0; d < rank; d++) if (sel.count[d] !== 1) single = false;
-  }
-  const bb = single ? null : boundingBox(sel, dims);
-  if (!single && !bb) return null;
-  let volume = 1;
   const coords = new Array<number>(rank);
   const start = new Array<number>(rank);
   const box = new Float64Array(2 * rank);
   for (let d = 0; d < rank; d++) {
-    const s = bb ? bb.start[d]! : sel.kind === 'hyperslab' ? sel.start[d]! : (sel as BlockSelection).boxes[2 * d]!;
-    const e = bb ? bb.end[d]! : sel.kind === 'hyperslab' ? s + sel.block[d]! : (sel as BlockSelection).boxes[2 * d + 1]!;
+    let s = 0;
+    let e = dims[d]!;
+    if (sel.kind === 'blocks') ((s = sel.boxes[2 * d]!), (e = sel.boxes[2 * d + 1]!));
+    else if (sel.kind === 'hyperslab') {
+      const n = sel.count[d]!;
+      if (n > 1 && sel.stride[d] !== sel.block[d]) return null; // strided: more than one box
+      s = sel.start[d]!;
+      e = s + n * sel.block[d]!;
+    }
     const c = chunkDims[d]!;
     if (!(e > s) || e > dims[d]! || Math.floor(s / c) !== Math.floor((e - 1) / c)) return null;
     coords[d] = Math.floor(s / c);
     start[d] = coords[d] * c;
     box[2 * d] = s - start[d];
     box[2 * d + 1] = e - start[d];
-    volume *= e - s;
   }
-  if (!single && selectionCount(sel, dims) !== volume) return null; // strided: more than one box
   return { coords, start, chunkSel: blocksFromCanonical(box, rank) };
 }
 

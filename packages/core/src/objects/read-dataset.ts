@@ -353,10 +353,7 @@ export class ReadDataset {
       // One pass when the chunks allow it (each chunk read once, its defined elements and values together).
       const storage = this.state.storage ?? (await this.storage());
       const one = await storage.readDefined?.(sel);
-      if (one) {
-        const values = bytesToValues(this.ctx, one.bytes, this.dtype, one.bytes.length / this.elementSize, true);
-        return { selection: one.selection, values: values instanceof Promise ? await values : values };
-      }
+      if (one) return { selection: one.selection, values: await bytesToValues(this.ctx, one.bytes, this.dtype, one.bytes.length / this.elementSize, true) };
       const defined = await this.definedIn(sel);
       return { selection: defined, values: await this.readValues(defined, opts) };
     });

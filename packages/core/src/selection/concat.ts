@@ -24,31 +24,18 @@ function sameCrossSection(a: Float64Array, ia: number, b: Float64Array, ib: numb
   return true;
 }
 
-/**
- * Copies the boxes `p[from…]` to `out` at `at`, moved by `shift` (one entry per dimension) when given:
- * one pass, each number moved by its dimension's shift (`shift` copied into a typed array first).
- */
+/** Copies the boxes `p[from…]` to `out` at `at`, moved by `shift` (one entry per dimension) when given. */
 function copyBoxes(out: Float64Array, at: number, p: Float64Array, from: number, w: number, shift: readonly number[] | undefined): void {
-  let moved = false;
-  if (shift) for (let d = 0; d < w >> 1; d++) if (shift[d] !== 0) moved = true;
-  if (!moved) {
+  if (!shift || shift.every((s) => s === 0)) {
     out.set(from === 0 ? p : p.subarray(from), at);
     return;
   }
-  const sh = shiftScratch.length >= w ? shiftScratch : (shiftScratch = new Float64Array(w));
-  for (let d = 0; d < w >> 1; d++) sh[2 * d] = sh[2 * d + 1] = shift![d]!;
-  shiftBoxes(out, at, p, from, w, sh);
-}
-
-/** Per-number shifts of one box (`[s0, s0, s1, s1, …]`), reused. */
-let shiftScratch = new Float64Array(8);
-
-/** The loop of {@link copyBoxes}: `out[at + i] = p[from + i] + sh[i mod w]`. */
-function shiftBoxes(out: Float64Array, at: number, p: Float64Array, from: number, w: number, sh: Float64Array): void {
-  const n = p.length - from;
-  for (let k = 0; k < w; k++) {
-    const s = sh[k]!;
-    for (let i = k; i < n; i += w) out[at + i] = p[from + i]! + s;
+  for (let d = 0; d < w >> 1; d++) {
+    const s = shift[d]!;
+    for (let i = from + 2 * d, k = at + 2 * d; i < p.length; i += w, k += w) {
+      out[k] = p[i]! + s;
+      out[k + 1] = p[i + 1]! + s;
+    }
   }
 }
 
@@ -60,13 +47,6 @@ function shiftBoxes(out: Float64Array, at: number, p: Float64Array, from: number
  */
 export function concatSlabs(parts: readonly Float64Array[], rank: number, shifts?: readonly (readonly number[])[]): BlockSelection | NoneSelection {
   const w = 2 * rank;
-  if (parts.length === 1) {
-    // one part (a frame read): no seam, one copy
-    const p = parts[0]!;
-    const out = new Float64Array(p.length);
-    copyBoxes(out, 0, p, 0, w, shifts?.[0]);
-    return blocksFromCanonical(out, rank);
-  }
   let total = 0;
   for (const p of parts) total += p.length;
   const out = new Float64Array(total);
