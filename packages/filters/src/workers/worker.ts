@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { decodeChunk, decodeChunkInto, encodeChunk, type Filter, type FilterPipeline, type OffloadContext } from '@chunkform/core/plugin';
 import { ALL_FILTERS } from '../builtin.js';
 import { shuffle, shuffleElementSize, shuffleFilter } from '../shuffle/index.js';
-import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
@@ -63,7 +63,27 @@ async function runSections(job: SectionsJob): Promise<{ bytes: Uint8Array; sizes
   return { bytes, sizes: out.map((e) => e.bytes.length), masks: out.map((e) => e.filterMask) };
 }
 
-parentPort!.on('message', (m: (FilterJob | SectionsJob) & { id: number }) => {
+/** Modules of the task jobs run so far (imported once). */
+const modules = new Map<string, Promise<Record<string, unknown>>>();
+
+/** A chunk format's own function (core's `OffloadTask`): imported from its module once, called, its value and the buffers to move. */
+async function runTask(job: TaskJob): Promise<{ value: unknown; transfer: ArrayBuffer[] }> {
+  let mod = modules.get(job.module);
+  if (!mod) modules.set(job.module, (mod = import(job.module) as Promise<Record<string, unknown>>));
+  const fn = (await mod)[job.fn];
+  if (typeof fn !== 'function') throw new Error(`filters: the task module ${job.module} has no function ${job.fn}`);
+  const r = (await (fn as (args: unknown) => unknown)(job.args)) as { value: unknown; transfer?: ArrayBuffer[] };
+  return { value: r.value, transfer: r.transfer ?? [] };
+}
+
+parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number }) => {
+  if (m.direction === 'task') {
+    runTask(m).then(
+      (r) => parentPort!.postMessage({ id: m.id, done: true, value: r.value } satisfies FilterReply, r.transfer),
+      (e: unknown) => parentPort!.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FilterReply),
+    );
+    return;
+  }
   if (m.direction === 'sections') {
     runSections(m).then(
       (r) => parentPort!.postMessage({ id: m.id, ...r } satisfies FilterReply, [r.bytes.buffer as ArrayBuffer]),
