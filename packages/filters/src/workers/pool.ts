@@ -7,7 +7,8 @@
  * `node:worker_threads` (browsers) the `#pool` import resolves to ./pool-none.ts instead (no threads,
  * none of this machinery) and every filter runs on the calling thread. The bytes are the same either way: a worker runs core's
  * own pipeline code; a chunk that fails there is run again on the calling thread, whose error names
- * the dataset and the chunk.
+ * the dataset and the chunk. Chunk formats also run functions of their own there (`runTask`: e.g.
+ * format-vl builds whole VL chunk images on the workers), above the same size threshold.
  * @module
  */
 import { isShared, setPipelineOffload, type OffloadContext, type PipelineOffload } from '@chunkform/core/plugin';

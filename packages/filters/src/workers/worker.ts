@@ -2,7 +2,8 @@
  * A filter worker thread (started by ./threads-node.ts): runs whole chunk pipelines with this
  * package's filters through core's pure pipeline (the same code the calling thread runs, so the
  * bytes are the same) and sends the result back, its buffer transferred. It reports ready once it
- * has loaded the codecs the pool asked it to warm (./warm.ts).
+ * has loaded the codecs the pool asked it to warm (./warm.ts). Task jobs call a chunk format's own
+ * exported function (imported by URL once per worker) and send its value back.
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads';
