@@ -18,11 +18,7 @@ import { ENTRY_SIZE } from './vl-sections.js';
 import { adoptImage, columnChunk, type ColumnBytes } from './vl-image.js';
 import type { VLOffsets } from './vl-strings.js';
 
-/**
- * A chunk's strings copied into shared memory: the runs' bytes back to back and their offsets (one
- * more than the values) — as they are in the column for a chunk of one run (`origin`: the offset of
- * the first byte), else from 0.
- */
+/** A chunk's strings copied into shared memory: the run's bytes and offsets as they are in the column (`origin`: the offset of the first byte). */
 export interface StagedColumn extends ColumnImageArgs {
   /** The shared memory of both, reused once the chunk no longer needs it. */
   memory: SharedArrayBuffer;
@@ -34,7 +30,7 @@ export interface StagedColumn extends ColumnImageArgs {
 export interface ColumnImageArgs {
   /** Elements of the chunk. */
   n: number;
-  /** Runs `(chunk element, staged value, count)` (the staged values of each run follow the previous run's). */
+  /** Runs `(chunk element, staged value, count)`. */
   runs: Float64Array;
   bytes: Uint8Array;
   offsets: VLOffsets;
@@ -84,54 +80,29 @@ function release(st: StagedColumn): void {
 }
 
 /**
- * The strings of `col` at the request's runs (column positions from `base`) copied into shared
- * memory for a worker, or null when the chunk is built here: no worker pool of
- * {@link MIN_POOL_THREADS} threads that runs tasks, a chunk below its size threshold, no `SharedArrayBuffer`, or more than 4 GiB of values.
+ * The strings of `col` at the request's run (column positions from `base`) copied into shared
+ * memory for a worker, or null when the chunk is built here: a chunk of several runs (a 2-D chunk
+ * narrower than the dataset), no worker pool of {@link MIN_POOL_THREADS} threads that runs tasks, a
+ * chunk below its size threshold, no `SharedArrayBuffer`, or more than 4 GiB of values.
  */
 export function stageColumn(n: number, runs: Float64Array, col: ColumnBytes, base: number): StagedColumn | null {
   const offload = pipelineOffload();
-  if (!LITTLE_ENDIAN || !offload?.runTask || !((offload.threads ?? 0) >= MIN_POOL_THREADS) || typeof SharedArrayBuffer !== 'function') return null;
+  if (runs.length !== 3 || !LITTLE_ENDIAN || !offload?.runTask || !((offload.threads ?? 0) >= MIN_POOL_THREADS) || typeof SharedArrayBuffer !== 'function') return null;
   const { bytes, offsets } = col;
-  let total = 0;
-  let values = 0;
-  for (let r = 0; r < runs.length; r += 3) {
-    const b = base + runs[r + 1]!;
-    total += offsets[b + runs[r + 2]!]! - offsets[b]!;
-    values += runs[r + 2]!;
-  }
+  const values = runs[2]!;
+  const b = base + runs[1]!;
+  const o0 = offsets[b]!;
+  const total = offsets[b + values]! - o0;
   if (total < (offload.minBytes ?? 0) || total > 0xffffffff - HEAP_HEADER - 8 - n * ENTRY_SIZE) return null;
-  const single = runs.length === 3;
-  // (the offsets 8-byte aligned after the bytes; a chunk of one run keeps the column's offsets and their type)
-  const wide = single && offsets instanceof Float64Array;
-  const at = (total + 7) & ~7;
+  // (the offsets 8-byte aligned after the bytes, as they are in the column: their type too)
+  const wide = offsets instanceof Float64Array;
+  const at = Math.ceil(total / 8) * 8;
   const memory = sharedMemory(at + (wide ? 8 : 4) * (values + 1));
   const sb = new Uint8Array(memory, 0, total);
-  if (single) {
-    const b = base + runs[1]!;
-    const o0 = offsets[b]!;
-    sb.set(bytes.subarray(o0, o0 + total));
-    const so = wide ? new Float64Array(memory, at, values + 1) : new Uint32Array(memory, at, values + 1);
-    so.set(offsets.subarray(b, b + values + 1));
-    return { n, runs: Float64Array.of(runs[0]!, 0, values), bytes: sb, offsets: so, origin: o0, memory, busy: false };
-  }
-  const so = new Uint32Array(memory, at, values + 1);
-  const sr = new Float64Array(runs.length);
-  so[0] = 0;
-  for (let r = 0, v = 0, pos = 0; r < runs.length; r += 3) {
-    const b = base + runs[r + 1]!;
-    const m = runs[r + 2]!;
-    const o0 = offsets[b]!;
-    const nb = offsets[b + m]! - o0;
-    if (nb > 0) sb.set(bytes.subarray(o0, o0 + nb), pos);
-    const shift = pos - o0;
-    for (let k = 1; k <= m; k++) so[v + k] = offsets[b + k]! + shift;
-    sr[r] = runs[r]!;
-    sr[r + 1] = v;
-    sr[r + 2] = m;
-    v += m;
-    pos += nb;
-  }
-  return { n, runs: sr, bytes: sb, offsets: so, origin: 0, memory, busy: false };
+  sb.set(bytes.subarray(o0, o0 + total));
+  const so = wide ? new Float64Array(memory, at, values + 1) : new Uint32Array(memory, at, values + 1);
+  so.set(offsets.subarray(b, b + values + 1));
+  return { n, runs: Float64Array.of(runs[0]!, 0, values), bytes: sb, offsets: so, origin: o0, memory, busy: false };
 }
 
 /** The image bytes of a chunk of `st`: entries, and the heap section when a value has bytes. */

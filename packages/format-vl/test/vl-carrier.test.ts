@@ -1,7 +1,6 @@
 /**
- * The request buffer that carries a read's or write's lane (core's chunk/object-lane.ts) is kept
- * between calls and reused: calls one after another, calls at once (each then has its own) and a
- * call that fails leave every later call its own values.
+ * The request buffers that carry the lanes of reads and writes (core's chunk/object-lane.ts): calls
+ * one after another, calls at once and a call that fails leave every later call its own values.
  */
 import { describe, expect, it } from 'vitest';
 import { SelectionError, selectHyperslab, type Dataset } from '@chunkform/core';

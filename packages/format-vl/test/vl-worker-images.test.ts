@@ -1,7 +1,7 @@
 /**
  * Whole dense VL chunks of a column built on the filter worker pool (src/vl-image-offload.ts,
- * docs/format-vl.md §5.1): the file bytes are those of chunks built on the calling thread (1-D chunks
- * of one run, 2-D chunks of several runs, offsets of either type, a column starting inside its
+ * docs/format-vl.md §5.1): the file bytes are those of chunks built on the calling thread (1-D chunks,
+ * 2-D chunks of whole rows; a chunk of several runs is built there), offsets of either type, a column starting inside its
  * buffer, empty strings, a filtered heap); the caller's column may change once the write returns; a
  * job the pool declines or that fails there, and a pool without threads, give the same bytes built
  * here; a staged chunk used before it is encoded is built here from its staged copy.
@@ -52,7 +52,7 @@ describe('dense VL chunks of a column built on the worker pool', () => {
     ['1-D chunks (one run each), a partial edge chunk', { dtype: 'string', shape: [5000], chunks: [640] }, () => VLStrings.from(v)],
     ['offsets of 64-bit floats', { dtype: 'string', shape: [5000], chunks: [640] }, () => { const c = VLStrings.from(v); return new VLStrings(c.bytes, Float64Array.from(c.offsets)); }],
     ['a column starting inside its buffer', { dtype: 'string', shape: [5000], chunks: [1000] }, () => { const c = VLStrings.from(['skipped', ...v]); return new VLStrings(c.bytes, c.offsets.subarray(1)); }],
-    ['2-D chunks (several runs each)', { dtype: 'string', shape: [50, 100], chunks: [16, 30] }, () => VLStrings.from(v)],
+    ['2-D chunks of whole rows (one run each)', { dtype: 'string', shape: [50, 100], chunks: [16, 100] }, () => VLStrings.from(v)],
     ['deflate on the heap', { dtype: 'string', shape: [5000], chunks: [640], filters: { heap: [{ id: 1, clientData: [1] }] } }, () => VLStrings.from(v)],
     ['every string empty', { dtype: 'string', shape: [3000], chunks: [1000] }, () => VLStrings.from(Array.from({ length: 3000 }, () => ''))],
   ];
@@ -134,12 +134,13 @@ describe('fallback to the calling thread', () => {
     expect(stageColumn(500, Float64Array.of(0, 0, 500), col, 0)).toBeNull();
     configureWorkers({ threads: 3, minBytes: 0 });
     expect(stageColumn(500, Float64Array.of(0, 0, 500), col, 0)).not.toBeNull();
+    expect(stageColumn(500, Float64Array.of(0, 1000, 300, 400, 1500, 100), col, 0)).toBeNull(); // (several runs: built here)
   });
 
   it('a staged chunk used before it is encoded is built here from its copy; the job answering later changes nothing', async () => {
     configureWorkers({ threads: 3, minBytes: 0 });
     const col = VLStrings.from(v);
-    const runs = Float64Array.of(0, 1000, 300, 400, 1500, 100); // (two runs)
+    const runs = Float64Array.of(0, 1000, 500);
     const expected = columnChunk(500, runs, col, 0)!.image!;
     const mem = new VlChunk(500, null);
     mem.staged = stageColumn(500, runs, col, 0);

@@ -62,33 +62,6 @@ export function laneOf(buf: Uint8Array): ObjectLane | undefined {
   return lanes.get(buf.buffer);
 }
 
-/**
- * A request buffer carrying a lane for `count` elements of `elementSize` bytes. Its bytes are never
- * read (a read of a sparse layout may write fill bytes over them), so one buffer is kept between
- * calls and reused ({@link dropCarrier}): a read or write of a million strings does not allocate
- * (and the collector account for) 16 MB of bytes nobody uses each time. Calls at once get their own.
- */
-function carrier(count: number, elementSize: number): Uint8Array {
-  const n = count * elementSize;
-  const b = idleCarrier;
-  if (b !== null && b.byteLength >= n) {
-    idleCarrier = null;
-    return new Uint8Array(b, 0, n);
-  }
-  return new Uint8Array(n);
-}
-
-/** Request buffers up to this size are kept for the next call. */
-const CARRIER_KEPT_BYTES = 64 << 20;
-let idleCarrier: ArrayBuffer | null = null;
-
-/** The call using `buf` (from {@link carrier}) is over: its lane is detached and the buffer kept (the larger one). */
-function dropCarrier(buf: Uint8Array): void {
-  const b = buf.buffer as ArrayBuffer;
-  lanes.delete(b);
-  if (b.byteLength <= CARRIER_KEPT_BYTES && (idleCarrier === null || b.byteLength > idleCarrier.byteLength)) idleCarrier = b;
-}
-
 /** What the dataset asks of its storage to move lane values. */
 interface LaneStorage {
   read(sel: Selection, count: number, into?: Uint8Array): Promise<unknown>;
@@ -98,15 +71,11 @@ interface LaneStorage {
 
 /** Reads the `count` elements of `sel` through a lane: the user values. */
 export async function readObjects(storage: LaneStorage, ov: ObjectValues, sel: Selection, count: number, elementSize: number): Promise<Values> {
-  const buf = carrier(count, elementSize);
+  const buf = new Uint8Array(count * elementSize);
   const fill = ov.fill();
   const lane: ObjectLane = { values: new Array<unknown>(count).fill(fill) };
   attachLane(buf, lane);
-  try {
-    await storage.read(sel, count, buf);
-  } finally {
-    dropCarrier(buf);
-  }
+  await storage.read(sel, count, buf);
   return ov.toUser(lane.values);
 }
 
@@ -114,14 +83,10 @@ export async function readObjects(storage: LaneStorage, ov: ObjectValues, sel: S
 export async function readColumnar(storage: LaneStorage, ov: ObjectValues | undefined, sel: Selection, count: number, elementSize: number, path: string): Promise<unknown> {
   const col = ov?.columnar;
   if (!col) throw new UnsupportedError("the dataset's storage has no columnar form of its values (read them with read())", { path });
-  const buf = carrier(count, elementSize);
+  const buf = new Uint8Array(count * elementSize);
   const lane: ObjectLane = { values: [], columnar: col.forRead(count) };
   attachLane(buf, lane);
-  try {
-    if (count > 0) await storage.read(sel, count, buf);
-  } finally {
-    dropCarrier(buf);
-  }
+  if (count > 0) await storage.read(sel, count, buf);
   return col.toUser(lane.columnar);
 }
 
@@ -130,11 +95,7 @@ export async function writeObjects(storage: LaneStorage, ov: ObjectValues, data:
   const columnar = ov.columnar?.fromUser(data, count);
   const lane: ObjectLane = columnar !== undefined ? { values: [], columnar } : { values: ov.fromUser(data, count) };
   if (count === 0) return;
-  const buf = carrier(count, elementSize);
+  const buf = new Uint8Array(count * elementSize);
   attachLane(buf, lane);
-  try {
-    await storage.write!(sel, buf);
-  } finally {
-    dropCarrier(buf);
-  }
+  await storage.write!(sel, buf);
 }
