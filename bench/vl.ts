@@ -21,7 +21,11 @@
  * BENCH_REPEAT (default 5) interleaved repetitions: each runs h5py's three steps and every row's,
  * h5py first in even repetitions and last in odd ones, so load from other processes hits both
  * sides alike; ratios are medians of the per-repetition ratios (h5py ÷ ours: > 1 means chunkform is
- * faster), times are medians. CPU time (process-wide, all threads) is reported beside wall time.
+ * faster), times are medians. CPU time (process-wide, all threads) is reported beside wall time, and
+ * the main thread's CPU per write (Linux). The last two rows are the same run's comparison for the
+ * columnar rows of 8× chunks: no worker pool (every chunk built on the main thread), and a pool of 3
+ * threads, from which `format-vl` builds whole chunks of a column on the workers (it does not on
+ * pools of 2: see MIN_POOL_THREADS in packages/format-vl/src/vl-image-offload.ts).
  * The same run measures ceilings that bound any implementation on this machine: zlib level 1 on the
  * same heap bytes on 1 and 2 threads, turning bytes into one JS string per value, and building and
  * checksumming the stored bytes of the unfiltered chunks (no file).
@@ -72,10 +76,11 @@ function strings(): string[] {
   return out;
 }
 
-/** Wall and CPU seconds of one step. */
+/** Wall and CPU seconds of one step (main: the main thread alone, where the side measures it). */
 interface Sample {
   s: number;
   cpu: number;
+  main?: number | null;
 }
 
 function python(args: string[]): Sample & Record<string, unknown> {
@@ -227,6 +232,8 @@ interface Config {
   opts: Partial<VlDatasetOptions>;
   /** Written from a `VLStrings` and read with `readColumnar` (no random reads: the same as the `string[]` row's). */
   columnar?: boolean;
+  /** Filter worker pool size (default: the machine's); 0 builds every chunk on the main thread. */
+  threads?: number;
 }
 
 /** Runs the VL comparison in `dir` and prints the tables. */
@@ -257,6 +264,8 @@ export async function runVl(dir: string): Promise<void> {
     { chunk: CHUNK, label: 'no filters', opts: {}, columnar: true },
     { chunk: 8 * CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate }, columnar: true },
     { chunk: 8 * CHUNK, label: 'no filters', opts: {}, columnar: true },
+    { chunk: 8 * CHUNK, label: 'no filters, no worker pool (chunks built on the main thread)', opts: {}, columnar: true, threads: 0 },
+    { chunk: 8 * CHUNK, label: 'no filters, worker pool of 3 threads (chunk images built on the workers)', opts: {}, columnar: true, threads: 3 },
   ];
   if (ROWS) configs.splice(0, configs.length, ...configs.filter((_, k) => ROWS.includes(k)));
   const column = VLStrings.from(data);
@@ -280,10 +289,10 @@ export async function runVl(dir: string): Promise<void> {
   const offloaded = { done: 0, failed: 0, threads: 0 };
   // each row and repetition in a process of its own, as h5py's steps are (bench/vl_side.ts)
   const run = (k: number): void => {
-    const { chunk, opts, columnar } = configs[k]!;
+    const { chunk, opts, columnar, threads } = configs[k]!;
     const o = ours[k]!;
     rmSync(file, { force: true });
-    const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', SIDE, file, dataFile, idxFile, JSON.stringify({ chunk, opts, columnar })], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', SIDE, file, dataFile, idxFile, JSON.stringify({ chunk, opts, columnar, threads })], { encoding: 'utf8', maxBuffer: 1 << 26 });
     if (r.status !== 0) throw new Error(`vl_side.ts failed: ${r.stderr}`);
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { w: Sample; r: Sample; rand: Sample | null; size: number; pool: { done: number; failed: number }; threads: number };
     o.w.push(out.w);
@@ -292,7 +301,7 @@ export async function runVl(dir: string): Promise<void> {
     o.size = out.size;
     offloaded.done += out.pool.done;
     offloaded.failed += out.pool.failed;
-    offloaded.threads = out.threads;
+    offloaded.threads = Math.max(offloaded.threads, out.threads);
   };
   for (let r = 0; r < REPEAT; r++) {
     fromTimes.push(await timed(async () => void VLStrings.from(data)));
@@ -324,6 +333,10 @@ export async function runVl(dir: string): Promise<void> {
   });
   console.log(`\nBuilding the column from the \`string[]\` (\`VLStrings.from\`, not in the columnar write rows): ${fmt(med(fromTimes))} s (CPU ${fmt(med(fromTimes, cpu))} s).`);
   console.log(`\nFilter pipelines run on the worker pool during the repetitions: ${offloaded.done} (${offloaded.failed} failed there and ran on the main thread).`);
+  console.log(
+    `Main-thread CPU of the writes (medians, ms; Linux /proc, 10 ms ticks): ` +
+      configs.map((c, k) => `${c.chunk}/${c.label}${c.columnar ? ' (columnar)' : ''}: ${ours[k]!.w.some((x) => x.main === null) ? '—' : fmt(median(ours[k]!.w.map((x) => x.main!)) * 1000, 0)}`).join('; '),
+  );
   console.log(`CPU seconds (medians): h5py write ${fmt(med(py.w, cpu))}, read ${fmt(med(py.r, cpu))}; ` + configs.map((c, k) => `${c.chunk}/${c.label}${c.columnar ? ' (columnar)' : ''}: write ${fmt(med(ours[k]!.w, cpu))}, read ${fmt(med(ours[k]!.r, cpu))}`).join('; '));
 
   // ceilings, same run: what the deflate rows and the string[] reads cannot go below on this machine

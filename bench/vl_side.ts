@@ -7,7 +7,7 @@
  *   wall and process CPU seconds, all threads; pool: pipelines run on the filter worker pool)
  *
  * DATA: the bench's strings (u32 count, u32 byte lengths[count], the bytes); IDX: u32 count, u32
- * indices; CONFIG: JSON { chunk, opts, columnar }. The input is built before the timing as the user
+ * indices; CONFIG: JSON { chunk, opts, columnar, threads } (threads: the filter worker pool's size, default the machine's). The input is built before the timing as the user
  * would hold it: a `VLStrings` (one buffer + offsets, no JS string) for the columnar rows, a
  * `string[]` otherwise; the same steps run once, untimed, on the first 65,536 strings (compiled
  * code), and each timed step starts from a collected heap (`--expose-gc`). Timed: write (file create to close), read whole (open to close), and for the
@@ -18,22 +18,36 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { createFile, openFile, selectHyperslab, type Dataset } from '../packages/core/src/index.js';
 import { registerIndexes } from '../packages/indexes/src/index.js';
-import { registerFilters, startWorkers, stopWorkers, workerStats } from '../packages/filters/src/index.js';
+import { configureWorkers, registerFilters, startWorkers, stopWorkers, workerStats } from '../packages/filters/src/index.js';
 import { VLStrings, createVlDataset, registerVlFormat, type VlDatasetOptions } from '../packages/format-vl/src/index.js';
 
 interface Sample {
   s: number;
   cpu: number;
+  /** CPU seconds of the main thread alone (Linux: /proc, 10 ms ticks; null elsewhere). */
+  main: number | null;
 }
 
-/** Wall and process CPU seconds of `fn` (from a collected heap when the process may collect on demand). */
+/** CPU seconds of this process's main thread so far (Linux), else null. */
+function mainThreadCpu(): number | null {
+  try {
+    const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return null;
+  }
+}
+
+/** Wall, process CPU and main-thread CPU seconds of `fn` (from a collected heap when the process may collect on demand). */
 async function timed(fn: () => Promise<void>): Promise<Sample> {
   (globalThis as { gc?: () => void }).gc?.();
+  const m0 = mainThreadCpu();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   await fn();
   const c = process.cpuUsage(c0);
-  return { s: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6 };
+  const m1 = mainThreadCpu();
+  return { s: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6, main: m0 === null || m1 === null ? null : m1 - m0 };
 }
 
 function fail(what: string): never {
@@ -42,11 +56,12 @@ function fail(what: string): never {
 
 const [h5, dataFile, idxFile, configJson] = process.argv.slice(2);
 if (!h5 || !dataFile || !idxFile || !configJson) fail('usage: vl_side.ts H5 DATA IDX CONFIG');
-const config = JSON.parse(configJson) as { chunk: number; opts: Partial<VlDatasetOptions>; columnar?: boolean };
+const config = JSON.parse(configJson) as { chunk: number; opts: Partial<VlDatasetOptions>; columnar?: boolean; threads?: number };
 
 registerIndexes();
 registerFilters();
 registerVlFormat();
+if (config.threads !== undefined) configureWorkers({ threads: config.threads });
 const threads = await startWorkers();
 
 // the input, as the user holds it

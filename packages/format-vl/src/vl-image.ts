@@ -9,7 +9,7 @@
  */
 import { HEAP_HEADER, VlChunk } from './vl-chunk.js';
 import { ENTRY_SIZE, seal } from './vl-sections.js';
-import type { VLStrings } from './vl-strings.js';
+import type { VLOffsets } from './vl-strings.js';
 import { putAsciiBatch } from './vl-values.js';
 
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
@@ -30,13 +30,32 @@ function imageChunk(n: number, values: number): { mem: VlChunk; image: Uint8Arra
 /** Seals both sections (heap values end at `end`) and hands the image to the chunk. */
 function finish(mem: VlChunk, image: Uint8Array, eb: number, end: number): VlChunk {
   seal(image.subarray(0, eb));
-  if (end > HEAP_HEADER) {
-    seal(image.subarray(eb));
-    mem.heap = image.subarray(eb, eb + end);
-    mem.end = end;
+  if (end > HEAP_HEADER) seal(image.subarray(eb));
+  adoptImage(mem, image);
+  return mem;
+}
+
+/**
+ * Gives the dense chunk `mem` (of `mem.n` elements, no values yet) the sealed stored image `image`
+ * built in one pass (here or by {@link columnImage} on another thread): its entries words, heap and image.
+ */
+export function adoptImage(mem: VlChunk, image: Uint8Array): void {
+  const eb = mem.n * ENTRY_SIZE + 4;
+  mem.words = new Uint32Array(image.buffer, image.byteOffset, mem.n * 4);
+  if (image.length > eb) {
+    mem.end = image.length - eb - 4;
+    mem.heap = image.subarray(eb, eb + mem.end);
   }
   mem.image = image;
-  return mem;
+}
+
+/** Strings as one byte buffer and the offsets of each (a `VLStrings`, or its staged copy). */
+export interface ColumnBytes {
+  /** The bytes: those at offset `o` are at `bytes[o - origin]`. */
+  readonly bytes: Uint8Array;
+  readonly offsets: VLOffsets;
+  /** Offset of `bytes[0]` (default 0: a part of a column staged with its offsets as they are). */
+  readonly origin?: number;
 }
 
 /**
@@ -44,9 +63,9 @@ function finish(mem: VlChunk, image: Uint8Array, eb: number, end: number): VlChu
  * (column positions from `base`): one copy of each run's bytes, the entries from the column's
  * offsets. Null on a big-endian host (the caller writes value by value).
  */
-export function columnChunk(n: number, runs: Float64Array, col: VLStrings, base: number): VlChunk | null {
+export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, base: number): VlChunk | null {
   if (!LITTLE_ENDIAN) return null;
-  const { bytes, offsets } = col;
+  const { bytes, offsets, origin = 0 } = col;
   let total = 0;
   for (let r = 0; r < runs.length; r += 3) {
     const b = base + runs[r + 1]!;
@@ -60,7 +79,7 @@ export function columnChunk(n: number, runs: Float64Array, col: VLStrings, base:
     const m = runs[r + 2]!;
     const o0 = offsets[b]!;
     const nb = offsets[b + m]! - o0;
-    if (nb > 0) image.set(bytes.subarray(o0, o0 + nb), eb + at);
+    if (nb > 0) image.set(bytes.subarray(o0 - origin, o0 - origin + nb), eb + at);
     entriesOf(words, c, offsets, b, m, at - o0);
     at += nb;
   }
@@ -68,7 +87,7 @@ export function columnChunk(n: number, runs: Float64Array, col: VLStrings, base:
 }
 
 /** Entries of the `m` elements from `c` (words zero before) for the column's strings from `b`, heap offset = column offset + `shift`. */
-function entriesOf(w: Uint32Array, c: number, offsets: Uint32Array | Float64Array, b: number, m: number, shift: number): void {
+function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number): void {
   let prev = offsets[b]!;
   for (let k = 0, j = 4 * c; k < m; k++, j += 4) {
     const next = offsets[b + k + 1]!;

@@ -3,7 +3,7 @@ import { registerIndexes } from '@chunkform/indexes';
 import { registerDenseFormats } from '@chunkform/format-dense';
 import { registerFilters } from '@chunkform/filters';
 import { createFile, MemoryStore, openFile, type H5File } from '@chunkform/core';
-import { registerVlFormat } from '../src/index.js';
+import { createVlDataset, registerVlFormat, type VlDatasetOptions } from '../src/index.js';
 
 const FLAG = Symbol.for('chunkform.test.vl-registrations');
 const g = globalThis as { [FLAG]?: boolean };
@@ -29,4 +29,14 @@ export async function memoryFile(): Promise<{ store: MemoryStore; file: H5File }
 export async function reopen(store: MemoryStore, file: H5File): Promise<H5File> {
   await file.close();
   return openFile(store, { mode: 'r+' });
+}
+
+/** The bytes of a file holding one VL dataset `s` written with `data` (one write of everything). */
+export async function fileBytes(opts: VlDatasetOptions, data: unknown): Promise<Uint8Array> {
+  const store = new MemoryStore();
+  const f = await createFile(store, { superblockVersion: 3 });
+  const d = await createVlDataset(f, 's', opts);
+  await d.write(data);
+  await f.close();
+  return store.toBytes();
 }

@@ -19,20 +19,11 @@ import { emptyVlChunk, readValues, writeValues } from '../src/vl-chunk.js';
 import { vlCodec } from '../src/vl-values.js';
 import { ENTRY_SIZE, encodeVlChunk } from '../src/vl-sections.js';
 import { parseDtype, type ChunkFormatContext } from '@chunkform/core';
-import './support.js';
+import { fileBytes } from './support.js';
 
 const SAMPLES = ['', 'a', 'ascii only', 'é', 'naïve café', '𝄞', '日本語テキスト', '', 'emoji 😀 pair', 'abcd', '\u007f', '\u0080'];
 const mixed = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i % 5 === 0 ? `line ${i + seed}` : SAMPLES[(i * 7 + seed) % SAMPLES.length]!));
 
-/** The bytes of a file holding one VL dataset written with `data` (one write of everything). */
-async function fileBytes(opts: VlDatasetOptions, data: unknown): Promise<Uint8Array> {
-  const store = new MemoryStore();
-  const f = await createFile(store, { superblockVersion: 3 });
-  const d = await createVlDataset(f, 's', opts);
-  await d.write(data);
-  await f.close();
-  return store.toBytes();
-}
 
 async function open(bytes: Uint8Array): Promise<Dataset> {
   const f = await openFile(new MemoryStore(bytes.slice()));

@@ -35,10 +35,42 @@ export interface EncodedSections {
   filterMasks: number[];
 }
 
+/**
+ * A function of a chunk format's own, run on another thread by {@link PipelineOffload.runTask}: the
+ * export `fn` of the ES module at `module` (a URL the other thread can import, e.g.
+ * `new URL('./task.js', import.meta.url).href`) is called with `args` (structured-cloned; views of a
+ * `SharedArrayBuffer` are shared, not copied) and returns `{ value, transfer }`: the value sent back,
+ * with the buffers in `transfer` moved, not copied. It must be a pure function of `args`, giving the
+ * same value as calling it on the calling thread.
+ */
+export interface OffloadTask {
+  module: string;
+  fn: string;
+  args: unknown;
+  /** Bytes of work (what the offload's size threshold is compared with). */
+  bytes: number;
+}
+
+/** What an {@link OffloadTask}'s function returns. */
+export interface OffloadTaskResult<T = unknown> {
+  value: T;
+  /** Buffers of `value` moved to the calling thread instead of copied. */
+  transfer: ArrayBuffer[];
+}
+
 /** Runs filter pipelines somewhere else (another thread). */
 export interface PipelineOffload {
   /** Chunks it works on at once (its threads): how many chunks a streaming write keeps in flight. */
   readonly threads?: number;
+  /** Smallest work (bytes) it takes: a chunk format stages smaller chunks for nothing. */
+  readonly minBytes?: number;
+  /**
+   * Optional: runs a chunk format's own function on another thread (see {@link OffloadTask}).
+   * Null to decline (no thread, or less than {@link minBytes} of work); the promise resolves to
+   * the function's value, or null when the work failed there (the caller then runs the function
+   * itself, which throws its error with the chunk named).
+   */
+  runTask?(task: OffloadTask): Promise<unknown> | null;
   /**
    * Forward pipeline of `bytes` (the caller keeps `bytes`: the offload copies what it sends — except
    * bytes in a `SharedArrayBuffer`, which it may send as they are: the caller then leaves them

@@ -7,14 +7,15 @@
  * `node:worker_threads` (browsers) the `#pool` import resolves to ./pool-none.ts instead (no threads,
  * none of this machinery) and every filter runs on the calling thread. The bytes are the same either way: a worker runs core's
  * own pipeline code; a chunk that fails there is run again on the calling thread, whose error names
- * the dataset and the chunk.
+ * the dataset and the chunk. Chunk formats also run functions of their own there (`runTask`: e.g.
+ * format-vl builds whole VL chunk images on the workers), above the same size threshold.
  * @module
  */
 import { isShared, setPipelineOffload, type OffloadContext, type PipelineOffload } from '@chunkform/core/plugin';
 import type { Filter } from '@chunkform/core/plugin';
 import { machineThreads, startFilterWorker } from '#workers';
 import { ALL_FILTERS } from '../builtin.js';
-import type { FilterJob, FilterResult, FilterWorker, SectionsJob } from './protocol.js';
+import type { FilterJob, FilterResult, FilterWorker, SectionsJob, TaskJob } from './protocol.js';
 import { CopyPool } from '../util/copy-pool.js';
 import { checkWorkerOptions, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './options.js';
 
@@ -96,8 +97,8 @@ const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBy
 const handed = new WeakSet<ArrayBuffer>();
 
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
-async function dispatch(job: FilterJob | SectionsJob): Promise<FilterResult | null> {
-  for (const p of job.direction === 'sections' ? job.sections.map((x) => x.pipeline) : [job.pipeline]) for (const f of p.filters) used.add(f.id);
+async function dispatch(job: FilterJob | SectionsJob | TaskJob): Promise<FilterResult | null> {
+  if (job.direction !== 'task') for (const p of job.direction === 'sections' ? job.sections.map((x) => x.pipeline) : [job.pipeline]) for (const f of p.filters) used.add(f.id);
   const w = pick();
   if (!w) return null;
   try {
@@ -126,6 +127,13 @@ export function workerStats(): { done: number; failed: number } {
 const offload: PipelineOffload = {
   get threads() {
     return broken ? 0 : size();
+  },
+  get minBytes() {
+    return minBytes;
+  },
+  runTask(task) {
+    if (size() === 0 || broken || task.bytes < minBytes) return null;
+    return dispatch({ direction: 'task', module: task.module, fn: task.fn, args: task.args }).then((r) => (r && 'value' in r ? r.value : null));
   },
   encode(bytes, pipeline, impls, ctx) {
     if (!takes(bytes, impls, 0, ctx)) return null;

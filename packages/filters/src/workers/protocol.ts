@@ -37,6 +37,14 @@ export interface SectionsJob {
   sections: SectionJob[];
 }
 
+/** A chunk format's own function to run there (core's `OffloadTask`): the reply's `value` is what it returned. */
+export interface TaskJob {
+  direction: 'task';
+  module: string;
+  fn: string;
+  args: unknown;
+}
+
 /** What a worker sends back (id {@link READY_ID} once, when it is ready). */
 export interface FilterReply {
   id: number;
@@ -49,6 +57,9 @@ export interface FilterReply {
   /** A {@link SectionsJob}: stored bytes and filter mask of each section. */
   sizes?: number[];
   masks?: number[];
+  /** A {@link TaskJob}: the function ran, and returned `value`. */
+  done?: boolean;
+  value?: unknown;
   /** The failure's message (the pool then runs the chunk on the calling thread, which names it). */
   error?: string;
 }
@@ -70,6 +81,8 @@ export interface FilterResult {
   /** A {@link SectionsJob}'s stored size and mask of each section. */
   sizes?: number[];
   masks?: number[];
+  /** A {@link TaskJob}'s value. */
+  value?: unknown;
 }
 
 /** One worker thread running filter pipelines. */
@@ -79,7 +92,7 @@ export interface FilterWorker {
   /** Requests sent and not answered yet. */
   readonly pending: number;
   /** Runs `job` there (its bytes' buffer is transferred unless shared). Rejects when the worker fails or exits. */
-  run(job: FilterJob | SectionsJob): Promise<FilterResult>;
+  run(job: FilterJob | SectionsJob | TaskJob): Promise<FilterResult>;
   /** Stops the worker (pending requests are rejected). */
   terminate(): void;
 }

@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { READY_ID, type FilterJob, type FilterReply, type FilterResult, type FilterWorker, type FilterWorkerData, type SectionsJob } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterResult, type FilterWorker, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 
 /** The machine's parallelism (`os.availableParallelism()`). */
 export function machineThreads(): number {
@@ -60,7 +60,8 @@ export function startFilterWorker(warm: readonly number[] = []): FilterWorker | 
     if (!p) return;
     pending.delete(m.id);
     if (pending.size === 0) worker.unref();
-    if (m.bytes || m.written) {
+    if (m.done) p.resolve({ filterMask: 0, value: m.value });
+    else if (m.bytes || m.written) {
       p.resolve({ ...(m.bytes ? { bytes: m.bytes } : {}), filterMask: m.filterMask ?? 0, ...(m.input ? { input: m.input } : {}), ...(m.sizes ? { sizes: m.sizes, masks: m.masks! } : {}) });
     }
     else p.reject(new Error(m.error ?? 'filters: the worker failed'));
@@ -75,14 +76,14 @@ export function startFilterWorker(warm: readonly number[] = []): FilterWorker | 
     get pending() {
       return dead ? Infinity : pending.size;
     },
-    run(job: FilterJob | SectionsJob) {
+    run(job: FilterJob | SectionsJob | TaskJob) {
       if (dead) return Promise.reject(dead);
       const id = next++;
       if (pending.size === 0) worker.ref(); // keep the process alive until the reply arrives
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        // (the sections of a structured chunk: shared memory, or small ones the message copies)
-        const shared = job.direction === 'sections' || (typeof SharedArrayBuffer === 'function' && job.bytes.buffer instanceof SharedArrayBuffer);
+        // (the sections of a structured chunk, a task: shared memory, or small ones the message copies)
+        const shared = job.direction === 'sections' || job.direction === 'task' || (typeof SharedArrayBuffer === 'function' && job.bytes.buffer instanceof SharedArrayBuffer);
         worker.postMessage({ id, ...job }, shared ? [] : [job.bytes.buffer as ArrayBuffer]);
       });
     },

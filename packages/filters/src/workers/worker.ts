@@ -2,14 +2,15 @@
  * A filter worker thread (started by ./threads-node.ts): runs whole chunk pipelines with this
  * package's filters through core's pure pipeline (the same code the calling thread runs, so the
  * bytes are the same) and sends the result back, its buffer transferred. It reports ready once it
- * has loaded the codecs the pool asked it to warm (./warm.ts).
+ * has loaded the codecs the pool asked it to warm (./warm.ts). Task jobs call a chunk format's own
+ * exported function (imported by URL once per worker) and send its value back.
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeChunk, decodeChunkInto, encodeChunk, type Filter, type FilterPipeline, type OffloadContext } from '@chunkform/core/plugin';
 import { ALL_FILTERS } from '../builtin.js';
 import { shuffle, shuffleElementSize, shuffleFilter } from '../shuffle/index.js';
-import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob } from './protocol.js';
+import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
@@ -63,7 +64,27 @@ async function runSections(job: SectionsJob): Promise<{ bytes: Uint8Array; sizes
   return { bytes, sizes: out.map((e) => e.bytes.length), masks: out.map((e) => e.filterMask) };
 }
 
-parentPort!.on('message', (m: (FilterJob | SectionsJob) & { id: number }) => {
+/** Modules of the task jobs run so far (imported once). */
+const modules = new Map<string, Promise<Record<string, unknown>>>();
+
+/** A chunk format's own function (core's `OffloadTask`): imported from its module once, called, its value and the buffers to move. */
+async function runTask(job: TaskJob): Promise<{ value: unknown; transfer: ArrayBuffer[] }> {
+  let mod = modules.get(job.module);
+  if (!mod) modules.set(job.module, (mod = import(job.module) as Promise<Record<string, unknown>>));
+  const fn = (await mod)[job.fn];
+  if (typeof fn !== 'function') throw new Error(`filters: the task module ${job.module} has no function ${job.fn}`);
+  const r = (await (fn as (args: unknown) => unknown)(job.args)) as { value: unknown; transfer?: ArrayBuffer[] };
+  return { value: r.value, transfer: r.transfer ?? [] };
+}
+
+parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number }) => {
+  if (m.direction === 'task') {
+    runTask(m).then(
+      (r) => parentPort!.postMessage({ id: m.id, done: true, value: r.value } satisfies FilterReply, r.transfer),
+      (e: unknown) => parentPort!.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FilterReply),
+    );
+    return;
+  }
   if (m.direction === 'sections') {
     runSections(m).then(
       (r) => parentPort!.postMessage({ id: m.id, ...r } satisfies FilterReply, [r.bytes.buffer as ArrayBuffer]),

@@ -1,0 +1,13 @@
+/** A task module for the worker pool's task jobs (worker-tasks.test.ts): pure functions of their arguments. */
+import { threadId } from 'node:worker_threads';
+
+/** Each byte of `args.bytes` doubled, in a new buffer moved back; with the thread it ran on. */
+export function doubled(args: { bytes: Uint8Array }): { value: { out: Uint8Array; thread: number }; transfer: ArrayBuffer[] } {
+  const out = args.bytes.map((b) => (b * 2) & 0xff);
+  return { value: { out, thread: threadId }, transfer: [out.buffer] };
+}
+
+/** Always throws. */
+export function fails(): never {
+  throw new Error('task-module: this task fails');
+}
