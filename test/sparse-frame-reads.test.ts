@@ -16,18 +16,20 @@ import {
   selectBlocks,
   selectHyperslab,
   selectionCount,
-  toBlocks,
   type Box,
   type Dataset,
   type Selection,
 } from '../packages/core/src/index.js';
+import { frameModelOps } from './support/frame-model.js';
+import { writeSparseFrames, type Frame } from './support/sparse-frames.js';
 
 const FRAMES = 21;
 const PER_CHUNK = 4;
 const N = 64;
+const { linOf } = frameModelOps(FRAMES, N, N);
 
 /** Frame `f`: the pixels where (y·N + x + f) mod (3 + f mod 4) is 0 in every other row band, values from f and the pixel. */
-function frame(f: number): { boxes: Box[]; values: Uint16Array } {
+function frame(f: number): Frame {
   const boxes: Box[] = [];
   const values: number[] = [];
   const step = 3 + (f % 4);
@@ -44,19 +46,8 @@ function frame(f: number): { boxes: Box[]; values: Uint16Array } {
 
 /** The defined pixels of `sel` (blocks, dataset coordinates) with their values (in C order), as "f,y,x=v" strings. */
 function pixels(sel: Selection, values: Uint16Array): string[] {
-  const b = toBlocks(sel, [FRAMES, N, N]);
-  const at: number[] = [];
-  if (b.kind === 'none') return [];
-  for (let i = 0; i < b.boxCount; i++) {
-    const o = 6 * i;
-    for (let f = b.boxes[o]!; f < b.boxes[o + 1]!; f++) {
-      for (let y = b.boxes[o + 2]!; y < b.boxes[o + 3]!; y++) {
-        for (let x = b.boxes[o + 4]!; x < b.boxes[o + 5]!; x++) at.push((f * N + y) * N + x);
-      }
-    }
-  }
+  const at = linOf(sel);
   expect(at.length).toBe(values.length);
-  at.sort((p, q) => p - q);
   return at.map((p, k) => `${Math.floor(p / (N * N))},${Math.floor(p / N) % N},${p % N}=${values[k]}`);
 }
 
@@ -68,20 +59,7 @@ const expected = (f: number): string[] => {
 /** The file: FRAMES frames written one by one, PER_CHUNK frames per chunk, deflate 1 on both sections. */
 async function pointFile(store = new MemoryStore()): Promise<MemoryStore> {
   const f = await createFile(store);
-  const ds = await f.createDataset('frames', {
-    layout: 'sparse',
-    dtype: 'uint16',
-    shape: [0, N, N],
-    maxShape: [null, N, N],
-    chunks: [PER_CHUNK, N, N],
-    compression: 'gzip',
-    compressionOpts: 1,
-  });
-  for (let i = 0; i < FRAMES; i++) {
-    await ds.resize([i + 1, N, N]);
-    const { boxes, values } = frame(i);
-    await ds.write(values, selectBlocks(boxes));
-  }
+  await writeSparseFrames(f, { h: N, w: N, chunks: [PER_CHUNK, N, N] }, FRAMES, frame);
   await f.close();
   return store;
 }

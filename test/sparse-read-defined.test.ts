@@ -19,6 +19,7 @@ import {
   type Dataset,
   type Selection,
 } from '../packages/core/src/index.js';
+import { writeSparseFrames, type Frame } from './support/sparse-frames.js';
 
 const H = 40;
 const W = 48;
@@ -33,6 +34,13 @@ function frameBoxes(f: number): Box[] {
   }
   // frames 4 and 5 hold the same groups: the defined union merges them in dimension 0
   return f === 5 ? frameBoxes(4).map((b) => ({ start: [5, b.start[1]!, b.start[2]!], end: [6, b.end[1]!, b.end[2]!] })) : boxes;
+}
+
+/** Frame `f`: its boxes and values 1 + ((k·37 + f·101) mod 60000) for the k-th pixel in C order. */
+function frame(f: number): Frame {
+  const boxes = frameBoxes(f);
+  const count = boxes.reduce((a, b) => a + (b.end[1]! - b.start[1]!) * (b.end[2]! - b.start[2]!), 0);
+  return { boxes, values: new Uint16Array(count).map((_, k) => 1 + ((k * 37 + f * 101) % 60000)) };
 }
 
 const QUERIES: [string, Selection][] = [
@@ -67,15 +75,8 @@ describe('readDefined in one pass over frame chunks', () => {
     it(`chunks ${chunks.join('×')}: same result as getDefined + read, cached and reopened`, async () => {
       const store = new MemoryStore();
       const f = await createFile(store);
-      const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [0, H, W], maxShape: [null, H, W], chunks, compression: 'gzip', compressionOpts: 1 });
-      let total = 0;
-      for (let i = 0; i < FRAMES; i++) {
-        await ds.resize([i + 1, H, W]);
-        const sel = selectBlocks(frameBoxes(i));
-        const vals = new Uint16Array(frameBoxes(i).reduce((a, b) => a + (b.end[1]! - b.start[1]!) * (b.end[2]! - b.start[2]!), 0)).map((_, k) => 1 + ((k * 37 + i * 101) % 60000));
-        await ds.write(vals, sel);
-        total += vals.length;
-      }
+      const ds = await writeSparseFrames(f, { h: H, w: W, chunks }, FRAMES, frame);
+      const total = Array.from({ length: FRAMES }, (_, i) => frame(i).values.length).reduce((a, n) => a + n, 0);
       await check(ds);
       const all = await ds.readDefined();
       expect((all.values as Uint16Array).length).toBe(total);

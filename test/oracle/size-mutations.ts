@@ -47,24 +47,21 @@ function hostile(v: number, width: number, extra: (number | bigint)[] = []): big
 async function headers(f: H5File): Promise<{ path: string; header: ObjectHeader }[]> {
   const out: { path: string; header: ObjectHeader }[] = [];
   const seen = new Set<number>();
-  const visit = async (g: Group, depth: number): Promise<void> => {
-    const src = g.headerModel.source;
-    if (src && !seen.has(src.address)) {
-      seen.add(src.address);
-      out.push({ path: g.path, header: src });
+  const note = (path: string, header: ObjectHeader | null | undefined): void => {
+    if (header && !seen.has(header.address)) {
+      seen.add(header.address);
+      out.push({ path, header });
     }
+  };
+  const visit = async (g: Group, depth: number): Promise<void> => {
+    note(g.path, g.headerModel.source);
     if (depth > 8) return;
     for (const name of await g.keys()) {
       const link = await g.getLink(name);
       if (link.kind !== 'hard') continue;
       const child = (await g.get(name)) as unknown as Group | Dataset;
-      if (typeof (child as Dataset).read === 'function' && 'dtype' in child) {
-        const s = (child as Dataset).headerModel.source;
-        if (s && !seen.has(s.address)) {
-          seen.add(s.address);
-          out.push({ path: (child as Dataset).path, header: s });
-        }
-      } else if (typeof (child as Group).keys === 'function') await visit(child as Group, depth + 1);
+      if (typeof (child as Dataset).read === 'function' && 'dtype' in child) note((child as Dataset).path, (child as Dataset).headerModel.source);
+      else if (typeof (child as Group).keys === 'function') await visit(child as Group, depth + 1);
     }
   };
   await visit(f as unknown as Group, 0);
@@ -102,6 +99,7 @@ function checksumSpan(b: Uint8Array, s: number, min: number, max = 4096): number
   return null;
 }
 
+/** File offsets at which the 4-byte signature `sig` stands. */
 function* signatures(b: Uint8Array, sig: string): Generator<number> {
   const c = [...sig].map((x) => x.charCodeAt(0));
   for (let s = 0; s + 4 <= b.length; s++) if (b[s] === c[0] && b[s + 1] === c[1] && b[s + 2] === c[2] && b[s + 3] === c[3]) yield s;
@@ -159,45 +157,62 @@ function headerMutations(file: Uint8Array, path: string, h: ObjectHeader, add: (
   }
 }
 
-/** Mutations of heap and index header size fields found by signature. */
+/**
+ * The size fields of the heap and index headers found by signature: where the header's checksum is
+ * looked for from (null: the structure has no checksum) and each field as [what, offset, width].
+ */
+const STRUCTURE_FIELDS: { signature: string; checksumFrom: number | null; fields: [string, number, number][] }[] = [
+  { signature: 'HEAP', checksumFrom: null, fields: [['local heap data size', 8, 8]] },
+  { signature: 'GCOL', checksumFrom: null, fields: [['global heap collection size', 8, 8]] },
+  {
+    signature: 'FRHP',
+    checksumFrom: 140,
+    fields: [
+      ['fractal heap max managed object size', 10, 4],
+      ['fractal heap table width', 110, 2],
+      ['fractal heap starting block size', 112, 8],
+      ['fractal heap max direct block size', 120, 8],
+      ['fractal heap max heap size (bits)', 128, 2],
+      ['fractal heap rows in root indirect block', 140, 2],
+    ],
+  },
+  { signature: 'FAHD', checksumFrom: 12, fields: [['fixed array entries', 8, 8]] },
+  {
+    signature: 'EAHD',
+    checksumFrom: 12,
+    fields: [
+      ['extensible array max elements bits', 7, 1],
+      ['extensible array index block elements', 8, 1],
+      ['extensible array data blocks', 28, 8],
+      ['extensible array max index set', 44, 8],
+      ['extensible array elements realized', 52, 8],
+    ],
+  },
+  {
+    signature: 'BTHD',
+    checksumFrom: 12,
+    fields: [
+      ['v2 B-tree node size', 6, 4],
+      ['v2 B-tree record size', 10, 2],
+      ['v2 B-tree total records', 26, 8],
+    ],
+  },
+];
+
+/** Mutations of heap and index header size fields found by signature ({@link STRUCTURE_FIELDS}). */
 function structureMutations(file: Uint8Array, add: (name: string, m: ChunkedMutation) => void): void {
-  const field = (what: string, s: number, span: number | null, off: number, width: number, extra: (number | bigint)[] = []): void => {
+  const field = (what: string, s: number, span: number | null, off: number, width: number): void => {
     if (s + off + width > file.length) return;
     let value = 0;
     for (let k = width - 1; k >= 0; k--) value = value * 256 + file[s + off + k]!;
-    for (const v of hostile(value, width, extra)) add(`${what} @${s} ${value} → ${v}`, structPatch(file, s, span, off, le(v, width)));
+    for (const v of hostile(value, width)) add(`${what} @${s} ${value} → ${v}`, structPatch(file, s, span, off, le(v, width)));
   };
-  for (const s of signatures(file, 'HEAP')) field('local heap data size', s, null, 8, 8);
-  for (const s of signatures(file, 'GCOL')) field('global heap collection size', s, null, 8, 8);
-  for (const s of signatures(file, 'FRHP')) {
-    const span = checksumSpan(file, s, 140);
-    if (span === null) continue;
-    field('fractal heap max managed object size', s, span, 10, 4);
-    field('fractal heap table width', s, span, 110, 2);
-    field('fractal heap starting block size', s, span, 112, 8);
-    field('fractal heap max direct block size', s, span, 120, 8);
-    field('fractal heap max heap size (bits)', s, span, 128, 2);
-    field('fractal heap rows in root indirect block', s, span, 140, 2);
-  }
-  for (const s of signatures(file, 'FAHD')) {
-    const span = checksumSpan(file, s, 12);
-    if (span !== null) field('fixed array entries', s, span, 8, 8);
-  }
-  for (const s of signatures(file, 'EAHD')) {
-    const span = checksumSpan(file, s, 12);
-    if (span === null) continue;
-    field('extensible array max elements bits', s, span, 7, 1);
-    field('extensible array index block elements', s, span, 8, 1);
-    field('extensible array data blocks', s, span, 28, 8);
-    field('extensible array max index set', s, span, 44, 8);
-    field('extensible array elements realized', s, span, 52, 8);
-  }
-  for (const s of signatures(file, 'BTHD')) {
-    const span = checksumSpan(file, s, 12);
-    if (span === null) continue;
-    field('v2 B-tree node size', s, span, 6, 4);
-    field('v2 B-tree record size', s, span, 10, 2);
-    field('v2 B-tree total records', s, span, 26, 8);
+  for (const { signature, checksumFrom, fields } of STRUCTURE_FIELDS) {
+    for (const s of signatures(file, signature)) {
+      const span = checksumFrom === null ? null : checksumSpan(file, s, checksumFrom);
+      if (checksumFrom !== null && span === null) continue;
+      for (const [what, off, width] of fields) field(what, s, span, off, width);
+    }
   }
 }
 

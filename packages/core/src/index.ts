@@ -21,65 +21,20 @@ export { Group, CommittedDatatype, type H5Node, type CreateGroupOptions, type Cr
 export { Dataset } from './objects/dataset.js';
 export { Attributes, type SetAttributeOptions } from './objects/attributes.js';
 export { parseDtype, dtypeToString, type DtypeSpec } from './values/dtype.js';
-export { lookup3 } from './format/checksum/lookup3.js';
 
 // ---- chunked storage: the chunk format layer, indexes, filters, DI ----------------------------
-export type {
-  ChunkFormat,
-  ChunkFormatContext,
-  ChunkFormatProvider,
-  ChunkImage,
-  ChunkRequest,
-  RawIO,
-} from './chunk/chunk-format.js';
-export type { RowRuns } from './chunk/chunk-grid.js';
+// The registries and the chunk format / chunk index / filter interfaces (shared with `/plugin`).
+export * from './registry-seam.js';
 export { laneOf, type ObjectLane, type ObjectValues, type ColumnarValues } from './chunk/object-lane.js';
-export type {
-  ChunkIndex,
-  ChunkIndexContext,
-  ChunkIndexProvider,
-  ChunkRecord,
-  IndexStorage,
-  StructuredChunkSections,
-} from './chunk/chunk-index.js';
 export { ChunkCache, DEFAULT_CHUNK_CACHE_BYTES, type ChunkCacheOptions } from './chunk/cache.js';
-export {
-  chooseChunkIndex,
-  DEFAULT_FIXED_ARRAY_INFO,
-  DEFAULT_EXTENSIBLE_ARRAY_INFO,
-  DEFAULT_BTREE2_INDEX_INFO,
-  type AllocTime,
-  type ChunkIndexChoice,
-} from './chunk/choose-index.js';
+export { type AllocTime, type ChunkIndexChoice, type StructuredChunkIndexChoice } from './chunk/choose-index.js';
 export { guessChunks } from './chunk/guess-chunks.js';
-export type { ChunkIndexInfo, ExternalIndexInfo, BuiltInIndexType } from './format/messages/layout-index.js';
-export type { Filter, FilterContext } from './filter/filter.js';
-export { KNOWN_FILTER_PACKAGES } from './filter/filter.js';
-export { decodeChunk, encodeChunk, setLocalPipeline } from './filter/pipeline.js';
-export {
-  defaultContainer,
-  createContainer,
-  registerFilter,
-  registerChunkIndex,
-  registerChunkFormat,
-  resolveFilter,
-  resolveChunkIndex,
-  resolveChunkFormat,
-  resolveChunkFormatByName,
-  resolveChunkIndexCode,
-  layoutFormatKey,
-  type Container,
-  type RegisterOptions,
-} from './di/container.js';
-export { formatKey, KNOWN_FORMAT_PACKAGES, KNOWN_FORMAT_NAMES } from './chunk/chunk-format.js';
+export { KNOWN_FORMAT_NAMES } from './chunk/chunk-format.js';
 export type { ChunkInfo } from './storage/chunked-storage.js';
 export type { DatasetAccessOptions, ReadIntoOptions, ReadOptions } from './objects/dataset.js';
 export type { FilterOptions, FilterSpec } from './objects/filter-options.js';
 export type { StructChunkInfo, StructChunkWriteInfo } from './structured/sections.js';
-export { chooseStructuredChunkIndex, type StructuredChunkIndexChoice } from './chunk/choose-index.js';
-export type { StructuredIndexContext } from './chunk/chunk-index.js';
 export type { SectionPipelines } from './format/messages/filter-pipeline-v3.js';
-export type { StructuredChunkLayout } from './format/messages/layout-structured.js';
 export type { SectionFilterMap } from './objects/filter-options.js';
 
 // ---- creation through the format package (DatasetCreator) and the structured-chunk base --------

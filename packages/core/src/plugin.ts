@@ -10,66 +10,24 @@
  * @module
  */
 
+// ---- registries, and the chunk format / chunk index / filter interfaces (shared with `@chunkform/core`)
+export * from './registry-seam.js';
+export { indexTypeLookup } from './di/container.js';
+
 // ---- errors ------------------------------------------------------------------------------------
 export * from './errors.js';
 
 // ---- bytes, addresses, checksums -----------------------------------------------------------------
 export { ByteReader, ByteWriter, DEFAULT_SIZES, UNDEFINED_ADDRESS, isDefinedAddress, type SizeContext } from './format/bytes.js';
-export { lookup3 } from './format/checksum/lookup3.js';
 export { SourceMetadataReader, type MetadataReader } from './file/metadata-reader.js';
 
-// ---- registries ----------------------------------------------------------------------------------
-export {
-  defaultContainer,
-  createContainer,
-  registerFilter,
-  registerChunkIndex,
-  registerChunkFormat,
-  resolveFilter,
-  resolveChunkIndex,
-  resolveChunkIndexCode,
-  resolveChunkFormat,
-  resolveChunkFormatByName,
-  layoutFormatKey,
-  indexTypeLookup,
-  type Container,
-  type RegisterOptions,
-} from './di/container.js';
-
 // ---- chunk formats -------------------------------------------------------------------------------
-export {
-  formatKey,
-  KNOWN_FORMAT_PACKAGES,
-  type ChunkFormat,
-  type ChunkFormatContext,
-  type ChunkFormatProvider,
-  type ChunkImage,
-  type ChunkRequest,
-  type ChunkStore,
-  type RawIO,
-} from './chunk/chunk-format.js';
+export type { ChunkStore } from './chunk/chunk-format.js';
 export { ownedCopy, type Holder } from './chunk/write-queue.js';
 export { anySectionFiltered, chunkLabel, isPartialEdgeChunk, sectionPipeline, selectionExtentMaxDims } from './chunk/format-context.js';
-export type { RowRuns } from './chunk/chunk-grid.js';
 export { installDefinedReads } from './chunk/defined.js';
 
 // ---- chunk indexes -------------------------------------------------------------------------------
-export type {
-  ChunkIndex,
-  ChunkIndexContext,
-  ChunkIndexProvider,
-  ChunkRecord,
-  IndexStorage,
-  StructuredChunkSections,
-  StructuredIndexContext,
-} from './chunk/chunk-index.js';
-export {
-  chooseChunkIndex,
-  chooseStructuredChunkIndex,
-  DEFAULT_BTREE2_INDEX_INFO,
-  DEFAULT_EXTENSIBLE_ARRAY_INFO,
-  DEFAULT_FIXED_ARRAY_INFO,
-} from './chunk/choose-index.js';
 export {
   V1_MAX_LEVEL,
   iterateV1BTree,
@@ -94,8 +52,7 @@ export { V2Tree, type V2RecordClass, type V2TreeParams } from './btree2/tree.js'
 export { V2RecordType, decodeChunkRecord, decodeFilteredChunkRecord, encodeChunkRecord, encodeFilteredChunkRecord } from './format/btree/v2-records.js';
 
 // ---- filters -------------------------------------------------------------------------------------
-export { KNOWN_FILTER_PACKAGES, type Filter, type FilterContext } from './filter/filter.js';
-export { decodeChunk, encodeChunk, setLocalPipeline, type ChunkWhere, type FilterResolver, type PipelineContext } from './filter/pipeline.js';
+export type { ChunkWhere, FilterResolver, PipelineContext } from './filter/pipeline.js';
 export { pipelineOffload, setPipelineOffload, type EncodedSections, type OffloadContext, type OffloadSection, type OffloadTask, type OffloadTaskResult, type PipelineOffload } from './filter/offload.js';
 export { copyChunkRuns, decodeChunkInto, decodeChunkShared, isShared, sharedInput, type DecodeTarget } from './filter/decode-into.js';
 export { encodeFilterPipeline, type FilterPipeline } from './format/messages/filter-pipeline.js';
@@ -117,16 +74,12 @@ export {
   STRUCTURED_CHUNK_SPARSE,
   STRUCTURED_CHUNK_VL,
   structuredChunkSizeLength,
-  type BuiltInIndexType,
-  type ChunkIndexInfo,
   type ChunkedLayout,
   type DataLayout,
   type ExtensibleArrayIndexInfo,
-  type ExternalIndexInfo,
   type FixedArrayIndexInfo,
   type BTree2IndexInfo,
   type IndexTypeLookup,
-  type StructuredChunkLayout,
   type StructuredSingleChunkInfo,
 } from './format/messages/layout.js';
 export { datatypeSize, type Datatype } from './format/messages/datatype.js';

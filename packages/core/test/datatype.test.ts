@@ -10,6 +10,7 @@ import {
   type EncodeDatatypeOptions,
 } from '../src/format/messages/datatype.js';
 import { fixtures, hex, rng, toHex } from './fixtures/h5py-messages.js';
+import { bfloat16 } from './support/datatypes.js';
 
 const S8: SizeContext = { sizeOfOffsets: 8, sizeOfLengths: 8 };
 
@@ -122,20 +123,7 @@ describe('datatype round trips', () => {
     { class: 'bitfield', size: 1, order: 'LE', bitOffset: 1, precision: 5 },
     { class: 'time', size: 4, order: 'BE' },
     { class: 'time', size: 8, order: 'LE', precision: 40 },
-    {
-      class: 'float',
-      size: 2,
-      order: 'LE',
-      bitOffset: 0,
-      precision: 16,
-      exponentLocation: 7,
-      exponentSize: 8,
-      mantissaLocation: 0,
-      mantissaSize: 7,
-      exponentBias: 127,
-      signLocation: 15,
-      normalization: 2,
-    },
+    bfloat16(),
     { class: 'string', length: 7, charset: 'utf-8', padding: 'spacepad' },
     { class: 'string', length: 'variable', charset: 'ascii', padding: 'nullpad' },
     { class: 'opaque', size: 16, tag: 'exactly8' },

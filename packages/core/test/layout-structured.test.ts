@@ -17,35 +17,15 @@ import {
   decodeStructuredLayout,
   encodeStructuredLayout,
   structuredChunkSizeLength,
-  STRUCTURED_CHUNK_SPARSE,
   type StructuredChunkIndexInfo,
-  type StructuredChunkLayout,
 } from '../src/format/messages/layout-structured.js';
 import { LAYOUT } from '../src/format/messages/message-types.js';
 import type { RawMessage } from '../src/format/object-header.js';
 import { h5pyMessages } from './support/h5py-headers.js';
+import { sparseLayout } from './support/structured-layout.js';
 
 const EA_INFO = { type: 'extensible-array', maxBits: 32, indexElements: 4, minPointers: 4, minElements: 16, pageBits: 10 } as const;
 const ADDR = [0x00, 0x10, 0, 0, 0, 0, 0, 0];
-
-/** The sparse dataset of the h5stat test file (docs/structured-chunk-format.md §3.7): 1-D, chunk 5, int32, EA index. */
-function sparse(index: StructuredChunkIndexInfo, address = 0x1000, extra: Partial<StructuredChunkLayout> = {}): StructuredChunkLayout {
-  return {
-    class: 'structured',
-    version: 5,
-    propertyVersion: 0,
-    chunkType: STRUCTURED_CHUNK_SPARSE,
-    flags: 0,
-    chunkDims: [5],
-    elementSize: 4,
-    offsetSize: 8,
-    sectionCount: 2,
-    metadataSections: [0],
-    index,
-    address,
-    ...extra,
-  };
-}
 
 describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.md §3', () => {
   it('reproduces the worked example §3.7 byte for byte (30-byte body incl. 2 padding bytes)', () => {
@@ -64,7 +44,7 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
       ...ADDR, // EA header address
       0x00, 0x00, // padding to the declared 30 bytes
     ];
-    const l = sparse({ ...EA_INFO });
+    const l = sparseLayout({ ...EA_INFO });
     const enc = encodeLayout(l);
     expect(Array.from(enc)).toEqual(expected);
     expect(enc.length).toBe(30); // H5STAT: layout message 34 bytes incl. its 4-byte header
@@ -77,7 +57,7 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
   });
 
   it('dimension encoding length covers the element size (docs/structured-chunk-format.md §3.1 field 7)', () => {
-    const l = sparse({ type: 'fixed-array', pageBits: 10 }, 0x800, { chunkDims: [300, 2], elementSize: 8 });
+    const l = sparseLayout({ type: 'fixed-array', pageBits: 10 }, 0x800, { chunkDims: [300, 2], elementSize: 8 });
     const enc = encodeLayout(l);
     expect(Array.from(enc.subarray(5, 14))).toEqual([0x00, 0x03, 0x02, 0x2c, 0x01, 0x02, 0x00, 0x08, 0x00]);
     expect(Array.from(enc.subarray(14, 20))).toEqual([8, 2, 1, 0, 3, 10]);
@@ -124,13 +104,13 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
 
   it('single chunk index: record inside the layout, padding 2 + (8 − L) (docs/structured-chunk-format.md §3.4, §3.6)', () => {
     // Unfiltered: chunk size (L = 2) + offset of section 1 (8), always present.
-    const u = sparse({ type: 'single', chunkSize: 58, sectionOffsets: [44] }, 0x800);
+    const u = sparseLayout({ type: 'single', chunkSize: 58, sectionOffsets: [44] }, 0x800);
     const ue = encodeLayout(u);
     const head = [5, 4, 0, 0, 0, 0x00, 2, 1, 5, 4, 8, 2, 1, 0, 1];
     expect(Array.from(ue)).toEqual([...head, 0x3a, 0, 44, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x08, 0, 0, 0, 0, 0, 0, ...new Array(2 + 6).fill(0)]);
     expect(decodeLayout(ue)).toEqual(u);
     // Filtered (flag bit 1): + unfiltered sizes of sections 0, 1 (8 each) + masks (4 each). The record of docs/structured-chunk-format.md §6.5.
-    const f = sparse({ type: 'single', chunkSize: 58, sectionOffsets: [44], unfilteredSizes: [75, 8], filterMasks: [0, 0] }, 0x800, { flags: 2 });
+    const f = sparseLayout({ type: 'single', chunkSize: 58, sectionOffsets: [44], unfilteredSizes: [75, 8], filterMasks: [0, 0] }, 0x800, { flags: 2 });
     const fe = encodeLayout(f);
     expect(fe[5]).toBe(0x02);
     expect(Array.from(fe.subarray(15))).toEqual([
@@ -147,7 +127,7 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
     expect(encodeLayout({ ...f, flags: 0 })[5]).toBe(2);
     expect(() => encodeLayout({ ...u, flags: 2 })).toThrow(ValueError);
     // "No chunk": undefined address, zeros elsewhere; HADDR_MAX (FE FF…) reads as no chunk too (docs/structured-chunk-format.md §3.4).
-    const none = sparse({ type: 'single', chunkSize: 0, sectionOffsets: [0] }, UNDEFINED_ADDRESS);
+    const none = sparseLayout({ type: 'single', chunkSize: 0, sectionOffsets: [0] }, UNDEFINED_ADDRESS);
     const ne = encodeLayout(none);
     expect(decodeLayout(ne)).toEqual(none);
     const haddrMax = ne.slice();
@@ -156,9 +136,9 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
   });
 
   it('fixed array and v2 B-tree index information (docs/structured-chunk-format.md §3.4)', () => {
-    const fa = sparse({ type: 'fixed-array', pageBits: 10 });
+    const fa = sparseLayout({ type: 'fixed-array', pageBits: 10 });
     expect(Array.from(encodeLayout(fa).subarray(14))).toEqual([3, 10, ...ADDR, 0, 0]);
-    const bt = sparse({ type: 'btree2', nodeSize: 2048, splitPercent: 100, mergePercent: 40 }, 0x1000, { chunkDims: [2, 2] });
+    const bt = sparseLayout({ type: 'btree2', nodeSize: 2048, splitPercent: 100, mergePercent: 40 }, 0x1000, { chunkDims: [2, 2] });
     const be = encodeLayout(bt);
     expect(Array.from(be.subarray(5, 10))).toEqual([0, 3, 1, 2, 2]);
     expect(Array.from(be.subarray(11))).toEqual([8, 2, 1, 0, 5, 0x00, 0x08, 0, 0, 100, 40, ...ADDR, 0, 0]);
@@ -166,7 +146,7 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
   });
 
   it('three-section (Lifeboat VL) composition: k = 3, no padding for the composition', () => {
-    const vl = sparse({ type: 'single', chunkSize: 9, sectionOffsets: [3, 6] }, 0x40, { chunkType: 1, sectionCount: 3, metadataSections: [0, 1, 2] });
+    const vl = sparseLayout({ type: 'single', chunkSize: 9, sectionOffsets: [3, 6] }, 0x40, { chunkType: 1, sectionCount: 3, metadataSections: [0, 1, 2] });
     const enc = encodeLayout(vl);
     expect(Array.from(enc.subarray(10, 16))).toEqual([8, 3, 3, 0, 1, 2]);
     expect(enc.length).toBe(16 + 1 + 8 + 16 + 8); // L = 8 → no padding at all
@@ -174,7 +154,7 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
   });
 
   it('rejects what the prototype rejects and corrupt input, with typed errors', () => {
-    const ok = Array.from(encodeLayout(sparse({ ...EA_INFO })));
+    const ok = Array.from(encodeLayout(sparseLayout({ ...EA_INFO })));
     const mutate = (i: number, v: number) => {
       const b = Uint8Array.from(ok);
       b[i] = v;
@@ -198,13 +178,13 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
     const v4 = mutate(0, 4);
     expect(() => decodeLayout(v4)).toThrow(FormatError); // class 4 needs version 5
     // A single-chunk record whose section count makes the record run past the message.
-    const single = Array.from(encodeStructuredLayout(sparse({ type: 'single', chunkSize: 1, sectionOffsets: [0] }), DEFAULT_SIZES, false));
+    const single = Array.from(encodeStructuredLayout(sparseLayout({ type: 'single', chunkSize: 1, sectionOffsets: [0] }), DEFAULT_SIZES, false));
     single[11] = 200;
     expect(() => decodeLayout(Uint8Array.from(single))).toThrow(TruncatedError);
   });
 
   it('encoder validation', () => {
-    const l = sparse({ ...EA_INFO });
+    const l = sparseLayout({ ...EA_INFO });
     expect(() => encodeLayout({ ...l, chunkDims: [] })).toThrow(ValueError);
     expect(() => encodeLayout({ ...l, chunkDims: [0] })).toThrow(ValueError);
     expect(() => encodeLayout({ ...l, elementSize: 0 })).toThrow(ValueError);
@@ -212,12 +192,12 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
     expect(() => encodeLayout({ ...l, metadataSections: [1, 0] })).toThrow(ValueError);
     expect(() => encodeLayout({ ...l, metadataSections: [2] })).toThrow(ValueError);
     expect(() => encodeLayout({ ...l, index: { type: 'implicit' } as unknown as StructuredChunkIndexInfo })).toThrow(ValueError);
-    expect(() => encodeLayout(sparse({ type: 'single', chunkSize: 70000, sectionOffsets: [0] }))).toThrow(ValueError); // > 2^16 − 1 with L = 2
-    expect(() => encodeLayout(sparse({ type: 'single', chunkSize: 1, sectionOffsets: [] }))).toThrow(ValueError);
+    expect(() => encodeLayout(sparseLayout({ type: 'single', chunkSize: 70000, sectionOffsets: [0] }))).toThrow(ValueError); // > 2^16 − 1 with L = 2
+    expect(() => encodeLayout(sparseLayout({ type: 'single', chunkSize: 1, sectionOffsets: [] }))).toThrow(ValueError);
   });
 
   it('decoding random and mutated bytes throws only H5Errors; valid models round-trip', () => {
-    const base = Array.from(encodeLayout(sparse({ type: 'single', chunkSize: 58, sectionOffsets: [44], unfilteredSizes: [75, 8], filterMasks: [0, 1] }, 0x800, { flags: 2 })));
+    const base = Array.from(encodeLayout(sparseLayout({ type: 'single', chunkSize: 58, sectionOffsets: [44], unfilteredSizes: [75, 8], filterMasks: [0, 1] }, 0x800, { flags: 2 })));
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(base.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }), fc.nat(base.length), (muts, cut) => {
         const b = Uint8Array.from(base.slice(0, Math.max(cut, 1)));
@@ -237,7 +217,7 @@ describe('layout message v5 class 4: the bytes of docs/structured-chunk-format.m
     );
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 70000 }), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 64 }), index, fc.boolean(), (dims, es, idx, edge) => {
-        const l = sparse(idx, 0x1234, { chunkDims: dims, elementSize: es, flags: edge ? 1 : 0 });
+        const l = sparseLayout(idx, 0x1234, { chunkDims: dims, elementSize: es, flags: edge ? 1 : 0 });
         expect(decodeLayout(encodeLayout(l))).toEqual(l);
       }),
       { numRuns: 200 },
@@ -264,7 +244,7 @@ describe('layout v5 shares layout v4 encodings: compared with what HDF5 1.10.8 w
       const body = msg(name, LAYOUT)[0]!.body;
       const v4 = decodeLayout(body) as ChunkedLayout;
       expect(v4.version).toBe(4);
-      const l = sparse(v4.index as StructuredChunkIndexInfo, v4.address, { chunkDims: v4.chunkDims, elementSize: v4.elementSize, flags: v4.flags });
+      const l = sparseLayout(v4.index as StructuredChunkIndexInfo, v4.address, { chunkDims: v4.chunkDims, elementSize: v4.elementSize, flags: v4.flags });
       const v5 = encodeLayout(l);
       const ndims = body[3]!;
       const dimsEnd = 5 + ndims * body[4]!;
@@ -281,7 +261,7 @@ describe('layout v5 shares layout v4 encodings: compared with what HDF5 1.10.8 w
     const body = msg('single', LAYOUT)[0]!.body;
     const v4 = decodeLayout(body) as ChunkedLayout;
     expect(v4.index).toEqual({ type: 'single' });
-    const l = sparse({ type: 'single', chunkSize: 30, sectionOffsets: [22] }, v4.address);
+    const l = sparseLayout({ type: 'single', chunkSize: 30, sectionOffsets: [22] }, v4.address);
     const v5 = encodeLayout(l);
     expect(Array.from(v5.subarray(15, 17))).toEqual([30, 0]); // L = 2 for 20-byte chunks
     expect(Array.from(v5.subarray(25, 33))).toEqual(Array.from(body.subarray(body.length - 8)));
@@ -310,7 +290,7 @@ describe('chooseStructuredChunkIndex (docs/structured-chunk-format.md §3.3)', (
       [[5], [5], [5]],
       [[30], [50], [5]],
     ] as [number[], (number | null)[], number[]][]) {
-      const l = sparse(choose(dims, max, chunk), UNDEFINED_ADDRESS, { chunkDims: chunk });
+      const l = sparseLayout(choose(dims, max, chunk), UNDEFINED_ADDRESS, { chunkDims: chunk });
       expect(decodeLayout(encodeLayout(l) as Uint8Array) as DataLayout).toEqual(l);
     }
   });
@@ -322,10 +302,10 @@ describe('chooseStructuredChunkIndex (docs/structured-chunk-format.md §3.3)', (
 
 describe('decodeStructuredLayout is what decodeLayout uses for class 4', () => {
   it('positions after the class byte', async () => {
-    const enc = encodeLayout(sparse({ ...EA_INFO }));
+    const enc = encodeLayout(sparseLayout({ ...EA_INFO }));
     const { ByteReader } = await import('../src/format/bytes.js');
     const r = new ByteReader(enc, { pos: 2, structure: 'data layout message' });
-    expect(decodeStructuredLayout(r)).toEqual(sparse({ ...EA_INFO }));
+    expect(decodeStructuredLayout(r)).toEqual(sparseLayout({ ...EA_INFO }));
     expect(r.pos).toBe(28);
   });
 });

@@ -17,6 +17,7 @@ import {
   type GlobalHeapWriter,
 } from '../src/values/index.js';
 import { fixtures, hex, rng, toHex, type ValuesFixture } from './fixtures/h5py-messages.js';
+import { bfloat16 } from './support/datatypes.js';
 
 const S8: SizeContext = { sizeOfOffsets: 8, sizeOfLengths: 8 };
 
@@ -196,7 +197,7 @@ describe('encodeValues conversions', () => {
     expect(decodeValues(hex('ffffffffff'), i40, 1, S8)).toEqual(new Float64Array([2 ** 40 - 1]));
     const i56: Datatype = { class: 'integer', size: 7, signed: true, order: 'LE' };
     expect(decodeValues(hex('feffffffffffff'), i56, 1, S8)).toEqual(new BigInt64Array([-2n]));
-    const bf16 = parseFloatLayout();
+    const bf16 = bfloat16();
     expect(decodeValues(hex('c03f8080807f'), bf16, 3, S8)).toEqual(new Float64Array([1.5, -(2 ** -126), Infinity]));
   });
 
@@ -225,23 +226,6 @@ describe('encodeValues conversions', () => {
     }
   });
 });
-
-function parseFloatLayout(): Datatype {
-  return {
-    class: 'float',
-    size: 2,
-    order: 'LE',
-    bitOffset: 0,
-    precision: 16,
-    exponentLocation: 7,
-    exponentSize: 8,
-    mantissaLocation: 0,
-    mantissaSize: 7,
-    exponentBias: 127,
-    signLocation: 15,
-    normalization: 2,
-  };
-}
 
 describe('float16', () => {
   it('widens all 65536 bit patterns exactly and narrows them back', () => {

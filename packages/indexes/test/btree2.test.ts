@@ -28,6 +28,25 @@ const BT2 = loadFixture('bt2.h5');
 const NAMES = ['/bt2_u', '/bt2_f', '/bt2_seq', '/bt2_shrink', '/bt2_cycle1', '/bt2_cycle2', '/bt2_cycle3', '/bt2_empty', '/bt2_gone'];
 const key = (c: readonly number[]) => c.join(',');
 
+/** A linear congruential generator from `seed`: `rnd(n)` is the next number below n. */
+function lcg(seed: number): (n: number) => number {
+  return (n) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+}
+
+/**
+ * Writes the file of `store` to `file` with the index header flushed at `address` copied over HDF5's
+ * at `layoutAddress` (same size), the superblock's (version 3) end-of-file address and checksum fixed.
+ */
+async function writePatched(store: MemoryStore, address: number, layoutAddress: number, file: string): Promise<void> {
+  await store.write(layoutAddress, (await store.read(address, v2HeaderSize(DEFAULT_SIZES))).slice());
+  const bytes = store.toBytes();
+  const sb = new DataView(bytes.buffer, bytes.byteOffset);
+  expect(bytes[8]).toBe(3); // superblock version 3
+  sb.setBigUint64(28, BigInt(bytes.length), true);
+  sb.setUint32(44, lookup3(bytes.subarray(0, 44)), true);
+  writeFileSync(file, bytes);
+}
+
 /** Chunks HDF5's H5D__chunk_prune_by_extent removes when shrinking `from` → `to`, in its order. */
 function pruneOrder(from: number[], to: number[], chunks: number[]): number[][] {
   const n = from.length;
@@ -241,8 +260,7 @@ describe('v2 B-tree chunk index: model tests', () => {
   });
 
   it('30000 random operations on a deep tree stay consistent', async () => {
-    let seed = 12345;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rnd = lcg(12345);
     const ops: Op[] = [];
     for (let i = 0; i < 30000; i++) {
       const c: [number, number] = [rnd(200), rnd(200)];
@@ -270,8 +288,7 @@ describe('v2 B-tree chunk index: HDF5 reads and extends trees written here', () 
     const idx = await btree2IndexProvider.create(ctx);
     const pool = expectedRecords(d);
     const model = new Map<string, ChunkRecord>();
-    let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rnd = lcg(7);
     for (let i = 0; i < 40000; i++) {
       const r = pool[rnd(pool.length)]!;
       if (rnd(10) < 6) {
@@ -281,15 +298,8 @@ describe('v2 B-tree chunk index: HDF5 reads and extends trees written here', () 
     }
     const { address } = await idx.flush();
     // Put our header where HDF5's was (same size), then fix the superblock's EOF and checksum.
-    const ours = await store.read(address, v2HeaderSize(DEFAULT_SIZES));
-    await store.write(layout.address, ours.slice());
-    const bytes = store.toBytes();
-    const sb = new DataView(bytes.buffer, bytes.byteOffset);
-    expect(bytes[8]).toBe(3); // superblock version 3
-    sb.setBigUint64(28, BigInt(bytes.length), true);
-    sb.setUint32(44, lookup3(bytes.subarray(0, 44)), true);
     const file = join(dir, 'patched.h5');
-    writeFileSync(file, bytes);
+    await writePatched(store, address, layout.address, file);
     const script = `
 import h5py, json, sys, numpy as np
 f = h5py.File(sys.argv[1], 'r+')
@@ -340,8 +350,7 @@ print(json.dumps({"chunks": chunks, "ok": ok, "zero": zero}))
     const storage = new TestStorage(store, Math.ceil(BT2.bytes.length / 8) * 8);
     const idx = await btree2IndexProvider.create({ ...rctx, reader: storage.reader(), storage });
     const model = new Map<string, ChunkRecord>();
-    let seed = 99;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rnd = lcg(99);
     for (const r of expectedRecords(d)) {
       if (rnd(4) === 0) continue;
       const rec = { ...r, filterMask: rnd(4) }; // masks as if some filters were skipped
@@ -349,13 +358,8 @@ print(json.dumps({"chunks": chunks, "ok": ok, "zero": zero}))
       model.set(key(r.coords), rec);
     }
     const { address } = await idx.flush();
-    await store.write(layout.address, (await store.read(address, v2HeaderSize(DEFAULT_SIZES))).slice());
-    const bytes = store.toBytes();
-    const sb = new DataView(bytes.buffer, bytes.byteOffset);
-    sb.setBigUint64(28, BigInt(bytes.length), true);
-    sb.setUint32(44, lookup3(bytes.subarray(0, 44)), true);
     const file = join(dir, 'patched-f.h5');
-    writeFileSync(file, bytes);
+    await writePatched(store, address, layout.address, file);
     const script = `
 import h5py, json, sys
 f = h5py.File(sys.argv[1], 'r+')

@@ -11,8 +11,6 @@ import {
   UNDEFINED_ADDRESS,
   isDefinedAddress,
   SourceMetadataReader,
-  type ChunkIndexContext,
-  type ChunkRecord,
 } from '@chunkform/core/plugin';
 import { ExtensibleArrayIndex, ExtensibleArrayProvider, DEFAULT_EXTENSIBLE_ARRAY_INFO } from '../src/extensible-array/extensible-array-index.js';
 import { ExtensibleArrayGeometry } from '../src/extensible-array/geometry.js';
@@ -23,13 +21,17 @@ import { decodeExtensibleArrayDataBlock, encodeExtensibleArrayDataBlock, extensi
 import { extensibleArrayGrid } from '../src/array-element/chunk-grid.js';
 import {
   arrayFixtures,
+  checkAgainstMap,
   collect,
   datasetContext,
+  firstDifference,
   fixtureRecords,
   memoryContext,
   MemoryIndexStorage,
   corruptIndexError,
+  rebuildAtHdf5Places,
   sortRecords,
+  type IndexStep,
 } from './support/array-fixtures.js';
 
 const EA_SETS = ['ea_small', 'ea_1d', 'ea_1d_gzip', 'ea_swizzled', 'ea_dim0', 'ea_wide', 'ea_empty'];
@@ -196,40 +198,22 @@ describe('extensible array: writing', () => {
   }
 
   it("written at HDF5's own addresses, the structures reproduce HDF5's file byte for byte", async () => {
-    const { bytes, meta } = arrayFixtures();
+    const { bytes } = arrayFixtures();
     for (const name of EA_SETS) {
-      const { ctx: fileCtx, layout } = await datasetContext(bytes, name);
+      const { layout } = await datasetContext(bytes, name);
       if (!isDefinedAddress(layout.address)) continue;
       const raw = walk(bytes, layout.address).raw;
-      const queue = raw
+      const places = raw
         .slice()
         .sort((a, b) => {
           for (let i = 0; i < Math.max(a.order.length, b.order.length); i++) if ((a.order[i] ?? 0) !== (b.order[i] ?? 0)) return (a.order[i] ?? 0) - (b.order[i] ?? 0);
           return 0;
         });
-      const copy = bytes.slice();
-      for (const b of raw) copy.fill(0, b.address, b.address + b.extent);
       // uninitialised pages: HDF5 never wrote them either (zero in a fresh file) — keep the original bytes there
-      const store = new MemoryStore(copy);
-      const storage = {
-        alloc: (size: number): number => {
-          const next = queue.shift()!;
-          expect(size).toBe(next.extent);
-          return next.address;
-        },
-        release: () => {},
-        write: (a: number, b: Uint8Array) => store.write(a, b),
-        // Only new structures are written (one flush of a created index): all of them fresh.
-        isFresh: () => true,
-      };
-      const ea = ExtensibleArrayIndex.create({ ...fileCtx, storage });
-      for (const r of fixtureRecords(meta[name]!)) await ea.insert(r);
-      expect((await ea.flush()).address).toBe(layout.address);
-      expect(queue).toEqual([]);
-      const out = store.toBytes();
-      let diff = -1;
-      for (let i = 0; i < bytes.length && diff < 0; i++) if (out[i] !== bytes[i]) diff = i;
-      expect(diff, name).toBe(-1);
+      const { out, address, unused } = await rebuildAtHdf5Places(name, places, (ctx) => ExtensibleArrayIndex.create(ctx));
+      expect(address).toBe(layout.address);
+      expect(unused).toEqual([]);
+      expect(firstDifference(out, bytes), name).toBe(-1);
     }
   });
 
@@ -305,36 +289,17 @@ describe('extensible array: model-based (fast-check)', () => {
           ? { dims: [3, 10], maxDims: [3, -1], chunkDims: [1, 1], elementSize: 1, filtered, info: DEFAULT_EXTENSIBLE_ARRAY_INFO }
           : { dims: [10, 3], maxDims: [-1, 3], chunkDims: [1, 1], elementSize: 1, filtered, info: DEFAULT_EXTENSIBLE_ARRAY_INFO };
         const at = (u: number, f: number): number[] => (swizzle ? [f, Math.floor(u / 3)] : [Math.floor(u / 3), f]);
-        let ctx: ChunkIndexContext = memoryContext(storage, o);
-        let ea = await new ExtensibleArrayProvider().create(ctx);
-        const model = new Map<string, ChunkRecord>();
-        for (const x of ops) {
-          if (x.k === 'flush') {
-            const { address } = await ea.flush();
-            ctx = { ...ctx, reader: storage.reader() };
-            ea = await new ExtensibleArrayProvider().open(ctx, address);
-            continue;
-          }
-          if (x.k === 'resize') {
-            await ea.resize(swizzle ? [3, x.u] : [x.u, 3]);
-            continue;
-          }
-          const c = at(x.u, x.f);
-          const key = c.join(',');
-          if (x.k === 'ins') {
-            const rec = { coords: c, address: x.a, size: filtered ? x.s : 1, filterMask: filtered ? x.m : 0 };
-            await ea.insert(rec);
-            model.set(key, rec);
-          } else if (x.k === 'del') {
-            expect(await ea.remove(c)).toEqual(model.get(key) ?? null);
-            model.delete(key);
-          } else expect(await ea.lookup(c)).toEqual(model.get(key) ?? null);
-        }
-        expect(sortRecords(await collect(ea.iterate()))).toEqual(sortRecords([...model.values()]));
-        const { address } = await ea.flush();
+        const steps = ops.map((x): IndexStep => {
+          if (x.k === 'flush') return x;
+          if (x.k === 'resize') return { k: 'resize', dims: swizzle ? [3, x.u] : [x.u, 3] };
+          if (x.k === 'ins') return { k: 'ins', rec: { coords: at(x.u, x.f), address: x.a, size: filtered ? x.s : 1, filterMask: filtered ? x.m : 0 } };
+          return { k: x.k, coords: at(x.u, x.f) };
+        });
+        const { index, ctx, records } = await checkAgainstMap(new ExtensibleArrayProvider(), storage, memoryContext(storage, o), steps);
+        const { address } = await index.flush();
         if (isDefinedAddress(address)) {
           const re = await ExtensibleArrayIndex.open({ ...ctx, reader: storage.reader() }, address);
-          expect(sortRecords(await collect(re.iterate()))).toEqual(sortRecords([...model.values()]));
+          expect(sortRecords(await collect(re.iterate()))).toEqual(records);
         }
       }),
       { numRuns: 60 },

@@ -10,8 +10,6 @@ import {
   DEFAULT_SIZES,
   UNDEFINED_ADDRESS,
   SourceMetadataReader,
-  type ChunkIndexContext,
-  type ChunkRecord,
 } from '@chunkform/core/plugin';
 import { FixedArrayIndex, FixedArrayProvider } from '../src/fixed-array/fixed-array-index.js';
 import { decodeFixedArrayHeader, encodeFixedArrayHeader, fixedArrayHeaderSize } from '../src/fixed-array/header.js';
@@ -25,13 +23,17 @@ import {
 import { chunkSizeFieldLength } from '../src/array-element/element-codec.js';
 import {
   arrayFixtures,
+  checkAgainstMap,
   collect,
   datasetContext,
+  firstDifference,
   fixtureRecords,
   memoryContext,
   MemoryIndexStorage,
   corruptIndexError,
+  rebuildAtHdf5Places,
   sortRecords,
+  type IndexStep,
 } from './support/array-fixtures.js';
 
 const FA_SETS = ['fa_small', 'fa_small_gzip', 'fa_paged', 'fa_paged_gzip', 'fa_empty'];
@@ -158,37 +160,19 @@ describe('fixed array: writing', () => {
   }
 
   it("written at HDF5's own addresses, the structures reproduce HDF5's file byte for byte", async () => {
-    const { bytes, meta } = arrayFixtures();
+    const { bytes } = arrayFixtures();
     for (const name of FA_SETS) {
-      const { ctx: fileCtx, layout } = await datasetContext(bytes, name);
+      const { layout } = await datasetContext(bytes, name);
       if (layout.address === UNDEFINED_ADDRESS) continue;
       const h = decodeFixedArrayHeader(bytes.subarray(layout.address), DEFAULT_SIZES, { structure: 'h', address: 0 });
       const l = fixedArrayDataBlockLayout(h.entries, h.elementSize, h.pageBits, DEFAULT_SIZES);
-      const queue: Array<[number, number]> = [
-        [layout.address, fixedArrayHeaderSize(DEFAULT_SIZES)],
-        [h.dataBlockAddress, l.totalSize],
+      const places = [
+        { address: layout.address, extent: fixedArrayHeaderSize(DEFAULT_SIZES) },
+        { address: h.dataBlockAddress, extent: l.totalSize },
       ];
-      const copy = bytes.slice();
-      for (const [a, n] of queue) copy.fill(0, a, a + n);
-      const store = new MemoryStore(copy);
-      const storage = {
-        alloc: (size: number): number => {
-          const [a, n] = queue.shift()!;
-          expect(size).toBe(n);
-          return a;
-        },
-        release: () => {},
-        write: (a: number, b: Uint8Array) => store.write(a, b),
-        // Only new structures are written (one flush of a created index): all of them fresh.
-        isFresh: () => true,
-      };
-      const fa = FixedArrayIndex.create({ ...fileCtx, storage });
-      for (const r of fixtureRecords(meta[name]!)) await fa.insert(r);
-      expect((await fa.flush()).address).toBe(layout.address);
-      const out = store.toBytes();
-      let diff = -1;
-      for (let i = 0; i < bytes.length && diff < 0; i++) if (out[i] !== bytes[i]) diff = i;
-      expect(diff, name).toBe(-1);
+      const { out, address } = await rebuildAtHdf5Places(name, places, (ctx) => FixedArrayIndex.create(ctx));
+      expect(address).toBe(layout.address);
+      expect(firstDifference(out, bytes), name).toBe(-1);
     }
   });
 
@@ -301,27 +285,12 @@ describe('fixed array: model-based (fast-check)', () => {
         const storage = new MemoryIndexStorage(new MemoryStore(), 0);
         // 40 × 60 = 2400 chunks: 3 pages of 1024 (last one short)
         const o = { dims: [40, 60], maxDims: [40, 60], chunkDims: [1, 1], elementSize: 8, filtered, info: { type: 'fixed-array' as const, pageBits: 10 } };
-        let ctx: ChunkIndexContext = memoryContext(storage, o);
-        let fa = await new FixedArrayProvider().create(ctx);
-        const model = new Map<string, ChunkRecord>();
-        for (const x of ops) {
-          if (x.k === 'flush') {
-            const { address } = await fa.flush();
-            ctx = { ...ctx, reader: storage.reader() };
-            fa = await new FixedArrayProvider().open(ctx, address);
-            continue;
-          }
-          const key = x.c.join(',');
-          if (x.k === 'ins') {
-            const rec = { coords: [...x.c], address: x.a, size: filtered ? x.s : 8, filterMask: filtered ? x.m : 0 };
-            await fa.insert(rec);
-            model.set(key, rec);
-          } else if (x.k === 'del') {
-            expect(await fa.remove(x.c)).toEqual(model.get(key) ?? null);
-            model.delete(key);
-          } else expect(await fa.lookup(x.c)).toEqual(model.get(key) ?? null);
-        }
-        expect(sortRecords(await collect(fa.iterate()))).toEqual(sortRecords([...model.values()]));
+        const steps = ops.map((x): IndexStep => {
+          if (x.k === 'flush') return x;
+          if (x.k === 'ins') return { k: 'ins', rec: { coords: [...x.c], address: x.a, size: filtered ? x.s : 8, filterMask: filtered ? x.m : 0 } };
+          return { k: x.k, coords: [...x.c] };
+        });
+        await checkAgainstMap(new FixedArrayProvider(), storage, memoryContext(storage, o), steps);
       }),
       { numRuns: 40 },
     );

@@ -4,12 +4,12 @@
  * uses to write headers.
  * @module
  */
-import { FormatError, TruncatedError, ValueError } from '../errors.js';
+import { TruncatedError, ValueError } from '../errors.js';
 import { ByteReader, ByteWriter, DEFAULT_SIZES, UNDEFINED_ADDRESS, verifyTrailingChecksum, type SizeContext } from './bytes.js';
 import { continuationMessageSize, encodeContinuation } from './messages/continuation.js';
 import { CONTINUATION, NIL } from './messages/message-types.js';
 import type { ObjectHeaderPrefix, ObjectHeaderTimes, RawMessage } from './object-header.js';
-import { checkMessageFlags } from './object-header-v1.js';
+import { readRawMessage, type DecodeMessagesOptions } from './raw-message.js';
 
 /** OHDR flag bits (spec IV.A.1.b "Flags"). */
 export const OHDR_FLAGS = {
@@ -62,17 +62,9 @@ export function decodeObjectHeaderPrefixV2(bytes: Uint8Array, address: number): 
 }
 
 /** Options of the v2 message decoders. */
-export interface DecodeMessagesV2Options {
-  /** File address of `bytes[0]` (for error messages and {@link RawMessage.bodyAddress}). */
-  address: number;
-  /** Index of the chunk these messages belong to (0 = the header's first chunk). */
-  chunkIndex: number;
+export interface DecodeMessagesV2Options extends DecodeMessagesOptions {
   /** OHDR flag bit 2: every message carries a 2-byte creation order. */
   trackCreationOrder: boolean;
-  /** Structure name for errors (default "object header"). */
-  structure?: string;
-  /** Keep NIL (type 0) messages in the result (default false). */
-  keepNil?: boolean;
 }
 
 /**
@@ -90,19 +82,8 @@ export function decodeMessagesV2(bytes: Uint8Array, opts: DecodeMessagesV2Option
     const size = r.u16();
     const flags = r.u8();
     const creationOrder = opts.trackCreationOrder ? r.u16() : undefined;
-    if (size > r.remaining) {
-      throw new FormatError(
-        `message (type 0x${type.toString(16)}) at offset ${at} has a ${size}-byte body but only ${r.remaining} bytes remain in the chunk`,
-        { structure, address: opts.address },
-      );
-    }
-    checkMessageFlags(flags, type, structure, opts.address);
-    const bodyAddress = opts.address + r.pos;
-    const body = r.bytesView(size).slice();
-    if (type === NIL && !opts.keepNil) continue;
-    const m: RawMessage = { type, flags, body, chunkIndex: opts.chunkIndex, bodyAddress };
-    if (creationOrder !== undefined) m.creationOrder = creationOrder;
-    out.push(m);
+    const m = readRawMessage(r, at, type, size, flags, creationOrder, opts, structure);
+    if (m) out.push(m);
   }
   return out;
 }

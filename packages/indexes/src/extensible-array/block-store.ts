@@ -364,21 +364,7 @@ export class ExtensibleArrayBlocks {
    * initialised pages (before the array is copied to new space).
    */
   private async loadAll(): Promise<void> {
-    const g = this.geometry;
-    const ib = await this.indexBlock(false);
-    if (!ib) return;
-    for (let s = 0; s < g.superBlockCount; s++) {
-      const info = g.superBlocks[s]!;
-      const inIb = s < g.indexBlockSuperBlocks;
-      if (!inIb && !(await this.superBlock(ib, s, false))) continue;
-      for (let k = 0; k < info.dataBlocks; k++) {
-        const d = inIb ? info.startDataBlock + k : k;
-        if (inIb && d >= g.indexBlockDataBlocks) break;
-        const db = await this.dataBlock(ib, s, d, inIb, false);
-        if (!db) continue;
-        for (let p = 0; p < db.units.length; p++) await this.unit(db, p, false);
-      }
-    }
+    for await (const _ of this.tables(Infinity));
   }
 
   /**

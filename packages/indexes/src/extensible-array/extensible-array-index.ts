@@ -18,6 +18,7 @@ import {
   isDefinedAddress,
   type ChunkIndexInfo,
   type ExtensibleArrayIndexInfo,
+  DEFAULT_EXTENSIBLE_ARRAY_INFO,
 } from '@chunkform/core/plugin';
 import { OpQueue } from '../index-helpers.js';
 import { checkExtent, formatError, type Where } from '../array-element/block-io.js';
@@ -37,15 +38,8 @@ import {
 } from './header.js';
 import { extensibleArrayIndexBlockSize } from './index-block.js';
 
-/** The creation parameters HDF5 uses for chunk indexes (H5Dpkg.h `H5D_EARRAY_*`): 32, 4, 4, 16, 10. */
-export const DEFAULT_EXTENSIBLE_ARRAY_INFO: Readonly<ExtensibleArrayIndexInfo> = Object.freeze({
-  type: 'extensible-array',
-  maxBits: 32,
-  indexElements: 4,
-  minPointers: 4,
-  minElements: 16,
-  pageBits: 10,
-});
+/** The creation parameters HDF5 uses for chunk indexes (H5Dpkg.h `H5D_EARRAY_*`): 32, 4, 4, 16, 10; core's, re-exported. */
+export { DEFAULT_EXTENSIBLE_ARRAY_INFO };
 
 const HEADER = 'extensible array header';
 

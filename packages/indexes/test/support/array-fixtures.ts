@@ -1,23 +1,27 @@
 /**
  * Test support for the fixed/extensible array indexes: generates the h5py fixture file once per
- * test file, builds `ChunkIndexContext`s from datasets opened with the object layer, and an
- * `IndexStorage` over a MemoryStore.
+ * test file, reads corrupted copies of it, rebuilds its indexes at HDF5's own addresses and checks
+ * indexes against a Map (contexts and storage: index-context.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openFile, MemoryStore, type Dataset } from '@chunkform/core';
+import { expect } from 'vitest';
+import { MemoryStore } from '@chunkform/core';
 import {
   type ChunkIndex,
   type ChunkIndexContext,
+  type ChunkIndexProvider,
   type ChunkRecord,
   type IndexStorage,
   DEFAULT_SIZES,
   SourceMetadataReader,
-  type ChunkedLayout,
 } from '@chunkform/core/plugin';
+import { collect, datasetContext, memoryContext, MemoryIndexStorage, sortRecords } from './index-context.js';
+
+export { collect, datasetContext, memoryContext, MemoryIndexStorage, sortRecords };
 
 /** What the generator reports for one dataset. */
 export interface FixtureDataset {
@@ -57,87 +61,6 @@ export function fixtureRecords(ds: FixtureDataset): ChunkRecord[] {
   return ds.records.map((x) => ({ coords: x.slice(0, r), address: x[r]!, size: x[r + 1]!, filterMask: x[r + 2]! }));
 }
 
-/** Sorts records by coordinates (row-major). */
-export function sortRecords(recs: ChunkRecord[]): ChunkRecord[] {
-  return recs.slice().sort((a, b) => {
-    for (let i = 0; i < a.coords.length; i++) if (a.coords[i] !== b.coords[i]) return a.coords[i]! - b.coords[i]!;
-    return 0;
-  });
-}
-
-/** Opens `name` in `bytes` and builds the chunk index context from its layout. */
-export async function datasetContext(
-  bytes: Uint8Array,
-  name: string,
-  storage?: IndexStorage,
-): Promise<{ ctx: ChunkIndexContext; layout: ChunkedLayout; dataset: Dataset }> {
-  const f = await openFile(bytes);
-  const dataset = (await f.get(name)) as Dataset;
-  const layout = dataset.layout as ChunkedLayout;
-  if (layout.class !== 'chunked') throw new Error(`${name} is not chunked`);
-  const ctx: ChunkIndexContext = {
-    reader: new SourceMetadataReader(new MemoryStore(bytes), DEFAULT_SIZES, bytes.length),
-    sizes: DEFAULT_SIZES,
-    dims: dataset.shape,
-    maxDims: (dataset.maxShape ?? dataset.shape).map((m) => (m === null ? -1 : m)),
-    chunkDims: layout.chunkDims,
-    elementSize: layout.elementSize,
-    filtered: dataset.filters.length > 0,
-    info: layout.index,
-    datasetPath: dataset.path,
-    ...(storage ? { storage } : {}),
-  };
-  return { ctx, layout, dataset };
-}
-
-/** A bump-allocating IndexStorage writing into a MemoryStore (space from `start`, 8-byte aligned). */
-export class MemoryIndexStorage implements IndexStorage {
-  next: number;
-  readonly released: Array<[number, number]> = [];
-  readonly allocated: Array<[number, number]> = [];
-  constructor(
-    readonly store: MemoryStore,
-    start = 0,
-  ) {
-    this.next = start;
-  }
-  alloc(size: number): number {
-    const a = this.next;
-    this.next += Math.ceil(size / 8) * 8;
-    this.allocated.push([a, size]);
-    return a;
-  }
-  release(address: number, size: number): void {
-    this.released.push([address, size]);
-  }
-  /** Space allocated here is fresh (these tests never mark a flush); the file's own structures are not. */
-  isFresh(address: number, size: number): boolean {
-    return this.allocated.some(([a, n]) => address >= a && address + size <= a + n);
-  }
-  async write(address: number, bytes: Uint8Array): Promise<void> {
-    await this.store.write(address, bytes);
-  }
-  /** A metadata reader over what was written so far. */
-  reader(): SourceMetadataReader {
-    return new SourceMetadataReader(this.store, DEFAULT_SIZES, Math.max(this.next, 1));
-  }
-}
-
-/** A context for a dataset that lives only in memory (write-side tests). */
-export function memoryContext(
-  storage: MemoryIndexStorage,
-  o: Pick<ChunkIndexContext, 'dims' | 'maxDims' | 'chunkDims' | 'elementSize' | 'filtered' | 'info'>,
-): ChunkIndexContext {
-  return { reader: storage.reader(), sizes: DEFAULT_SIZES, datasetPath: '/mem', storage, ...o };
-}
-
-/** Collects an async iterable. */
-export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const x of it) out.push(x);
-  return out;
-}
-
 /**
  * What opening dataset `name`'s chunk index with `open` and listing its chunks throws when the index
  * is read from a copy of the array fixtures that `mutate` changed (`mutate` gets the copy, the index
@@ -159,4 +82,89 @@ export async function corruptIndexError(
   } catch (e) {
     return e;
   }
+}
+
+/** Where HDF5 put one structure of an index: its address and the file space it takes. */
+export interface Hdf5Place {
+  address: number;
+  extent: number;
+}
+
+/**
+ * Rebuilds dataset `name`'s chunk index at HDF5's own addresses: zeroes `places` in a copy of the
+ * fixture file, then `create`s the index over storage that hands out those places in order (each
+ * request must be the place's size), inserts HDF5's records and flushes. Gives the file as written,
+ * the flushed address and the places never asked for.
+ */
+export async function rebuildAtHdf5Places(
+  name: string,
+  places: Hdf5Place[],
+  create: (ctx: ChunkIndexContext) => ChunkIndex,
+): Promise<{ out: Uint8Array; address: number; unused: Hdf5Place[] }> {
+  const { bytes, meta } = arrayFixtures();
+  const { ctx } = await datasetContext(bytes, name);
+  const queue = places.slice();
+  const copy = bytes.slice();
+  for (const p of places) copy.fill(0, p.address, p.address + p.extent);
+  const store = new MemoryStore(copy);
+  const storage: IndexStorage = {
+    alloc: (size: number): number => {
+      const next = queue.shift()!;
+      expect(size).toBe(next.extent);
+      return next.address;
+    },
+    release: () => {},
+    write: (a: number, b: Uint8Array) => store.write(a, b),
+    // Only new structures are written (one flush of a created index): all of them fresh.
+    isFresh: () => true,
+  };
+  const index = create({ ...ctx, storage });
+  for (const r of fixtureRecords(meta[name]!)) await index.insert(r);
+  const { address } = await index.flush();
+  return { out: store.toBytes(), address, unused: queue };
+}
+
+/** The first offset at which `a` and `b` differ (over `b`'s length), -1 where they agree. */
+export function firstDifference(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+/** One step of a model-based index test. */
+export type IndexStep =
+  | { k: 'ins'; rec: ChunkRecord }
+  | { k: 'del' | 'get'; coords: number[] }
+  | { k: 'resize'; dims: number[] }
+  | { k: 'flush' };
+
+/**
+ * Runs `steps` on a new index of `provider` (created in `ctx`, over `storage`) and on a Map: every
+ * remove and lookup must give what the Map holds, each flush reopens the index from what it wrote, and
+ * at the end the index must list exactly the Map's records. Gives the index and its last context.
+ */
+export async function checkAgainstMap(
+  provider: ChunkIndexProvider,
+  storage: MemoryIndexStorage,
+  ctx: ChunkIndexContext,
+  steps: readonly IndexStep[],
+): Promise<{ index: ChunkIndex; ctx: ChunkIndexContext; records: ChunkRecord[] }> {
+  let index = await provider.create(ctx);
+  const model = new Map<string, ChunkRecord>();
+  for (const x of steps) {
+    if (x.k === 'flush') {
+      const { address } = await index.flush();
+      ctx = { ...ctx, reader: storage.reader() };
+      index = await provider.open(ctx, address);
+    } else if (x.k === 'resize') await index.resize(x.dims);
+    else if (x.k === 'ins') {
+      await index.insert(x.rec);
+      model.set(x.rec.coords.join(','), x.rec);
+    } else if (x.k === 'del') {
+      expect(await index.remove(x.coords)).toEqual(model.get(x.coords.join(',')) ?? null);
+      model.delete(x.coords.join(','));
+    } else expect(await index.lookup(x.coords)).toEqual(model.get(x.coords.join(',')) ?? null);
+  }
+  const records = sortRecords([...model.values()]);
+  expect(sortRecords(await collect(index.iterate()))).toEqual(records);
+  return { index, ctx, records };
 }

@@ -5,16 +5,10 @@
  */
 import type { Command } from 'commander';
 import { EXIT_ERROR, type CliContext } from '../../cli/io.js';
+import type { LsOptions } from './list.js';
 
-/** Options of `chunkform ls` as commander parses them. */
-export interface LsCommandOptions {
-  recursive?: boolean;
-  verbose?: boolean;
-  data?: boolean;
-  simple?: boolean;
-  full?: boolean;
-  group?: boolean;
-}
+/** Options of `chunkform ls` as commander parses them: the listing's own options, one flag each. */
+export type LsCommandOptions = LsOptions;
 
 /** Adds `ls` to `program`. */
 export function register(program: Command, ctx: CliContext): void {
