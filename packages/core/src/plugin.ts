@@ -97,7 +97,7 @@ export { V2RecordType, decodeChunkRecord, decodeFilteredChunkRecord, encodeChunk
 export { KNOWN_FILTER_PACKAGES, type Filter, type FilterContext } from './filter/filter.js';
 export { decodeChunk, encodeChunk, setLocalPipeline, type ChunkWhere, type FilterResolver, type PipelineContext } from './filter/pipeline.js';
 export { pipelineOffload, setPipelineOffload, type EncodedSections, type OffloadContext, type OffloadSection, type PipelineOffload } from './filter/offload.js';
-export { copyChunkRuns, decodeChunkInto, decodeChunkShared, isShared, sharedInput, type DecodeTarget } from './filter/decode-into.js';
+export { copyChunkRuns, decodeChunkInto, decodeChunkShared, isShared, sharedInput, type DecodeTarget, type StoredBytes } from './filter/decode-into.js';
 export { encodeFilterPipeline, type FilterPipeline } from './format/messages/filter-pipeline.js';
 export { DATASPACE, DATATYPE, FILL_VALUE, FILTER_PIPELINE, LAYOUT, STC_FILTER_PIPELINE } from './format/messages/message-types.js';
 export { hasVlen } from './objects/values-io.js';
