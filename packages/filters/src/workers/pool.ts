@@ -104,7 +104,6 @@ const stats = { done: 0, failed: 0, read: 0 };
 const unreadable = new Set<string>();
 const UNREADABLE_KEPT = 64;
 
-
 /**
  * Input buffers the workers sent back, reused for the next copies (no garbage per chunk): about one
  * per chunk in flight — a write keeps 8 or two per thread plus two, a stream of small chunks (a
