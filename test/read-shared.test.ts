@@ -1,7 +1,7 @@
 /**
  * Filtered reads into shared memory (packages/core/src/filter/decode-into.ts): `readInto` with an
  * array over a `SharedArrayBuffer` has the filter workers decode each chunk read in full straight
- * into its place, so the calling thread never handles the chunk's bytes. The values equal the
+ * into its place (reading a local file's chunks themselves), so the calling thread never handles the chunk's bytes. The values equal the
  * ordinary path's for whole, edge, partial and strided selections and every built-in pipeline; a
  * corrupt chunk still rejects with the typed error naming dataset and chunk; a large `read()` returns
  * a new array over shared memory that the workers decoded into (`allowShared: false`: an ordinary
@@ -99,20 +99,30 @@ describe('filtered reads into shared memory', () => {
     const off = pipelineOffload()!;
     let decoded = 0;
     let into = 0;
+    let stored = 0;
     setPipelineOffload({
       ...off,
       threads: off.threads,
       encode: off.encode.bind(off),
       decode: (...a) => (decoded++, off.decode(...a)),
       decodeInto: (...a) => (into++, off.decodeInto!(...a)),
+      decodeStoredInto: (...a) => (stored++, off.decodeStoredInto!(...a)),
     });
     try {
+      // the file's bytes in memory: each chunk's bytes go to a worker
+      const m = await openFile(new Uint8Array(readFileSync(files.get('gzip')!)));
+      const mout = shared(data.length);
+      await ((await m.get('d')) as Dataset).readInto(mout);
+      expect([into, stored, decoded]).toEqual([60, 0, 0]);
+      expect(Buffer.compare(Buffer.from(mout.buffer), Buffer.from(data.buffer))).toBe(0);
+      await m.close();
+      // a local file: the workers read each chunk from it themselves
+      into = 0;
       const f = await openFile(files.get('gzip')!);
       const ds = (await f.get('d')) as Dataset;
       const out = shared(data.length);
       await ds.readInto(out);
-      expect(into).toBe(60);
-      expect(decoded).toBe(0);
+      expect([into, stored, decoded]).toEqual([0, 60, 0]);
       expect(Buffer.compare(Buffer.from(out.buffer), Buffer.from(data.buffer))).toBe(0);
       // a plain array takes the ordinary path
       into = 0;
@@ -145,7 +155,14 @@ describe('filtered reads into shared memory', () => {
         const f = await openFile(files.get(name)!);
         const ds = (await f.get('d')) as Dataset;
         let into = 0;
-        setPipelineOffload({ ...off!, encode: off!.encode.bind(off), decode: off!.decode.bind(off), decodeInto: (...a) => (into++, off!.decodeInto!(...a)), inputBuffer: off!.inputBuffer!.bind(off) });
+        setPipelineOffload({
+          ...off!,
+          encode: off!.encode.bind(off),
+          decode: off!.decode.bind(off),
+          decodeInto: (...a) => (into++, off!.decodeInto!(...a)),
+          decodeStoredInto: (...a) => (into++, off!.decodeStoredInto!(...a)),
+          inputBuffer: off!.inputBuffer!.bind(off),
+        });
         try {
           for (let i = 0; i < big.length; i++) {
             const v = (await ds.read(big[i]![1], { allowShared })) as Uint16Array;

@@ -54,7 +54,7 @@ export { V2RecordType, decodeChunkRecord, decodeFilteredChunkRecord, encodeChunk
 // ---- filters -------------------------------------------------------------------------------------
 export type { ChunkWhere, FilterResolver, PipelineContext } from './filter/pipeline.js';
 export { pipelineOffload, setPipelineOffload, type EncodedSections, type OffloadContext, type OffloadSection, type OffloadTask, type OffloadTaskResult, type PipelineOffload } from './filter/offload.js';
-export { copyChunkRuns, decodeChunkInto, decodeChunkShared, isShared, sharedInput, type DecodeTarget } from './filter/decode-into.js';
+export { copyChunkRuns, decodeChunkInto, decodeChunkShared, isShared, sharedInput, type DecodeTarget, type StoredBytes } from './filter/decode-into.js';
 export { encodeFilterPipeline, type FilterPipeline } from './format/messages/filter-pipeline.js';
 export { DATASPACE, DATATYPE, FILL_VALUE, FILTER_PIPELINE, LAYOUT, STC_FILTER_PIPELINE } from './format/messages/message-types.js';
 export { hasVlen } from './objects/values-io.js';

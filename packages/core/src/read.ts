@@ -24,7 +24,7 @@ export { openFile, ReadFile, type ReadOpenOptions } from './objects/read-file.js
 export { ReadGroup, ReadCommittedDatatype, ExternalLink, type LinkInfo, type ReadNode } from './objects/read-group.js';
 export { ReadDataset, UNLIMITED, type DatasetAccessOptions, type ReadIntoOptions, type ReadOptions } from './objects/read-dataset.js';
 export { ReadAttributes } from './objects/read-attributes.js';
-export { MemoryStore, isByteStore, type ByteSource, type ByteStore } from './io/byte-store.js';
+export { MemoryStore, isByteStore, type ByteSource, type ByteStore, type LocalFile } from './io/byte-store.js';
 export { HttpRangeSource, type HttpRangeOptions, type HttpRangeStats } from './io/http-range.js';
 export { BlobSource } from './io/blob-source.js';
 export type { FileSourceInput } from './io/source-input.js';

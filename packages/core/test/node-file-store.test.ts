@@ -3,10 +3,13 @@
  * the size a file already has is a no-op (on ext4 a truncate to 0 makes close() flush everything
  * written since), that `createFile` on an existing path starts from an empty file, and the
  * thread-pool reads: large reads in parallel pieces and scatter reads (`readv`), both stopping at
- * the end of the file; large writes on the thread pool, which close() waits for.
+ * the end of the file; large writes on the thread pool, which close() waits for; and `localFile()`
+ * (for filter workers reading chunks themselves): the absolute path and identity of the file open,
+ * null while a write on the thread pool is unfinished and after close.
  */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFile, InvalidStateError, openFile, type Dataset } from '@chunkform/core';
@@ -126,5 +129,25 @@ describe('NodeFileStore', () => {
     expect(got.length).toBe(5 + n);
     expect(Array.from(got.subarray(0, 5))).toEqual([1, 2, 3, 4, 5]);
     expect(got.subarray(5).equals(big)).toBe(true);
+  });
+
+  it('localFile(): the absolute path and identity of the file open; null during a thread-pool write and after close', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'cf-nfs-')), 'l.bin');
+    writeFileSync(path, new Uint8Array(16));
+    // a relative path is given absolute (another thread resolves it whatever the directory then)
+    const s = await NodeFileStore.open(relative(process.cwd(), path), 'r+');
+    const st = statSync(path, { bigint: true });
+    expect(s.localFile()).toEqual({ path, identity: `${st.dev}:${st.ino}` });
+    expect(isAbsolute(s.localFile()!.path)).toBe(true);
+    // a small write is a system call done when it returns: its bytes are visible to every handle
+    await s.write(0, Uint8Array.of(1, 2, 3));
+    expect(s.localFile()).not.toBeNull();
+    // a large write runs on the thread pool: no local file until it has finished
+    const big = s.write(16, new Uint8Array(THREADED_WRITE_BYTES).fill(7));
+    expect(s.localFile()).toBeNull();
+    await big;
+    expect(s.localFile()).not.toBeNull();
+    await s.close();
+    expect(s.localFile()).toBeNull();
   });
 });

@@ -20,7 +20,7 @@ import {
   type ChunkRequest,
   type RawIO,
 } from '@chunkform/core';
-import { decodeChunkShared, isPartialEdgeChunk } from '@chunkform/core/plugin';
+import { decodeChunkShared, isPartialEdgeChunk, type StoredBytes } from '@chunkform/core/plugin';
 import { copyRunsIn, copyRunsOut, filledBuffer, runsByteRange } from './runs.js';
 import { fullImages, isWholeRun } from './full-images.js';
 import { CoalescingReader, type ReadItem } from './coalesce.js';
@@ -198,8 +198,8 @@ export class DenseFilteredReader extends DenseFormat {
     return this.checkLength(bytes, rec, 'decoded');
   }
 
-  /** A chunk read in full into a shared result: decoded and copied into `out` by a filter worker (`decodeChunkShared`). */
-  async decodeInto(image: Uint8Array, rec: ChunkRecord, req: ChunkRequest, out: Uint8Array): Promise<boolean> {
+  /** A chunk read in full into a shared result: decoded and copied into `out` by a filter worker (`decodeChunkShared`), from its bytes or its place in the file. */
+  async decodeInto(image: Uint8Array | StoredBytes, rec: ChunkRecord, req: ChunkRequest, out: Uint8Array): Promise<boolean> {
     if (this.ctx.dontFilterPartialChunks && isPartialEdgeChunk(this.ctx, rec.coords)) return false;
     return decodeChunkShared(image, this.ctx.pipeline, rec.filterMask, this.ctx.resolveFilter, this.filterContext(), {
       out,

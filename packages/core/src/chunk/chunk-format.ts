@@ -10,6 +10,7 @@ import type { DataLayout } from '../format/messages/layout.js';
 import { STRUCTURED_CHUNK_SPARSE, STRUCTURED_CHUNK_VL } from '../format/messages/layout-structured.js';
 import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import type { Filter } from '../filter/filter.js';
+import type { StoredBytes } from '../filter/decode-into.js';
 import type { ChunkRecord, StructuredChunkSections } from './chunk-index.js';
 import type { Selection } from '../selection/selection.js';
 import type { DatasetCreator } from './dataset-creator.js';
@@ -67,6 +68,12 @@ export interface ChunkStore extends RawIO {
    * written, also again (copy-on-write; false for read-only files).
    */
   isFresh(address: number, size: number): boolean;
+  /**
+   * Present when the file is a local one another thread can read: where the `size` stored bytes at
+   * `address` are for it to read itself, or null while it must not (writes not yet handed to the
+   * operating system). Throws as {@link RawIO.read} for a range past the end of the file.
+   */
+  stored?(address: number, size: number): StoredBytes | null;
 }
 
 /** What a chunk format knows about its dataset. */
@@ -161,9 +168,10 @@ export interface ChunkFormat<Mem = unknown> {
    * `file_to_mem` + `mem_read` in one step, off the calling thread). Resolves false when it cannot
    * (no worker takes the chunk, or it failed there): the engine then decodes the chunk the ordinary
    * way ({@link fileToMem}, whose errors name the chunk), reading it again if `image` went to the
-   * worker (a buffer from `sharedInput`, of length 0 afterwards).
+   * worker (a buffer from `sharedInput`, of length 0 afterwards). `image` may be the chunk's place
+   * in the file instead (`ChunkStore.stored`): the other thread then reads the bytes itself.
    */
-  decodeInto?(image: Uint8Array, rec: ChunkRecord, req: ChunkRequest, out: Uint8Array): Promise<boolean>;
+  decodeInto?(image: Uint8Array | StoredBytes, rec: ChunkRecord, req: ChunkRequest, out: Uint8Array): Promise<boolean>;
   /** Partial read straight from the stored chunk, bypassing the cache (docs/architecture.md §3 `file_read`). */
   fileRead?(rec: ChunkRecord, req: ChunkRequest, out: Uint8Array, io: RawIO): Promise<void>;
   /** Partial write straight into the stored chunk, bypassing the cache (docs/architecture.md §3 `file_write`). */

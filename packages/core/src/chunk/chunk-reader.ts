@@ -321,8 +321,11 @@ export class ChunkReader<Mem> {
     let image: Uint8Array;
     // (a stored size far beyond the chunk's is read the ordinary way, which checks it against the file first)
     if (req.full && format.decodeInto && isShared(out) && rec.size <= 2 * chunkBytes(this.o) + SHARED_INPUT_SLACK) {
-      // A chunk read in full into a shared result: a filter worker decodes it into its place, its
-      // stored bytes read straight into a buffer that goes to the worker as it is.
+      // A chunk read in full into a shared result: a filter worker decodes it into its place. From a
+      // local file the worker reads the stored bytes itself (this thread only sends the chunk's
+      // place); else they are read here straight into a buffer that goes to the worker as it is.
+      const stored = store.stored?.(rec.address, rec.size);
+      if (stored && (await format.decodeInto(stored, rec, req, out))) return;
       image = sharedInput(rec.size);
       await store.readInto(rec.address, image);
       if (await format.decodeInto(image, rec, req, out)) return;

@@ -16,6 +16,7 @@ import {
   type Superblock,
 } from '../format/superblock.js';
 import type { ByteSource } from '../io/byte-store.js';
+import type { StoredBytes } from '../filter/decode-into.js';
 import type { GlobalHeapLookup } from '../values/decode.js';
 import { HeaderModel } from './header-model.js';
 import { SourceMetadataReader } from './metadata-reader.js';
@@ -125,6 +126,26 @@ export class FileContext {
       got = Math.min(b.length, length);
     }
     if (got !== length) throw new TruncatedError(`only ${got} of ${length} bytes could be read`, { structure, address });
+  }
+
+  /**
+   * Where another thread may read the `length` raw bytes at `address` itself (a local file: the
+   * source's `localFile`), or null when it must not: the source is no local file, a write to it is
+   * unfinished, or writes a flush holds back are not written yet (a read on this thread writes them
+   * first). A filter worker then reads the bytes as a read here would see them.
+   * @throws TruncatedError as {@link readRaw} when the range passes the end of the file.
+   */
+  rawStored(address: number, length: number, structure: string): StoredBytes | null {
+    this.ensureOpen();
+    this.checkRaw(address, length, structure);
+    if (length === 0 || this.writer?.holdsWrites) return null;
+    const file = this.source.localFile?.();
+    return file ? { file, offset: this.superblock.baseAddress + address, length } : null;
+  }
+
+  /** True when the source is a local file another thread can read ({@link rawStored}). */
+  get localFile(): boolean {
+    return typeof this.source.localFile === 'function';
   }
 
   /** True when large reads of the source run on other threads (several in flight proceed in parallel). */

@@ -9,6 +9,7 @@
  */
 import { FormatError } from '../errors.js';
 import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
+import type { LocalFile } from '../io/byte-store.js';
 import { pipelineOffload } from './offload.js';
 import { decodeChunk, type ChunkWhere, type FilterResolver, type PipelineContext } from './pipeline.js';
 
@@ -25,6 +26,19 @@ export interface DecodeTarget {
   elementSize: number;
   /** Bytes the decoded chunk must have. */
   chunkBytes: number;
+}
+
+/**
+ * A stored chunk's bytes where another thread reads them itself: a range of a local file
+ * (`ByteSource.localFile`), so the calling thread neither reads nor hands over the chunk's bytes.
+ */
+export interface StoredBytes {
+  /** The file (absolute path and identity of the file open on the calling thread). */
+  file: LocalFile;
+  /** Byte offset in the file. */
+  offset: number;
+  /** Stored size in bytes. */
+  length: number;
 }
 
 /** Byte offsets up to this fit V8's small integers (`| 0` is exact). */
@@ -97,9 +111,11 @@ export function sharedInput(size: number): Uint8Array {
  * a filter it does not know, `out` not shared) or the work failed there — the caller then decodes
  * the chunk itself (`decodeChunk`), which throws the error with the chunk named. `bytes` from
  * {@link sharedInput} go to the other thread without a copy: after false they may be gone (length 0).
+ * {@link StoredBytes} instead of bytes: the other thread reads the chunk from the file itself
+ * (`PipelineOffload.decodeStoredInto`; false when the offload has no such method or declines).
  */
 export async function decodeChunkShared(
-  bytes: Uint8Array,
+  bytes: Uint8Array | StoredBytes,
   pipeline: FilterPipeline,
   filterMask: number,
   resolve: FilterResolver,
@@ -108,6 +124,7 @@ export async function decodeChunkShared(
 ): Promise<boolean> {
   const offload = pipelineOffload();
   if (!offload?.decodeInto || pipeline.filters.length === 0 || pipeline.filters.length > 32 || !isShared(target.out)) return false;
-  const done = offload.decodeInto(bytes, pipeline, filterMask, pipeline.filters.map((f) => resolve(f.id)), ctx, target);
+  const impls = pipeline.filters.map((f) => resolve(f.id));
+  const done = bytes instanceof Uint8Array ? offload.decodeInto(bytes, pipeline, filterMask, impls, ctx, target) : (offload.decodeStoredInto?.(bytes, pipeline, filterMask, impls, ctx, target) ?? null);
   return done !== null && (await done);
 }

@@ -9,7 +9,7 @@
  */
 import type { FilterPipeline } from '../format/messages/filter-pipeline.js';
 import type { Filter, FilterContext } from './filter.js';
-import type { DecodeTarget } from './decode-into.js';
+import type { DecodeTarget, StoredBytes } from './decode-into.js';
 
 /** What every filter of a pipeline shares (as in ./pipeline.ts). */
 export type OffloadContext = Omit<FilterContext, 'clientData' | 'flags'>;
@@ -96,6 +96,20 @@ export interface PipelineOffload {
    */
   decodeInto?(
     bytes: Uint8Array,
+    pipeline: FilterPipeline,
+    filterMask: number,
+    impls: readonly (Filter | undefined)[],
+    ctx: OffloadContext,
+    target: DecodeTarget,
+  ): Promise<boolean> | null;
+  /**
+   * Optional: {@link decodeInto} of a chunk whose stored bytes the other thread reads itself from
+   * a local file (`stored`), so the calling thread neither reads them nor sends them. Resolves
+   * false when the work failed there (the file could not be read as it is open here, or the chunk
+   * did not decode): the caller then reads the chunk and tries again; null to decline.
+   */
+  decodeStoredInto?(
+    stored: StoredBytes,
     pipeline: FilterPipeline,
     filterMask: number,
     impls: readonly (Filter | undefined)[],

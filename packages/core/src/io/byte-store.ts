@@ -5,6 +5,18 @@
  * @module
  */
 
+/**
+ * A local file that another thread of this process may open read-only and read itself (the filter
+ * workers reading chunks' stored bytes: ../chunk/chunk-reader.ts), with the identity of the file
+ * open here, so that the other thread reads that file and no other that took its path since.
+ */
+export interface LocalFile {
+  /** Absolute path. */
+  readonly path: string;
+  /** Device and inode numbers of the file open here (`"dev:ino"`, from a bigint `fstat`). */
+  readonly identity: string;
+}
+
 /** Random-access read-only bytes. */
 export interface ByteSource {
   /** Total size in bytes. */
@@ -38,6 +50,12 @@ export interface ByteSource {
    * it (and reuse its memory for results) without copying.
    */
   readonly freshReads?: boolean;
+  /**
+   * Optional: the local file whose bytes this source reads, for another thread of this process to
+   * read them itself, or null while it must not — the source is closed, or a write to it is still
+   * on its way to the operating system (another handle would not see it yet).
+   */
+  localFile?(): LocalFile | null;
 }
 
 /** Random-access read/write bytes. */

@@ -10,7 +10,8 @@
  * @module
  */
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, read, readSync, readv, write, writeSync } from 'node:fs';
-import type { ByteStore } from './byte-store.js';
+import { resolve } from 'node:path';
+import type { ByteStore, LocalFile } from './byte-store.js';
 import { FileAccessError, InvalidStateError, type FileAccessReason } from '../errors.js';
 
 /** Reads of at least this many bytes go to the thread pool, split into pieces read in parallel. */
@@ -54,14 +55,20 @@ export class NodeFileStore implements ByteStore {
   private inFlight = 0;
   /** Resolves `close()` once the last call in flight has settled. */
   private drained: (() => void) | null = null;
+  /** Writes on the thread pool not finished yet (another handle may not see their bytes). */
+  private writing = 0;
+  /** What {@link localFile} gives while the file is open. */
+  private readonly local: LocalFile;
 
   private constructor(
     fd: number,
     readonly path: string,
     readonly writable: boolean,
     private readonly fsyncOnFlush: boolean,
+    identity: string,
   ) {
     this.fd = fd;
+    this.local = { path: resolve(path), identity };
   }
 
   /**
@@ -79,13 +86,16 @@ export class NodeFileStore implements ByteStore {
     }
     // Linux opens a directory read-only without complaint; reads would then fail with EISDIR.
     let dir = false;
+    let identity = '';
     try {
-      dir = fstatSync(fd).isDirectory();
+      const st = fstatSync(fd, { bigint: true });
+      dir = st.isDirectory();
+      identity = `${st.dev}:${st.ino}`;
     } finally {
       if (dir) closeSync(fd);
     }
     if (dir) throw new FileAccessError(path, 'is-directory');
-    return new NodeFileStore(fd, path, mode !== 'r', opts.fsync === true);
+    return new NodeFileStore(fd, path, mode !== 'r', opts.fsync === true, identity);
   }
   private handle(): number {
     if (this.fd === null) throw new InvalidStateError(`file "${this.path}" is closed`);
@@ -107,6 +117,14 @@ export class NodeFileStore implements ByteStore {
   }
   async size(): Promise<number> {
     return fstatSync(this.handle()).size;
+  }
+  /**
+   * The file (absolute path and identity) for another thread to read itself, or null when closed or
+   * while a write on the thread pool is unfinished. Synchronous writes are in the operating system's
+   * page cache when they return, where every handle of the file sees them.
+   */
+  localFile(): LocalFile | null {
+    return this.fd === null || this.writing > 0 ? null : this.local;
   }
   async read(offset: number, length: number): Promise<Uint8Array> {
     const out = new Uint8Array(length);
@@ -195,7 +213,12 @@ export class NodeFileStore implements ByteStore {
     const fd = this.handle();
     let done = 0;
     if (bytes.length >= THREADED_WRITE_BYTES) {
-      while (done < bytes.length) done += await this.onPool((f) => pwriteAsync(f, bytes, done, bytes.length - done, offset + done));
+      this.writing++;
+      try {
+        while (done < bytes.length) done += await this.onPool((f) => pwriteAsync(f, bytes, done, bytes.length - done, offset + done));
+      } finally {
+        this.writing--;
+      }
       return;
     }
     while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, offset + done);

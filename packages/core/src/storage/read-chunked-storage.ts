@@ -173,6 +173,7 @@ export async function openChunkedParts<E>(
     },
     readInto: (address, target) => ctx.readRawInto(address, target, 'chunk'),
     ...(ctx.threadedReads ? { parallel: true } : {}),
+    ...(ctx.localFile ? { stored: (address: number, size: number) => ctx.rawStored(address, size, 'chunk') } : {}),
     ...(ctx.canScatter ? { readScatter: (address: number, targets: readonly Uint8Array[]) => ctx.readRawScatter(address, targets, 'chunk') } : {}),
     write: (address, bytes) => ctx.requireWriter(`write dataset "${path}"`).writeRaw(address, bytes),
     alloc: (size) => ctx.requireWriter(`write dataset "${path}"`).allocator.alloc(size),

@@ -7,15 +7,18 @@
  * `node:worker_threads` (browsers) the `#pool` import resolves to ./pool-none.ts instead (no threads,
  * none of this machinery) and every filter runs on the calling thread. The bytes are the same either way: a worker runs core's
  * own pipeline code; a chunk that fails there is run again on the calling thread, whose error names
- * the dataset and the chunk. Chunk formats also run functions of their own there (`runTask`: e.g.
- * format-vl builds whole VL chunk images on the workers), above the same size threshold.
+ * the dataset and the chunk. A chunk read into shared memory from a local file goes as its place in
+ * the file: the worker reads the stored bytes itself. Each worker holds at most its running job and
+ * the next; further jobs wait here and go to whichever worker finishes first. Chunk formats also run
+ * functions of their own there (`runTask`: e.g. format-vl builds whole VL chunk images on the
+ * workers), above the same size threshold.
  * @module
  */
-import { isShared, setPipelineOffload, type OffloadContext, type PipelineOffload } from '@chunkform/core/plugin';
+import { isShared, setPipelineOffload, type DecodeTarget, type OffloadContext, type PipelineOffload } from '@chunkform/core/plugin';
 import type { Filter } from '@chunkform/core/plugin';
 import { machineThreads, startFilterWorker } from '#workers';
 import { ALL_FILTERS } from '../builtin.js';
-import type { FilterJob, FilterResult, FilterWorker, SectionsJob, TaskJob } from './protocol.js';
+import { STORED_READ_FAILED, type FilterJob, type FilterResult, type FilterWorker, type SectionsJob, type TaskJob } from './protocol.js';
 import { CopyPool } from '../util/copy-pool.js';
 import { checkWorkerOptions, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './options.js';
 
@@ -48,6 +51,16 @@ function pick(): FilterWorker | null {
   return best;
 }
 
+/**
+ * Jobs one worker holds at once: the one it runs and the next, waiting in its port so that it starts
+ * at once. Further jobs wait on the calling thread ({@link waiting}) and go to whichever worker
+ * finishes first: a worker slowed down (sharing its core, a larger chunk) is not left holding a
+ * queue of chunks that another, idle, could decode.
+ */
+const WORKER_DEPTH = 2;
+/** Jobs waiting for a place at a worker, oldest first (each finished job lets one go). */
+const waiting: (() => void)[] = [];
+
 /** Ids of the filters the pool has run: a worker started later loads their codecs before it is ready. */
 const used = new Set<number>();
 
@@ -61,12 +74,12 @@ function start(): FilterWorker | null {
 }
 
 /**
- * Whether the chunk goes to a worker: large enough (`bytes` or the chunk's raw size, for reads of
- * well-compressed chunks), and every filter to run is one of ours.
+ * Whether the chunk goes to a worker: large enough (its `bytes` or the chunk's raw size, for reads
+ * of well-compressed chunks), and every filter to run is one of ours.
  */
-function takes(bytes: Uint8Array, impls: readonly (Filter | undefined)[], skipMask: number, ctx: OffloadContext): boolean {
+function takes(bytes: number, impls: readonly (Filter | undefined)[], skipMask: number, ctx: OffloadContext): boolean {
   if (size() === 0 || broken) return false;
-  if (bytes.length < minBytes && ctx.chunkDims.reduce((a, b) => a * b, ctx.elementSize) < minBytes) return false;
+  if (bytes < minBytes && ctx.chunkDims.reduce((a, b) => a * b, ctx.elementSize) < minBytes) return false;
   return ours(impls, skipMask);
 }
 
@@ -82,8 +95,16 @@ function ours(impls: readonly (Filter | undefined)[], skipMask = 0): boolean {
   return any;
 }
 
-/** Chunks the workers finished, and chunks that failed there (then run on the calling thread). */
-const stats = { done: 0, failed: 0 };
+/** Chunks the workers finished, chunks that failed there (then run on the calling thread), and chunks whose stored bytes a worker read itself. */
+const stats = { done: 0, failed: 0, read: 0 };
+
+/**
+ * Files (identities) a worker could not read as they are open on the calling thread (replaced at
+ * their path, no longer readable): their chunks are sent as bytes from then on. Bounded (emptied
+ * when full: a file is tried again at worst).
+ */
+const unreadable = new Set<string>();
+const UNREADABLE_KEPT = 64;
 
 /**
  * Input buffers the workers sent back, reused for the next copies (no garbage per chunk): about one
@@ -98,8 +119,29 @@ const handed = new WeakSet<ArrayBuffer>();
 
 /** Runs `job` on a worker; null when no worker is available or the work failed there. */
 async function dispatch(job: FilterJob | SectionsJob | TaskJob): Promise<FilterResult | null> {
+  if (job.direction === 'sections' || job.direction === 'task' || !job.stored) return run(job);
+  const file = job.stored.file;
+  const r = await run(job, (e) => {
+    if (!e.message.startsWith(STORED_READ_FAILED)) return;
+    if (unreadable.size >= UNREADABLE_KEPT) unreadable.clear();
+    unreadable.add(file.identity);
+  });
+  if (r) stats.read++;
+  return r;
+}
+
+/** {@link dispatch}: `failed` sees the worker's error. */
+async function run(job: FilterJob | SectionsJob | TaskJob, failed?: (e: Error) => void): Promise<FilterResult | null> {
   if (job.direction !== 'task') for (const p of job.direction === 'sections' ? job.sections.map((x) => x.pipeline) : [job.pipeline]) for (const f of p.filters) used.add(f.id);
-  const w = pick();
+  let w = pick();
+  // every worker holds its next job already (or earlier calls wait): this one waits here for the
+  // first worker to finish one, so no worker is left with a queue while another has nothing
+  if (w && (w.pending >= WORKER_DEPTH || waiting.length > 0)) {
+    do {
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      w = pick();
+    } while (w && w.pending >= WORKER_DEPTH);
+  }
   if (!w) return null;
   try {
     const r = await w.run(job);
@@ -107,9 +149,12 @@ async function dispatch(job: FilterJob | SectionsJob | TaskJob): Promise<FilterR
     const back = r.input?.buffer as ArrayBuffer | undefined;
     if (back) inputs.keep(back);
     return r;
-  } catch {
+  } catch (e) {
     stats.failed++;
+    if (e instanceof Error) failed?.(e);
     return null; // the calling thread runs the chunk again and throws its error with the chunk named
+  } finally {
+    waiting.shift()?.(); // a place is free: the longest waiting job takes it
   }
 }
 
@@ -119,9 +164,19 @@ async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: nu
   return r?.bytes ? { bytes: r.bytes, filterMask: r.filterMask } : null;
 }
 
-/** Counts since the process started: chunks run on workers, and chunks that failed there (run again on the calling thread). */
-export function workerStats(): { done: number; failed: number } {
+/**
+ * Counts since the process started: chunks run on workers, chunks that failed there (run again on
+ * the calling thread), and chunks among the done ones whose stored bytes a worker read from the
+ * file itself (reads of a local file into shared memory).
+ */
+export function workerStats(): { done: number; failed: number; read: number } {
   return { ...stats };
+}
+
+/** `target` with a run list of its own (a view of a larger one would send all of it). */
+function ownRuns(target: DecodeTarget): DecodeTarget {
+  const runs = target.runs;
+  return runs.byteLength === runs.buffer.byteLength ? target : { ...target, runs: runs.slice() };
 }
 
 const offload: PipelineOffload = {
@@ -136,7 +191,7 @@ const offload: PipelineOffload = {
     return dispatch({ direction: 'task', module: task.module, fn: task.fn, args: task.args }).then((r) => (r && 'value' in r ? r.value : null));
   },
   encode(bytes, pipeline, impls, ctx) {
-    if (!takes(bytes, impls, 0, ctx)) return null;
+    if (!takes(bytes.length, impls, 0, ctx)) return null;
     // shared memory (the copy a streamed write owns) goes to the worker as it is: no second copy
     return send({ direction: 'encode', bytes: isShared(bytes) ? bytes : inputs.copy(bytes), pipeline, filterMask: 0, ctx });
   },
@@ -148,17 +203,20 @@ const offload: PipelineOffload = {
     return dispatch(job).then((r) => (r?.bytes && r.sizes && r.masks ? { bytes: r.bytes, sizes: r.sizes, filterMasks: r.masks } : null));
   },
   decode(bytes, pipeline, filterMask, impls, ctx) {
-    if (!takes(bytes, impls, filterMask, ctx)) return null;
+    if (!takes(bytes.length, impls, filterMask, ctx)) return null;
     return send({ direction: 'decode', bytes: inputs.copy(bytes), pipeline, filterMask, ctx }).then((r) => r && r.bytes);
   },
   decodeInto(bytes, pipeline, filterMask, impls, ctx, target) {
     // the worker writes the result itself: only into shared memory
-    if (!isShared(target.out) || !takes(bytes, impls, filterMask, ctx)) return null;
-    // (a view of a larger run list would send all of it)
-    const runs = target.runs.byteLength === target.runs.buffer.byteLength ? target.runs : target.runs.slice();
+    if (!isShared(target.out) || !takes(bytes.length, impls, filterMask, ctx)) return null;
     // a buffer from inputBuffer goes as it is (it comes back for reuse like a copy's)
     const input = handed.delete(bytes.buffer as ArrayBuffer) && bytes.byteOffset === 0 ? bytes : inputs.copy(bytes);
-    return dispatch({ direction: 'decode', bytes: input, pipeline, filterMask, ctx, target: { ...target, runs } }).then((r) => r !== null);
+    return dispatch({ direction: 'decode', bytes: input, pipeline, filterMask, ctx, target: ownRuns(target) }).then((r) => r !== null);
+  },
+  decodeStoredInto(stored, pipeline, filterMask, impls, ctx, target) {
+    // the worker reads the chunk from the file (./stored-read.ts) and writes the result itself
+    if (!isShared(target.out) || unreadable.has(stored.file.identity) || !takes(stored.length, impls, filterMask, ctx)) return null;
+    return dispatch({ direction: 'decode', stored, pipeline, filterMask, ctx, target: ownRuns(target) }).then((r) => r !== null);
   },
   inputBuffer(size) {
     const b = inputs.take(size);

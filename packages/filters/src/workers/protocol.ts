@@ -1,18 +1,23 @@
 /**
  * The messages between the filter worker pool (./pool.ts) and its workers (./worker.ts), and the
  * backend interface that `#workers` resolves to (./threads-node.ts in Node, ./threads-none.ts
- * elsewhere). Types only.
+ * elsewhere). Types and two constants.
  * @module
  */
 import type { FilterPipeline } from '@chunkform/core/plugin';
-import type { DecodeTarget, OffloadContext } from '@chunkform/core/plugin';
+import type { DecodeTarget, OffloadContext, StoredBytes } from '@chunkform/core/plugin';
 
 /** One chunk to run through a pipeline on a worker. */
 export interface FilterJob {
   /** Forward (write) or reverse (read). */
   direction: 'encode' | 'decode';
-  /** The chunk's bytes (the buffer is transferred: a private copy; or shared memory, sent as it is and only read). */
-  bytes: Uint8Array;
+  /**
+   * The chunk's bytes (the buffer is transferred: a private copy; or shared memory, sent as it is
+   * and only read). Absent when the worker reads them from the file itself (`stored`).
+   */
+  bytes?: Uint8Array;
+  /** Decode into a target: where the worker reads the chunk's stored bytes itself (./stored-read.ts) instead of `bytes`. */
+  stored?: StoredBytes;
   pipeline: FilterPipeline;
   /** Decode: the chunk's filter mask (bit i set: filter i was not applied). */
   filterMask: number;
@@ -69,6 +74,9 @@ export interface FilterWorkerData {
   /** Filter ids whose codecs the worker loads before it reports ready (those the pool has used). */
   warm: number[];
 }
+
+/** How the error of a worker that could not read a chunk's stored bytes (./stored-read.ts) begins. */
+export const STORED_READ_FAILED = 'filters: the worker could not read the stored chunk: ';
 
 /** The id of the message a worker sends once it has loaded the filters. */
 export const READY_ID = -1;

@@ -82,9 +82,11 @@ export function startFilterWorker(warm: readonly number[] = []): FilterWorker | 
       if (pending.size === 0) worker.ref(); // keep the process alive until the reply arrives
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        // (the sections of a structured chunk, a task: shared memory, or small ones the message copies)
-        const shared = job.direction === 'sections' || job.direction === 'task' || (typeof SharedArrayBuffer === 'function' && job.bytes.buffer instanceof SharedArrayBuffer);
-        worker.postMessage({ id, ...job }, shared ? [] : [job.bytes.buffer as ArrayBuffer]);
+        // (no bytes transferred: the sections of a structured chunk and a task — shared memory, or small
+        // ones the message copies — and a chunk whose stored bytes the worker reads from the file itself)
+        const bytes = job.direction === 'sections' || job.direction === 'task' ? undefined : job.bytes;
+        const shared = !bytes || (typeof SharedArrayBuffer === 'function' && bytes.buffer instanceof SharedArrayBuffer);
+        worker.postMessage({ id, ...job }, shared ? [] : [bytes.buffer as ArrayBuffer]);
       });
     },
     terminate() {

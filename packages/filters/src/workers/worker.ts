@@ -1,9 +1,11 @@
 /**
  * A filter worker thread (started by ./threads-node.ts): runs whole chunk pipelines with this
  * package's filters through core's pure pipeline (the same code the calling thread runs, so the
- * bytes are the same) and sends the result back, its buffer transferred. It reports ready once it
- * has loaded the codecs the pool asked it to warm (./warm.ts). Task jobs call a chunk format's own
- * exported function (imported by URL once per worker) and send its value back.
+ * bytes are the same) and sends the result back, its buffer transferred, or decodes a chunk
+ * straight into a shared result — reading its stored bytes from the local file itself when the job
+ * gives their place instead of the bytes (./stored-read.ts). It reports ready once it has loaded
+ * the codecs the pool asked it to warm (./warm.ts). Task jobs call a chunk format's own exported
+ * function (imported by URL once per worker) and send its value back.
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -12,6 +14,7 @@ import { ALL_FILTERS } from '../builtin.js';
 import { shuffle, shuffleElementSize, shuffleFilter } from '../shuffle/index.js';
 import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 import { warmFilters } from './warm.js';
+import { beginRead, endRead } from './stored-read.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve = (id: number) => byId.get(id);
@@ -45,6 +48,17 @@ async function encode(bytes: Uint8Array, pipeline: FilterPipeline, ctx: OffloadC
 
 async function run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: number } | null> {
   const where = { path: '', chunk: [] };
+  if (job.stored && job.target) {
+    // the stored bytes read from the file here, then decoded straight into the shared result
+    const bytes = beginRead(job.stored);
+    try {
+      await decodeChunkInto(bytes, job.pipeline, job.filterMask, resolve, job.ctx, where, job.target);
+    } finally {
+      endRead(bytes);
+    }
+    return null;
+  }
+  if (!job.bytes) throw new Error('filters: a job without bytes');
   if (job.direction === 'encode') return encode(job.bytes, job.pipeline, job.ctx);
   if (job.target) {
     // decoded straight into the shared result: nothing goes back but the input buffer
@@ -95,7 +109,7 @@ parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number
   run(m).then(
     (r) => {
       if (!r) {
-        const input = !(m.bytes.buffer instanceof SharedArrayBuffer) && m.bytes.buffer.byteLength > 0 ? m.bytes : undefined;
+        const input = m.bytes && !(m.bytes.buffer instanceof SharedArrayBuffer) && m.bytes.buffer.byteLength > 0 ? m.bytes : undefined;
         const reply: FilterReply = { id: m.id, written: true, filterMask: m.filterMask, ...(input ? { input } : {}) };
         parentPort!.postMessage(reply, input ? [input.buffer as ArrayBuffer] : []);
         return;
@@ -109,10 +123,10 @@ parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number
       // input sent as it is) is never transferred: a result in it goes as a copy.
       const b = r.bytes;
       const whole = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
-      const own = !(b.buffer instanceof SharedArrayBuffer) && (b.buffer === m.bytes.buffer ? whole : true);
+      const own = !(b.buffer instanceof SharedArrayBuffer) && (b.buffer === m.bytes?.buffer ? whole : true);
       const bytes = own ? b : b.slice();
       // the input's buffer goes back too, for the next job's copy (unless the result lives in it)
-      const input = !(m.bytes.buffer instanceof SharedArrayBuffer) && m.bytes.buffer !== bytes.buffer && m.bytes.buffer.byteLength > 0 ? m.bytes : undefined;
+      const input = m.bytes && !(m.bytes.buffer instanceof SharedArrayBuffer) && m.bytes.buffer !== bytes.buffer && m.bytes.buffer.byteLength > 0 ? m.bytes : undefined;
       const reply: FilterReply = { id: m.id, bytes, filterMask: r.filterMask, ...(input ? { input } : {}) };
       parentPort!.postMessage(reply, input ? [bytes.buffer as ArrayBuffer, input.buffer as ArrayBuffer] : [bytes.buffer as ArrayBuffer]);
     },

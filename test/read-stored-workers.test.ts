@@ -1,0 +1,172 @@
+/**
+ * Filter workers reading the stored bytes of chunks themselves (packages/filters/src/workers/stored-read.ts):
+ * a filtered read of a local file into shared memory sends each worker only the chunk's place in
+ * the file (`ChunkStore.stored`, `NodeFileStore.localFile`), and the worker reads and decodes it.
+ * The values equal the calling thread's for every built-in pipeline; a source that gives no local
+ * file (or not for every chunk: writes not yet handed to the operating system) has its chunks read
+ * here and sent as bytes; chunks written in the same session, not flushed, read back through the
+ * workers as written; a file replaced at its path after the open is not read by the workers (they
+ * check its identity) and the values come from the file open here.
+ */
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import './setup-registrations.js';
+import { createFile, openFile, type ByteSource, type Dataset } from '../packages/core/src/index.js';
+import { NodeFileStore } from '../packages/core/src/io/node-file.js';
+import { pipelineOffload, setPipelineOffload } from '../packages/core/src/plugin.js';
+import { selectHyperslab } from '../packages/core/src/selection/index.js';
+import { configureWorkers, startWorkers, stopWorkers, workerStats } from '../packages/filters/src/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'chunkform-read-stored-'));
+const SHAPE = [8, 300, 260]; // 1.2 MB: read() gives shared memory from 1 MiB on
+const CHUNKS = [1, 128, 128]; // 3 × 3 chunks per frame, edge chunks in both dimensions: 72 chunks
+const N_CHUNKS = 72;
+
+const PIPELINES: Record<string, Record<string, unknown>> = {
+  gzip: { compression: 'gzip', compressionOpts: 1 },
+  'shuffle + gzip': { shuffle: true, compression: 'gzip', compressionOpts: 1 },
+  LZ4: { filters: [{ id: 32004 }] },
+  'bitshuffle + LZ4': { filters: [{ id: 32008, clientData: [0, 2] }] },
+  zstd: { filters: [{ id: 32015, clientData: [3] }] },
+  'shuffle + fletcher32': { shuffle: true, fletcher32: true },
+};
+
+function frames(seed: number): Uint16Array {
+  const v = new Uint16Array(SHAPE.reduce((a, b) => a * b, 1));
+  for (let i = 0, x = seed; i < v.length; i++) {
+    x = (x ^ (x << 13)) >>> 0;
+    x = (x ^ (x >>> 17)) >>> 0;
+    x = (x ^ (x << 5)) >>> 0;
+    v[i] = 100 + (x & 15) + (x % 211 === 0 ? x & 0xfff : 0);
+  }
+  return v;
+}
+const data = frames(4242);
+const bytesOf = (v: Uint16Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+const shared = (n: number) => new Uint16Array(new SharedArrayBuffer(n * 2));
+const files = new Map<string, string>();
+const saved = pipelineOffload();
+
+async function write(path: string, values: Uint16Array, opts: Record<string, unknown>): Promise<void> {
+  const f = await createFile(path);
+  await ((await f.createDataset('d', { dtype: 'uint16', shape: SHAPE, chunks: CHUNKS, ...opts } as never)) as Dataset).write(values);
+  await f.close();
+}
+
+beforeAll(async () => {
+  configureWorkers({ threads: 2, minBytes: 0 }); // every chunk goes to a worker, however small
+  expect(await startWorkers()).toBe(2);
+  for (const [name, opts] of Object.entries(PIPELINES)) {
+    const path = join(dir, `${name.replace(/\W+/g, '_')}.h5`);
+    await write(path, data, opts);
+    files.set(name, path);
+  }
+});
+afterAll(() => {
+  stopWorkers();
+  setPipelineOffload(saved);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('filter workers reading stored chunks themselves', () => {
+  for (const name of Object.keys(PIPELINES)) {
+    it(`${name}: read() and readInto shared memory give the stored values, every chunk read by a worker`, async () => {
+      const f = await openFile(files.get(name)!);
+      const ds = (await f.get('d')) as Dataset;
+      const before = workerStats();
+      const v = (await ds.read()) as Uint16Array;
+      expect(v.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(bytesOf(v).equals(bytesOf(data))).toBe(true);
+      const out = shared(data.length);
+      await ds.readInto(out);
+      expect(bytesOf(out).equals(bytesOf(data))).toBe(true);
+      // staged through shared memory into an ordinary result
+      const o = (await ds.read(undefined, { allowShared: false })) as Uint16Array;
+      expect(o.buffer).toBeInstanceOf(ArrayBuffer);
+      expect(bytesOf(o).equals(bytesOf(data))).toBe(true);
+      const after = workerStats();
+      expect(after.read - before.read).toBe(3 * N_CHUNKS);
+      expect(after.failed).toBe(before.failed);
+      // a selection with partial chunks: those are decoded here (and cached), the whole ones by the workers
+      const sel = selectHyperslab({ start: [1, 64, 0], count: [4, 200, 260] });
+      const part = shared(4 * 200 * 260);
+      await ds.readInto(part, sel);
+      for (let k = 0; k < 4; k++) {
+        const want = data.subarray((1 + k) * 300 * 260 + 64 * 260, (1 + k) * 300 * 260 + 264 * 260);
+        expect(bytesOf(part.subarray(k * 200 * 260, (k + 1) * 200 * 260)).equals(bytesOf(want))).toBe(true);
+      }
+      await f.close();
+    });
+  }
+
+  it('a source without a local file, or not for every chunk (writes still on their way), has those chunks read here and sent as bytes', async () => {
+    const path = files.get('bitshuffle + LZ4')!;
+    for (const every of [0, 2]) {
+      const store = await NodeFileStore.open(path, 'r');
+      let calls = 0;
+      // every = 0: never a local file; 2: only every other time it is asked (as while a write is in flight)
+      const source: ByteSource = {
+        size: () => store.size(),
+        read: (o, n) => store.read(o, n),
+        readInto: (o, t) => store.readInto(o, t),
+        freshReads: true,
+        localFile: () => (every > 0 && calls++ % every === 0 ? store.localFile() : null),
+      };
+      const f = await openFile(source);
+      const ds = (await f.get('d')) as Dataset;
+      const before = workerStats();
+      const out = shared(data.length);
+      await ds.readInto(out);
+      expect(bytesOf(out).equals(bytesOf(data))).toBe(true);
+      const after = workerStats();
+      expect(after.done - before.done).toBe(N_CHUNKS); // every chunk still decoded on a worker
+      expect(after.read - before.read).toBe(every === 0 ? 0 : Math.ceil(calls / every));
+      expect(after.failed).toBe(before.failed);
+      await f.close();
+      await store.close();
+    }
+  });
+
+  it('chunks written in this session and not flushed read back through the workers as written', async () => {
+    const path = join(dir, 'session.h5');
+    const f = await createFile(path);
+    const ds = (await f.createDataset('d', { dtype: 'uint16', shape: SHAPE, chunks: CHUNKS, ...PIPELINES['shuffle + gzip'] } as never)) as Dataset;
+    await ds.write(data);
+    const before = workerStats().read;
+    expect(bytesOf((await ds.read()) as Uint16Array).equals(bytesOf(data))).toBe(true);
+    expect(workerStats().read - before).toBe(N_CHUNKS);
+    // rewritten (fresh chunks, written over in place before any flush): the new values, not the old
+    const next = frames(99);
+    await ds.write(next);
+    expect(bytesOf((await ds.read()) as Uint16Array).equals(bytesOf(next))).toBe(true);
+    expect(workerStats().read - before).toBe(2 * N_CHUNKS);
+    await f.close();
+  });
+
+  it('a file replaced at its path after the open is not read by the workers: the values come from the file open here', async () => {
+    const path = join(dir, 'replaced.h5');
+    await write(path, data, PIPELINES.zstd!);
+    const f = await openFile(path);
+    const ds = (await f.get('d')) as Dataset;
+    // another file (other values, the same layout) takes the path
+    const other = join(dir, 'other.h5');
+    await write(other, frames(7), PIPELINES.zstd!);
+    renameSync(other, path);
+    const before = workerStats();
+    const out = shared(data.length);
+    await ds.readInto(out);
+    expect(bytesOf(out).equals(bytesOf(data))).toBe(true);
+    const after = workerStats();
+    expect(after.read).toBe(before.read);
+    expect(after.failed).toBeGreaterThan(before.failed); // the workers refused the file (then got the chunks as bytes)
+    expect(after.done - before.done).toBe(N_CHUNKS);
+    // later reads of that file do not ask the workers to read it again
+    const failed = after.failed;
+    await ds.readInto(out);
+    expect(bytesOf(out).equals(bytesOf(data))).toBe(true);
+    expect(workerStats().failed).toBe(failed);
+    await f.close();
+  });
+});
