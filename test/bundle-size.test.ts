@@ -34,12 +34,13 @@
  *   worker pool without the pool (filters' `#pool` import: workers/pool-none.ts) ≈ 0.9 KB; shared
  *   record checks in the indexes, the zstd glue imported by name, the bitshuffle WebAssembly stored
  *   deflated. What the 161.8 KB is, one implementation each except where a fallback is the design:
- *   error messages naming the object and the problem (the text of the string literals ≈ 15.5 KB of
- *   gzip), the write path (about half of core's ≈ 330 KB min: encoders, the file writer and
- *   free-space manager, the fractal heap and v2 B-tree writers, the chunk engine's write side), the
- *   sparse selection encodings, six chunk indexes, fflate with its compressor, two zstd codecs, the
- *   bitshuffle/LZ4 WebAssembly embedded (SIMD and scalar builds, one deflate stream in base64) and the
- *   JS LZ4 fallback (pages whose CSP forbids WebAssembly).
+ *   error messages naming the object and the problem (the text of all string literals but the embedded
+ *   WebAssembly, mostly these messages, ≈ 15.5 KB of gzip), the write path (about half of core's
+ *   ≈ 330 KB min: encoders, the file writer and free-space manager, the fractal heap and v2 B-tree
+ *   writers, the chunk engine's write side), the sparse selection encodings, six chunk indexes,
+ *   fflate with its compressor, two zstd codecs, the bitshuffle/LZ4 WebAssembly embedded (SIMD and
+ *   scalar builds, one deflate stream in base64) and the JS LZ4 fallback (pages whose CSP forbids
+ *   WebAssembly).
  *   140 KB needs product decisions; each measured by building without the part (marginal min+gzip):
  *   - load the bitshuffle/LZ4 WebAssembly from a URL the app sets instead of embedding it: −4.6 KB
  *     (dropping only the scalar build, which only runtimes with WebAssembly but no SIMD use, and
