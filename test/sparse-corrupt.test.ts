@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
 import {
@@ -203,6 +203,16 @@ describe('crafted corrupt sparse chunks give typed errors naming the dataset and
       return { sections: [s0!, s1!] };
     });
     expect(await expectTypedErrors(bytes, [5], [5], 'corrupt deflate stream', ['FilterError', ...FORMAT])).toEqual([]);
+  });
+
+  it('bytes after the deflate stream of the selection section (section 1 offset too large): FilterError', async () => {
+    const bytes = await withStructChunk(filtered, [5], ([s0, s1]) => {
+      const padded = new Uint8Array(s0!.length + 3);
+      padded.set(s0!);
+      padded.set([1, 2, 3], s0!.length);
+      return { sections: [padded, s1!], info: { unfilteredSizes: [inflateSync(s0!).length, inflateSync(s1!).length] } };
+    });
+    expect(await expectTypedErrors(bytes, [5], [5], 'bytes after the deflate stream', ['FilterError'])).toEqual([]);
   });
 
   /** Patches the section-1 offset in the index record of chunk [5] (fixed array data block, element 1). */

@@ -51,9 +51,6 @@ export const SECTION_VALUES = 1;
 /** Sections per fixed-size sparse chunk. */
 export const SPARSE_SECTION_COUNT = 2;
 
-/** HDF5's deflate filter id. */
-const DEFLATE = 1;
-
 function fail(ctx: ChunkFormatContext, rec: ChunkRecord, what: string, structure = 'structured chunk'): FormatError {
   return new FormatError(what, { path: chunkLabel(ctx, rec.coords), structure, address: rec.address });
 }
@@ -65,66 +62,13 @@ function sectionContext(ctx: ChunkFormatContext, size: number, count: number): P
 }
 
 /**
- * Adler-32 (RFC 1950 §9), the trailer of a zlib stream. Sums reduced every 2048 bytes (they stay
- * small integers) and four bytes per step.
+ * Runs one section through its pipeline backwards. A stream must fill its input exactly: extra bytes
+ * after it mean wrong section offsets (docs/structured-chunk-format.md §6.6), which `wholeInput` asks the
+ * filters to reject (deflate: zlib reports how much input it consumed).
  */
-function adler32(data: Uint8Array): number {
-  let a = 1;
-  let b = 0;
-  const n = data.length;
-  let i = 0;
-  while (i < n) {
-    const end = Math.min(n, i + 2048);
-    for (const end4 = end - 3; i < end4; i += 4) {
-      a += data[i]!;
-      b += a;
-      a += data[i + 1]!;
-      b += a;
-      a += data[i + 2]!;
-      b += a;
-      a += data[i + 3]!;
-      b += a;
-    }
-    for (; i < end; i++) {
-      a += data[i]!;
-      b += a;
-    }
-    a %= 65521;
-    b %= 65521;
-  }
-  return ((b << 16) | a) >>> 0;
-}
-
-/**
- * Runs one section through its pipeline backwards, filter by filter. A deflate stream must fill its
- * input exactly: extra bytes after it mean wrong section offsets (docs/structured-chunk-format.md §6.6), so the stream's
- * Adler-32 trailer must be the input's last four bytes.
- */
-async function decodeSection(
-  bytes: Uint8Array,
-  pipeline: FilterPipeline,
-  mask: number,
-  ctx: ChunkFormatContext,
-  fctx: PipelineContext,
-  rec: ChunkRecord,
-  section: number,
-): Promise<Uint8Array> {
+function decodeSection(bytes: Uint8Array, pipeline: FilterPipeline, mask: number, ctx: ChunkFormatContext, fctx: PipelineContext, rec: ChunkRecord): Promise<Uint8Array> {
   const where: ChunkWhere = { path: ctx.datasetPath, chunk: rec.coords, address: rec.address };
-  let data = bytes;
-  for (let i = pipeline.filters.length - 1; i >= 0; i--) {
-    if ((mask >>> i) & 1) continue;
-    const f = pipeline.filters[i]!;
-    const out = await decodeChunk(data, { filters: [f] }, 0, ctx.resolveFilter, fctx, where);
-    if (f.id === DEFLATE) {
-      const t = data.length - 4;
-      const stored = t >= 0 ? ((data[t]! << 24) | (data[t + 1]! << 16) | (data[t + 2]! << 8) | data[t + 3]!) >>> 0 : -1;
-      if (stored !== adler32(out)) {
-        throw fail(ctx, rec, `section ${section}: bytes follow the end of its deflate stream (wrong section offsets)`);
-      }
-    }
-    data = out;
-  }
-  return data;
+  return decodeChunk(bytes, pipeline, mask, ctx.resolveFilter, { ...fctx, wholeInput: true }, where);
 }
 
 /** Encodings of section 0 (the `selectionEncoding` access option). */
@@ -298,7 +242,7 @@ export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx
       s === SECTION_SELECTION
         ? sectionContext(ctx, 1, expected ?? 16 * dims.length * chunkElements + 4096)
         : sectionContext(ctx, es, expected !== undefined && expected % es === 0 ? expected / es : chunkElements);
-    return decodeSection(parts[s]!, p, secs.filterMasks?.[s] ?? 0, ctx, fctx, rec, s);
+    return decodeSection(parts[s]!, p, secs.filterMasks?.[s] ?? 0, ctx, fctx, rec);
   };
   const sized = (s: number, bytes: Uint8Array): Uint8Array => {
     const expected = secs.unfilteredSizes?.[s];

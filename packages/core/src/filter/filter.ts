@@ -22,6 +22,11 @@ export interface FilterContext {
    * when it is explicitly undefined, absent for the library default (zero). Scale-offset uses it.
    */
   fillValue?: Uint8Array | null;
+  /**
+   * The encoded stream must fill its input exactly (a structured chunk section, whose end is the
+   * next section's offset): a decoder that can tell where its stream ends rejects bytes after it.
+   */
+  wholeInput?: boolean;
 }
 
 /** One HDF5 filter. */

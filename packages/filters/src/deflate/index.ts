@@ -37,7 +37,7 @@ export function decodeLimit(ctx: Pick<FilterContext, 'chunkDims' | 'elementSize'
 
 /** Spec IV.A.2.l, filter 1: inflates one chunk (both registrations decode with it). */
 function decode(data: Uint8Array, ctx: FilterContext): ReturnType<Filter['decode']> {
-  return zlibDecompress(data, chunkBytes(ctx), decodeLimit(ctx));
+  return zlibDecompress(data, chunkBytes(ctx), decodeLimit(ctx), ctx.wholeInput);
 }
 
 /** The deflate (zlib) filter (id 1). */

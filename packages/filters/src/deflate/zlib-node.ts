@@ -99,26 +99,45 @@ function compressed(n: number, out: Buffer): Buffer {
   return out;
 }
 
+/** A decompressed stream; with `whole`, an error when zlib stopped before the end of its `n` input bytes. */
+function inflated(r: Buffer | { buffer: Buffer; engine: { bytesWritten: number } }, n: number, whole: boolean): Uint8Array {
+  if (!whole) return view(r as Buffer);
+  const { buffer, engine } = r as { buffer: Buffer; engine: { bytesWritten: number } };
+  const rest = n - engine.bytesWritten;
+  if (rest !== 0) throw new FilterError(`corrupt deflate stream (${rest} bytes follow the end of the stream)`, INFO);
+  return view(buffer);
+}
+
 /**
  * Spec IV.A.2.l, filter 1: decompresses a zlib stream. `expected` is the likely output size (used to size the output
- * buffer; 0 if unknown); more than `limit` bytes of output is an error (decompression bombs).
+ * buffer; 0 if unknown); more than `limit` bytes of output is an error (decompression bombs). With `whole`, bytes after
+ * the stream's end are an error (zlib reports how much input it consumed; it checks the Adler-32 trailer itself).
  */
-export function zlibDecompress(data: Uint8Array, expected: number, limit: number): Uint8Array | Promise<Uint8Array> {
+export function zlibDecompress(data: Uint8Array, expected: number, limit: number, whole = false): Uint8Array | Promise<Uint8Array> {
   const chunkSize = Math.min(MAX_CHUNK, expected > 0 ? Math.max(SMALL_CHUNK, expected + 1) : MIN_CHUNK);
-  const opts: ZlibOptions = { chunkSize, finishFlush: constants.Z_FINISH, ...(limit > 0 ? { maxOutputLength: limit } : {}) };
-  if (Math.max(expected, data.length) >= ASYNC_LIMIT) {
+  const opts: ZlibOptions & { info?: boolean } = { chunkSize, finishFlush: constants.Z_FINISH, ...(limit > 0 ? { maxOutputLength: limit } : {}), ...(whole ? { info: true } : {}) };
+  const n = data.length;
+  if (Math.max(expected, n) >= ASYNC_LIMIT) {
     const input = inputPool.copy(data);
     return new Promise((resolve, reject) =>
       inflate(input, opts, (e, out) => {
         inputPool.keep(input.buffer as ArrayBuffer); // the thread pool is done with it
         if (e) reject(decompressError(e, limit));
-        else resolve(view(out));
+        else {
+          try {
+            resolve(inflated(out, n, whole));
+          } catch (err) {
+            reject(err);
+          }
+        }
       }),
     );
   }
+  let out: Buffer;
   try {
-    return view(inflateSync(data, opts));
+    out = inflateSync(data, opts);
   } catch (e) {
     throw decompressError(e, limit);
   }
+  return inflated(out, n, whole);
 }
