@@ -36,10 +36,9 @@ export function fullImages(shape: DenseChunkShape, reqs: readonly ChunkRequest[]
   const { built, at } = wholeViews(shape, reqs, src, images);
   if (built.length === 0) return images;
   const pieces = stagePieces(built, shape.es);
-  // the staging room the pieces need (the largest stretch staged)
-  let extra = 0;
-  for (const p of pieces) if (p.staged) extra = Math.max(extra, p.span.hi - p.span.lo);
-  buildImages(shape, reqs, pieces, built, at, src, scratch(extra), images);
+  const buf = scratch(stagingExtra(pieces));
+  const views = builtViews(shape, reqs, at, buf, images);
+  buildPieces(shape, pieces, built, at, views, src, buf, reqs.length * shape.chunkElements * shape.es);
   return images;
 }
 
@@ -65,23 +64,16 @@ function wholeViews(shape: DenseChunkShape, reqs: readonly ChunkRequest[], src: 
   return { built, at };
 }
 
-/**
- * Builds the images of `built` in `buf` (at byte offsets `at`), set in `images` (edge chunks filled
- * with the fill value first), copying their runs piece by piece: staged from the end of the images on
- * in `buf` where the piece is staged and fits.
- */
-function buildImages(
-  shape: DenseChunkShape,
-  reqs: readonly ChunkRequest[],
-  pieces: readonly StagePiece[],
-  built: readonly ChunkRequest[],
-  at: readonly number[],
-  src: Uint8Array,
-  buf: Uint8Array,
-  images: Uint8Array[],
-): void {
-  const es = shape.es;
-  const size = shape.chunkElements * es;
+/** The staging room the pieces need (the largest stretch staged). */
+function stagingExtra(pieces: readonly StagePiece[]): number {
+  let extra = 0;
+  for (const p of pieces) if (p.staged) extra = Math.max(extra, p.span.hi - p.span.lo);
+  return extra;
+}
+
+/** The images built in `buf` (at byte offsets `at`), set in `images`; edge chunks filled with the fill value first. */
+function builtViews(shape: DenseChunkShape, reqs: readonly ChunkRequest[], at: readonly number[], buf: Uint8Array, images: Uint8Array[]): Uint8Array[] {
+  const size = shape.chunkElements * shape.es;
   const views: Uint8Array[] = [];
   for (let k = 0; k < at.length; k++) {
     const i = at[k]! / size;
@@ -90,7 +82,21 @@ function buildImages(
     // An edge chunk keeps fill values outside the dataset; an interior one is fully overwritten.
     if (reqs[i]!.count !== shape.chunkElements) fillBuffer(image, shape.fill);
   }
-  const stage = reqs.length * size;
+  return views;
+}
+
+/** Copies the runs of the built chunks into their views, piece by piece (staged from `stage` on in `buf` where the piece is staged and fits). */
+function buildPieces(
+  shape: DenseChunkShape,
+  pieces: readonly StagePiece[],
+  built: readonly ChunkRequest[],
+  at: readonly number[],
+  views: readonly Uint8Array[],
+  src: Uint8Array,
+  buf: Uint8Array,
+  stage: number,
+): void {
+  const es = shape.es;
   for (const { from, to, span, staged } of pieces) {
     if (staged && buf.length - stage >= span.hi - span.lo) copyRunsStaged(built.slice(from, to), at.slice(from, to), src, span, buf, stage, es);
     else if (to - from > 1 && to - from <= MAX_MERGE) copyRunsMerged(built.slice(from, to).map((r) => r.runs), views.slice(from, to), new Array<number>(to - from).fill(0), src, es, false);

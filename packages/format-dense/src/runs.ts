@@ -187,6 +187,15 @@ const STAGE_MAX = 4 << 20;
 /** Runs averaging this many bytes or more are copied one by one (a view per run costs little next to its copy). */
 const STAGE_MAX_ROW = 4096;
 
+/** Where a chunk's runs lie in the request buffer (O(1) for a row pattern), and how many runs they are. */
+function chunkSpan(q: ChunkRuns, es: number): { span: RunSpan; runs: number } {
+  const p = q.rows;
+  if (!p) return { span: widenSpan(emptySpan(), q.runs, es), runs: q.runs.length / 3 };
+  if (p.n <= 0 || p.len <= 0) return { span: { lo: 0, hi: 0, bytes: 0 }, runs: 0 };
+  const last = p.b + (p.n - 1) * p.bs;
+  return { span: { lo: Math.min(p.b, last) * es, hi: (Math.max(p.b, last) + p.len) * es, bytes: p.n * p.len * es }, runs: p.n };
+}
+
 /**
  * Splits the chunks built from `chunks` (in order) into pieces for {@link copyRunsStaged}: consecutive
  * chunks whose runs together span at most 512 KiB of the request buffer (faster than 1 MiB pieces:
@@ -204,18 +213,7 @@ export function stagePieces(chunks: readonly ChunkRuns[], es: number): StagePiec
     pieces.push(cur);
   };
   for (let q = 0; q < chunks.length; q++) {
-    // where chunk q's runs lie in the request buffer (O(1) for a row pattern), and how many runs they are
-    const c = chunks[q]!;
-    const p = c.rows;
-    let span: RunSpan;
-    let runs: number;
-    if (!p) (span = widenSpan(emptySpan(), c.runs, es)), (runs = c.runs.length / 3);
-    else if (p.n <= 0 || p.len <= 0) (span = { lo: 0, hi: 0, bytes: 0 }), (runs = 0);
-    else {
-      const last = p.b + (p.n - 1) * p.bs;
-      span = { lo: Math.min(p.b, last) * es, hi: (Math.max(p.b, last) + p.len) * es, bytes: p.n * p.len * es };
-      runs = p.n;
-    }
+    const { span, runs } = chunkSpan(chunks[q]!, es);
     const { lo, hi, bytes } = span;
     if (cur && Math.max(hi, cur.span.hi) - Math.min(lo, cur.span.lo) <= STAGE_PIECE) {
       cur.to = q + 1;

@@ -176,33 +176,29 @@ function placeItems(group: readonly ChunkRequest[], recs: readonly (ChunkRecord 
 
 const EMPTY = new Uint8Array(0);
 
-/**
- * Gives the items without an address consecutive addresses from `next` on, `size` bytes apart (none
- * when `next` < 0), sorts the items by address and returns their requests in that order.
- * (One function with {@link attachRuns} for the per-group loops: fewer small functions to reach optimised code.)
- */
-function orderItems(items: GroupItem[], next: number, size: number): ChunkRequest[] {
-  if (next >= 0) for (const it of items) if (it.address < 0) (it.address = next), (next += size);
-  items.sort(byAddress);
+/** Gives the items without an address consecutive addresses from `next` on, `size` bytes apart. */
+function assignAddresses(items: GroupItem[], next: number, size: number): void {
+  for (const it of items) if (it.address < 0) (it.address = next), (next += size);
+}
+
+/** The requests of the items, in item order. */
+function requestsOf(items: readonly GroupItem[]): ChunkRequest[] {
   const reqs: ChunkRequest[] = [];
   for (const it of items) reqs.push(it.req);
   return reqs;
 }
 
-function byAddress(a: GroupItem, b: GroupItem): number {
-  return a.address - b.address;
-}
-
-/**
- * Gives item i image i, which must be `size` bytes, and returns the writes of `items` (sorted by
- * address): one per run of items adjacent in both the file and memory.
- */
-function attachRuns(items: GroupItem[], images: readonly Uint8Array[], size: number, format: string): { first: GroupItem; bytes: Uint8Array }[] {
+/** Gives item i image i, which must be `size` bytes. */
+function attachImages(items: GroupItem[], images: readonly Uint8Array[], size: number, format: string): void {
   for (let i = 0; i < items.length; i++) {
     const image = images[i];
     if (image?.length !== size) throw new ValueError(`chunk format "${format}" built a ${image?.length}-byte image, ${size} expected`);
     items[i]!.image = image;
   }
+}
+
+/** The writes of `items` (sorted by address): one per run of items adjacent in both the file and memory. */
+function runsOf(items: readonly GroupItem[], size: number): { first: GroupItem; bytes: Uint8Array }[] {
   const runs: { first: GroupItem; bytes: Uint8Array }[] = [];
   for (let i = 0; i < items.length; ) {
     const first = items[i]!;
@@ -242,7 +238,8 @@ async function startGroup<Mem>(
 ): Promise<GroupInFlight> {
   const { format, store } = o;
   const { items, fresh } = placeItems(group, await steps.forRewriteMany(group.map((req) => req.coords)), store, size);
-  const reqs = orderItems(items, fresh > 0 ? await steps.guardValue(group[0]!.coords, () => store.alloc(fresh * size)) : -1, size);
+  if (fresh > 0) assignAddresses(items, await steps.guardValue(group[0]!.coords, () => store.alloc(fresh * size)), size);
+  items.sort((a, b) => a.address - b.address);
   let gather: Uint8Array | null = null;
   const giveBack = (): void => {
     const g = gather as Uint8Array | null;
@@ -251,10 +248,10 @@ async function startGroup<Mem>(
   };
   const writes: Promise<void>[] = [];
   try {
-    const images = format.fullImages!(reqs, src, (extra) => (gather = takeGather(size * items.length + extra)));
-    const runs = attachRuns(items, images, size, format.name);
+    const images = format.fullImages!(requestsOf(items), src, (extra) => (gather = takeGather(size * items.length + extra)));
+    attachImages(items, images, size, format.name);
     await before();
-    for (const { first, bytes } of runs) {
+    for (const { first, bytes } of runsOf(items, size)) {
       const w = steps.guard(first.req.coords, () => store.write(first.address, bytes));
       w.catch(() => undefined); // thrown by finish()
       writes.push(w);
