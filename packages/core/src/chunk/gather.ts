@@ -110,13 +110,19 @@ export async function writeFullChunks<Mem>(
     });
   };
   try {
-    // One turn per group or ordinary piece (not per piece: the scan is collectFull's).
-    let group: ChunkRequest[] = [];
+    // One turn per group or ordinary piece (not per piece: full pieces are collected in the inner loop).
+    // Groups start as empty slices of `pieces` (object elements): a fresh `[]` holds small integers until
+    // its first push, and optimised code that had seen object elements deoptimised on it in the second write.
+    let group = pieces.slice(0, 0);
     for (let i = 0; i < pieces.length; ) {
-      i = collectFull(pieces, i, perGroup, ordinary, group);
+      for (; i < pieces.length && group.length < perGroup; i++) {
+        const req = pieces[i]!;
+        if (!req.full || ordinary.wanted(req)) break;
+        group.push(req);
+      }
       if (group.length === perGroup) {
         await next(group);
-        group = [];
+        group = pieces.slice(0, 0);
       } else if (i < pieces.length) await ordinary.write(pieces[i++]!);
     }
     if (group.length > 0) await next(group);
@@ -127,19 +133,6 @@ export async function writeFullChunks<Mem>(
     throw e;
   }
   await (inFlight as GroupInFlight | null)?.finish();
-}
-
-/**
- * Moves the pieces from `pieces[i]` on into `group` while they are full and not `wanted` by the ordinary
- * path, until `group` holds `perGroup`; returns the index of the first piece not taken.
- */
-function collectFull(pieces: readonly ChunkRequest[], i: number, perGroup: number, ordinary: { wanted(req: ChunkRequest): boolean }, group: ChunkRequest[]): number {
-  for (; i < pieces.length && group.length < perGroup; i++) {
-    const req = pieces[i]!;
-    if (!req.full || ordinary.wanted(req)) break;
-    group.push(req);
-  }
-  return i;
 }
 
 /** A group of full chunks whose writes are under way. */

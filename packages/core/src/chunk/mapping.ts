@@ -24,9 +24,13 @@ export type { ChunkPiece } from './chunk-grid.js';
 export interface DimSplit {
   /** Chunk indices touched, ascending. */
   q: number[];
-  /** Group g's triples `[localStart, length, rank]` are `t[3*first[g] .. 3*first[g+1])`. */
-  first: number[];
-  t: number[];
+  /**
+   * Group g's triples `[localStart, length, rank]` are `t[3*first[g] .. 3*first[g+1])`. Float64Arrays: a
+   * `number[]` grown with push holds small integers or doubles depending on which code pushed, and the row
+   * patterns read from arrays of both kinds were deoptimised in a process's second write.
+   */
+  first: Float64Array;
+  t: Float64Array;
   /** Selected elements per group. */
   sum: number[];
   /** Group is one interval covering the whole chunk and the whole selection in this dimension. */
@@ -36,7 +40,7 @@ export interface DimSplit {
 }
 
 function splitDim(list: Float64Array, cd: number): DimSplit {
-  const s: DimSplit = { q: [], first: [], t: [], sum: [], bothFull: [], size: 0 };
+  const s = { q: [] as number[], first: [] as number[], t: [] as number[], sum: [] as number[], bothFull: [] as boolean[] };
   let rank = 0;
   for (let i = 0; i < list.length; i += 2) {
     const e = list[i + 1]!;
@@ -55,12 +59,16 @@ function splitDim(list: Float64Array, cd: number): DimSplit {
     }
   }
   s.first.push(s.t.length / 3);
-  s.size = rank;
   for (let g = 0; g < s.q.length; g++) {
     const one = s.first[g + 1]! - s.first[g]! === 1;
     s.bothFull.push(one && s.t[3 * s.first[g]!] === 0 && s.sum[g] === cd && s.sum[g] === rank);
   }
-  return s;
+  return dimSplit(s.q, s.first, s.t, s.sum, s.bothFull, rank);
+}
+
+/** A {@link DimSplit} (made in one place: one object shape). */
+function dimSplit(q: number[], first: number[], t: number[], sum: number[], bothFull: boolean[], size: number): DimSplit {
+  return { q, first: Float64Array.from(first), t: Float64Array.from(t), sum, bothFull, size };
 }
 
 /**
@@ -79,7 +87,7 @@ function splitDimAt(list: Float64Array, prefix: Float64Array, cd: number, q: num
     if (list[2 * m + 1]! <= lo) a = m + 1;
     else b = m;
   }
-  const s: DimSplit = { q: [q], first: [0], t: [], sum: [0], bothFull: [], size: prefix[list.length / 2]! };
+  const s = { q: [q], first: [0], t: [] as number[], sum: [0], bothFull: [] as boolean[], size: prefix[list.length / 2]! };
   for (let i = a; i < list.length / 2 && list[2 * i]! < hi; i++) {
     const x = Math.max(lo, list[2 * i]!);
     const e = Math.min(hi, list[2 * i + 1]!);
@@ -89,7 +97,7 @@ function splitDimAt(list: Float64Array, prefix: Float64Array, cd: number, q: num
   if (s.t.length === 0) return null;
   s.first.push(s.t.length / 3);
   s.bothFull.push(s.t.length === 3 && s.t[0] === 0 && s.sum[0] === cd && s.sum[0] === s.size);
-  return s;
+  return dimSplit(s.q, s.first, s.t, s.sum, s.bothFull, s.size);
 }
 
 function mapProduct(lists: Float64Array[], g: Grid, hook?: PieceHook): ChunkPiece[] {
