@@ -19,7 +19,7 @@
  *   heaps, B-trees, datatypes and value decoding, selections, the chunk reader, the HTTP range reader),
  *   tsyringe ≈ 2.5 KB and its tslib licence comment (kept by bundlers) ≈ 0.4 KB, fflate's inflate ≈ 1.5 KB.
  * - everything (all chunk formats but VL, all indexes and filters registered, read and write,
- *   `import * as core`): ≈ 161.9 KB (165,808 B; ≈ 484 KB min), 21.9 KB over the 140 KB budget, so the
+ *   `import * as core`): ≈ 161.8 KB (165,652 B; ≈ 484 KB min), 21.8 KB over the 140 KB budget, so the
  *   ceiling is the size measured (rounded up to the next 0.5 KB) and the bundle cannot grow back.
  *   `pnpm bundle:weigh [everything|read] [--dirs]` (scripts/bundle-weigh.ts) ranks the modules by
  *   minified bytes, gzip alone and marginal gzip (what removing a module's bytes saves). Last cut:
@@ -31,10 +31,11 @@
  *   helpers of our own, no constant lookup tables (lookup3 is arithmetic, fflate builds its tables at start-up),
  *   the namespace of `import * as core` ≈ 2.1 KB, the WebAssembly already at asc's smallest
  *   (`-Os`/`-Oz`/`--shrinkLevel` give no smaller deflated pair). The same session's point-group read shortcuts (+75 B) and filter workers reading
- *   stored chunks of local files themselves (+0.14 KB) came in with it. Earlier: browser bundles get a
+ *   stored chunks of local files themselves (+0.14 KB) came in with it; the sparse sections' own
+ *   Adler-32 pass (zlib's input count checks a stream fills its section) went out (−0.15 KB). Earlier: browser bundles get a
  *   worker pool without the pool (filters' `#pool` import: workers/pool-none.ts) ≈ 0.9 KB; shared
  *   record checks in the indexes, the zstd glue imported by name, the bitshuffle WebAssembly stored
- *   deflated. What the 161.9 KB is, one implementation each except where a fallback is the design:
+ *   deflated. What the 161.8 KB is, one implementation each except where a fallback is the design:
  *   error messages naming the object and the problem (the text of all string literals but the embedded
  *   WebAssembly, mostly these messages, ≈ 15.5 KB of gzip), the write path (about half of core's
  *   ≈ 330 KB min: encoders, the file writer and free-space manager, the fractal heap and v2 B-tree
