@@ -14,7 +14,7 @@
  */
 import { pipelineOffload } from '@chunkform/core/plugin';
 import { HEAP_HEADER, type VlChunk } from './vl-chunk.js';
-import { ENTRY_SIZE } from './vl-sections.js';
+import { ENTRY_SIZE, LITTLE_ENDIAN } from './vl-sections.js';
 import { adoptImage, columnChunk, type ColumnBytes } from './vl-image.js';
 import type { VLOffsets } from './vl-strings.js';
 
@@ -36,8 +36,6 @@ export interface ColumnImageArgs {
   offsets: VLOffsets;
   origin: number;
 }
-
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /**
  * Pools of fewer threads leave the chunks to the calling thread: on 2 cores (a pool of 2) the staging

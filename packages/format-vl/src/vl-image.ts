@@ -8,11 +8,9 @@
  * @module
  */
 import { HEAP_HEADER, VlChunk } from './vl-chunk.js';
-import { ENTRY_SIZE, seal } from './vl-sections.js';
+import { ENTRY_SIZE, LITTLE_ENDIAN, seal } from './vl-sections.js';
 import type { VLOffsets } from './vl-strings.js';
 import { putAsciiBatch } from './vl-values.js';
-
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /** Strings joined per `encodeInto` (as `appendText` does). */
 const JOIN = 64;

@@ -41,7 +41,8 @@ import {
 } from '@chunkform/core/plugin';
 import { HEAP_HEADER, compact, emptyVlChunk, ensure, liveBytes, type VlChunk } from './vl-chunk.js';
 
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+/** The host stores numbers little-endian, as the sections do (typed-array views of them read as they are). */
+export const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /** Bytes of one entry: heap offset (8, the composition offset size) and length (8). */
 export const ENTRY_SIZE = 16;
