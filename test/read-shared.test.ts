@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
+import { BUILTIN_PIPELINES } from './support/pipelines.js';
 import { ChecksumError, createFile, FilterError, openFile, type Dataset } from '../packages/core/src/index.js';
 import { decodeChunkShared, pipelineOffload, setPipelineOffload, type PipelineOffload } from '../packages/core/src/plugin.js';
 import { selectHyperslab } from '../packages/core/src/selection/index.js';
@@ -24,14 +25,7 @@ const D1 = 600;
 const D2 = 500; // 3 MB: large enough for read() to stage through shared memory
 const CHUNKS = [2, 128, 128]; // edge chunks in every dimension
 
-const PIPELINES: Record<string, Record<string, unknown>> = {
-  gzip: { compression: 'gzip', compressionOpts: 1 },
-  'shuffle + gzip': { shuffle: true, compression: 'gzip', compressionOpts: 1 },
-  LZ4: { filters: [{ id: 32004 }] },
-  'bitshuffle + LZ4': { filters: [{ id: 32008, clientData: [0, 2] }] },
-  zstd: { filters: [{ id: 32015, clientData: [3] }] },
-  'shuffle + fletcher32': { shuffle: true, fletcher32: true },
-};
+const PIPELINES = BUILTIN_PIPELINES;
 
 /** Detector-like uint16 values. */
 const data = new Uint16Array(D0 * D1 * D2);

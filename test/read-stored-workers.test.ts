@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
+import { BUILTIN_PIPELINES } from './support/pipelines.js';
 import { createFile, openFile, type ByteSource, type Dataset } from '../packages/core/src/index.js';
 import { NodeFileStore } from '../packages/core/src/io/node-file.js';
 import { pipelineOffload, setPipelineOffload } from '../packages/core/src/plugin.js';
@@ -24,14 +25,7 @@ const SHAPE = [8, 300, 260]; // 1.2 MB: read() gives shared memory from 1 MiB on
 const CHUNKS = [1, 128, 128]; // 3 × 3 chunks per frame, edge chunks in both dimensions: 72 chunks
 const N_CHUNKS = 72;
 
-const PIPELINES: Record<string, Record<string, unknown>> = {
-  gzip: { compression: 'gzip', compressionOpts: 1 },
-  'shuffle + gzip': { shuffle: true, compression: 'gzip', compressionOpts: 1 },
-  LZ4: { filters: [{ id: 32004 }] },
-  'bitshuffle + LZ4': { filters: [{ id: 32008, clientData: [0, 2] }] },
-  zstd: { filters: [{ id: 32015, clientData: [3] }] },
-  'shuffle + fletcher32': { shuffle: true, fletcher32: true },
-};
+const PIPELINES = BUILTIN_PIPELINES;
 
 function frames(seed: number): Uint16Array {
   const v = new Uint16Array(SHAPE.reduce((a, b) => a * b, 1));

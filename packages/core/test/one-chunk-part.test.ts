@@ -5,19 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { allChunks } from './support/chunk-grid.js';
 import { chunkParts, oneChunkPart } from '../src/chunk/defined.js';
 import { selectAll, selectBlocks, selectHyperslab, selectNone, type Selection } from '../src/selection/index.js';
-
-function allChunks(dims: number[], chunk: number[]): number[][] {
-  const counts = dims.map((d, i) => Math.ceil(d / chunk[i]!));
-  const out: number[][] = [];
-  const rec = (prefix: number[]): void => {
-    if (prefix.length === dims.length) return void out.push(prefix);
-    for (let c = 0; c < counts[prefix.length]!; c++) rec([...prefix, c]);
-  };
-  rec([]);
-  return out;
-}
 
 const caseArb = fc.integer({ min: 1, max: 3 }).chain((rank) =>
   fc.tuple(

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { allChunks } from './support/chunk-grid.js';
 import { chunkParts, unionAll } from '../src/chunk/defined.js';
 import { concatSlabs } from '../src/selection/concat.js';
 import { offsetSelection, selectBlocks, selectHyperslab, selectNone, toBlocks, union, type Box, type Selection } from '../src/selection/index.js';
@@ -18,17 +19,6 @@ const caseArb = fc
       fc.array(fc.array(fc.tuple(fc.nat(11), fc.integer({ min: 1, max: 6 })), { minLength: rank, maxLength: rank }), { maxLength: 8 }),
     ),
   );
-
-function allChunks(dims: number[], chunk: number[]): number[][] {
-  const counts = dims.map((d, i) => Math.ceil(d / chunk[i]!));
-  const out: number[][] = [];
-  const rec = (prefix: number[]): void => {
-    if (prefix.length === dims.length) return void out.push(prefix);
-    for (let c = 0; c < counts[prefix.length]!; c++) rec([...prefix, c]);
-  };
-  rec([]);
-  return out;
-}
 
 const reduce = (parts: Selection[], dims: number[]): Selection => parts.reduce((a, b) => union(a, b, dims), selectNone() as Selection);
 
