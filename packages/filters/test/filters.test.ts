@@ -243,6 +243,30 @@ describe('deflate', () => {
     });
   }
 
+  it('node: a background decode (not awaited right away) runs on the thread pool from BACKGROUND_MIN_BYTES, with the same bytes and errors', async () => {
+    const data = new Uint8Array(nodeZlib.BACKGROUND_MIN_BYTES + 1000).map((_, i) => (i * 7919) % 251);
+    const z = await nodeZlib.zlibCompress(data, 1);
+    const sync = nodeZlib.zlibDecompress(z, data.length, 2 * data.length, true);
+    expect(sync).toBeInstanceOf(Uint8Array); // below ASYNC_MIN_BYTES: on the calling thread
+    const bg = nodeZlib.zlibDecompress(z, data.length, 2 * data.length, true, true);
+    expect(bg).toBeInstanceOf(Promise);
+    expect(same(await bg, data)).toBe(true);
+    // a smaller stream stays on the calling thread even in the background
+    const small = data.subarray(0, nodeZlib.BACKGROUND_MIN_BYTES >> 1);
+    expect(nodeZlib.zlibDecompress(await nodeZlib.zlibCompress(small, 1), small.length, 2 * small.length, true, true)).toBeInstanceOf(Uint8Array);
+    // bytes after the stream and a corrupt stream fail as on the calling thread
+    const tail = new Uint8Array(z.length + 3);
+    tail.set(z);
+    await expect(async () => nodeZlib.zlibDecompress(tail, data.length, 2 * data.length, true, true)).rejects.toThrow(/3 bytes follow the end of the stream/);
+    const bad = z.slice();
+    for (let i = 10; i < 40; i++) bad[i] ^= 0x5a;
+    await expect(async () => nodeZlib.zlibDecompress(bad, data.length, 2 * data.length, true, true)).rejects.toThrow(FilterError);
+    // the filter passes the hint on
+    const f = deflateFilter.decode(z, { ...ctx([1], { chunkDims: [data.length] }), wholeInput: true, background: true });
+    expect(f).toBeInstanceOf(Promise);
+    expect(same(await f, data)).toBe(true);
+  });
+
   it('takes its level from client data and validates it', async () => {
     const data = new Uint8Array(10000).map((_, i) => i % 13);
     const z1 = await deflateFilter.encode(data, ctx([1]));

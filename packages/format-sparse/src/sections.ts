@@ -55,10 +55,13 @@ function fail(ctx: ChunkFormatContext, rec: ChunkRecord, what: string, structure
   return new FormatError(what, { path: chunkLabel(ctx, rec.coords), structure, address: rec.address });
 }
 
-/** Filter context of a section: the section is a 1-D array of `count` elements of `size` bytes. */
-function sectionContext(ctx: ChunkFormatContext, size: number, count: number): PipelineContext {
+/**
+ * Filter context of a section: the section is a 1-D array of `count` elements of `size` bytes
+ * (`background`: decoded ahead of its use, see `FilterContext.background`).
+ */
+function sectionContext(ctx: ChunkFormatContext, size: number, count: number, background = false): PipelineContext {
   const fill = ctx.fillValue;
-  return { datatype: ctx.datatype, elementSize: size, chunkDims: [count], ...(fill ? { fillValue: fill } : {}) };
+  return { datatype: ctx.datatype, elementSize: size, chunkDims: [count], ...(fill ? { fillValue: fill } : {}), ...(background ? { background } : {}) };
 }
 
 /**
@@ -218,9 +221,12 @@ function fromPoints(coords: Float64Array, values: Uint8Array, es: number, dims: 
   return { selection: runsSelection(runs, dims), values: sorted ? out : out.slice(0, m * es), runs };
 }
 
-/** Stored chunk → memory form (docs/architecture.md §3 `file_to_mem`; docs/structured-chunk-format.md §6, §13.3), validating everything. */
+/**
+ * Stored chunk → memory form (docs/architecture.md §3 `file_to_mem`; docs/structured-chunk-format.md §6, §13.3), validating
+ * everything. `background`: decoded ahead of its use, so both sections' filters may run on other threads at once.
+ */
 // Structured chunk, 2-section sparse (docs/structured-chunk-format.md §6.1–6.4 (RFC tables 3–5), §7.5, §13.3).
-export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx: ChunkFormatContext): Promise<SparseChunk> {
+export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx: ChunkFormatContext, background = false): Promise<SparseChunk> {
   const es = ctx.elementSize;
   const dims = ctx.chunkDims;
   const secs = rec.sections;
@@ -240,8 +246,8 @@ export async function decodeSparseChunk(image: Uint8Array, rec: ChunkRecord, ctx
     const expected = secs.unfilteredSizes?.[s];
     const fctx =
       s === SECTION_SELECTION
-        ? sectionContext(ctx, 1, expected ?? 16 * dims.length * chunkElements + 4096)
-        : sectionContext(ctx, es, expected !== undefined && expected % es === 0 ? expected / es : chunkElements);
+        ? sectionContext(ctx, 1, expected ?? 16 * dims.length * chunkElements + 4096, background)
+        : sectionContext(ctx, es, expected !== undefined && expected % es === 0 ? expected / es : chunkElements, background);
     return decodeSection(parts[s]!, p, secs.filterMasks?.[s] ?? 0, ctx, fctx, rec);
   };
   const sized = (s: number, bytes: Uint8Array): Uint8Array => {

@@ -83,6 +83,11 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
     return shareChunk(mem);
   }
 
+  /** {@link fileToMem} of a chunk a reader reaches soon: both sections' filters may run off the calling thread at once. */
+  decodeAhead(image: Uint8Array, rec: ChunkRecord): Promise<SparseChunk> {
+    return decodeSparseChunk(image, rec, this.ctx, true);
+  }
+
   async memToFile(mem: SparseChunk, coords: readonly number[], last?: boolean): Promise<ChunkImage> {
     const values = mem.values;
     try {

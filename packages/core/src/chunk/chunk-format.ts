@@ -132,6 +132,13 @@ export interface ChunkFormat<Mem = unknown> {
   /** Stored bytes → memory form (docs/architecture.md §3 `file_to_mem`). */
   fileToMem(image: Uint8Array, rec: ChunkRecord): Promise<Mem>;
   /**
+   * Optional: {@link fileToMem} of a chunk decoded ahead of its use (a reader reading frame by frame
+   * gets there soon): its filters may run on other threads even where the format would run them on
+   * the calling thread (`FilterContext.background`), which then stays free to serve the reader.
+   * Synchronously starts whatever it hands to other threads before it returns.
+   */
+  decodeAhead?(image: Uint8Array, rec: ChunkRecord): Promise<Mem>;
+  /**
    * Memory form → stored bytes (docs/architecture.md §3 `mem_to_file`). `last`: the engine drops
    * `mem` once this resolves (a chunk evicted or never cached): the format may reuse its buffers.
    */

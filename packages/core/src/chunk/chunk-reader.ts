@@ -25,6 +25,7 @@ import type { Holder, WriteQueue } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
 import { isShared, sharedInput } from '../filter/decode-into.js';
 import { copyStaged, releaseStage, takeStage, useShared } from './shared-stage.js';
+import { ReadAhead } from './read-ahead.js';
 
 /** Everything one dataset's engine works with. */
 export interface ChunkEngineOptions<Mem> {
@@ -43,6 +44,11 @@ export interface ChunkEngineOptions<Mem> {
    * call; 'auto': {@link defaultBackgroundBytes} for the chunk size and the filter threads.
    */
   backgroundBytes?: number | 'auto';
+  /**
+   * The index and the chunks never change (a read-only file): `readDefined` reading one slab of
+   * dimension 0 after another (frame by frame) has the next chunk decoded ahead (./read-ahead.ts).
+   */
+  readAhead?: boolean;
 }
 
 /** Chunks processed at once by a read or write (I/O and filters overlap; each chunk is touched once)... */
@@ -68,12 +74,15 @@ export class ChunkReader<Mem> {
   protected readonly concurrency: number;
   /** Chunks encoding behind the caller (`ChunkEngine`; null: background writes off). */
   protected queue: WriteQueue | null = null;
+  /** Decodes the next chunk while a reader reads on frame by frame (read-only files: ./read-ahead.ts). */
+  private readonly ahead: ReadAhead<Mem> | null;
 
   constructor(
     protected readonly o: ChunkEngineOptions<Mem>,
     p?: ChunkGuard,
   ) {
     this.p = p ?? new ChunkGuard(o.path);
+    this.ahead = o.readAhead ? new ReadAhead(o, () => this.p.changes) : null;
     const bytes = chunkBytes(o);
     this.concurrency = Math.min(MAX_CONCURRENCY, chunksForThreads(Math.max(CONCURRENCY, Math.floor(IN_FLIGHT_BYTES / Math.max(1, bytes))), bytes, pipelineOffload()?.threads ?? 1));
   }
@@ -240,6 +249,7 @@ export class ChunkReader<Mem> {
       // one box in one chunk (a frame): the chunk from the cache when there (no await), no candidate search
       try {
         const hit = this.o.cache.get(one.coords.join(','));
+        this.ahead?.readOn(one, hit !== undefined, dims);
         const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel);
         const b = toBlocks(r.selection, chunkDims);
         return { selection: concatSlabs(b.kind === 'none' ? [] : [b.boxes], dims.length, [one.start]), bytes: r.values.slice() };
@@ -260,8 +270,10 @@ export class ChunkReader<Mem> {
     const key = part.coords.join(',');
     const hit = cache.get(key);
     if (hit) return hit.mem;
-    const rec = this.recordOf(part, at);
-    const mem = await this.loadMem(part.coords, rec);
+    const got = this.ahead ? await this.ahead.take(key, at) : undefined;
+    const rec = got ? got.rec : this.recordOf(part, at);
+    const mem = got ? got.mem : await this.loadMem(part.coords, rec);
+    await this.ahead?.started();
     const whole = chunkDims.reduce((n, c, d) => n * Math.min(c, this.o.dims()[d]! - part.start[d]!), 1);
     if (rec !== null && selectionCount(part.chunkSel, chunkDims) < whole && !format.isEmpty?.(mem)) {
       await this.admit({ key, coords: part.coords, mem, bytes: format.memSize(mem), dirty: false, fullyAccessed: false });

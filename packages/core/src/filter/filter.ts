@@ -27,6 +27,11 @@ export interface FilterContext {
    * next section's offset): a decoder that can tell where its stream ends rejects bytes after it.
    */
   wholeInput?: boolean;
+  /**
+   * The result is not waited for right away (a chunk decoded ahead of a reader reaching it): a
+   * pipeline offload may run it on another thread even when it is smaller than the work it takes otherwise.
+   */
+  background?: boolean;
 }
 
 /** One HDF5 filter. */

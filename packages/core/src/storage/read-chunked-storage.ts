@@ -190,7 +190,7 @@ export async function openChunkedParts<E>(
     chunkDims: layout.chunkDims,
     elementSize: info.elementSize,
     dims: () => dims,
-    ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : {}),
+    ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : { readAhead: true }),
   });
   return { index, engine, cache, objectValues: format.objectValues, formatReadOnly: format.readOnlyReason };
 }

@@ -35,9 +35,12 @@ export function decodeLimit(ctx: Pick<FilterContext, 'chunkDims' | 'elementSize'
   return n > 0 ? 2 * n + 65536 : 0;
 }
 
-/** Spec IV.A.2.l, filter 1: inflates one chunk (both registrations decode with it). */
+/**
+ * Spec IV.A.2.l, filter 1: inflates one chunk (both registrations decode with it); under Node off the
+ * calling thread for smaller chunks too when the caller does not wait for it (`ctx.background`).
+ */
 function decode(data: Uint8Array, ctx: FilterContext): ReturnType<Filter['decode']> {
-  return zlibDecompress(data, chunkBytes(ctx), decodeLimit(ctx), ctx.wholeInput);
+  return zlibDecompress(data, chunkBytes(ctx), decodeLimit(ctx), ctx.wholeInput, ctx.background);
 }
 
 /** The deflate (zlib) filter (id 1). */

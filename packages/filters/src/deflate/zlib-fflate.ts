@@ -51,7 +51,7 @@ function inflateInto(data: Uint8Array, size: number): Uint8Array {
  * `limit` bytes of output (if > 0) is an error (decompression bombs). The Adler-32 trailer is read from
  * the input's last four bytes, so bytes after the stream fail that check whether or not `_whole` asks.
  */
-export function zlibDecompress(data: Uint8Array, expected: number, limit: number, _whole?: boolean): Uint8Array {
+export function zlibDecompress(data: Uint8Array, expected: number, limit: number, _whole?: boolean, _background?: boolean): Uint8Array {
   let out: Uint8Array;
   try {
     if (data.length < 6) throw new Error('stream too short');

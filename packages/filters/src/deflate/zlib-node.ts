@@ -30,8 +30,15 @@ const MAX_CHUNK = 64 * 1024 * 1024;
  * ../workers) everything is synchronous: that thread is already off the main one.
  */
 export const ASYNC_MIN_BYTES = 64 * 1024;
+/**
+ * From this many bytes on, a decode whose result is not awaited right away (`background`: a chunk
+ * decoded ahead of a reader) runs on libuv's thread pool too, leaving the main thread to the caller.
+ */
+export const BACKGROUND_MIN_BYTES = 16 * 1024;
 /** Large inputs go to libuv's pool only from the main thread. */
 const ASYNC_LIMIT = isMainThread ? ASYNC_MIN_BYTES : Infinity;
+/** Background decodes go to libuv's pool only from the main thread. */
+const BACKGROUND_LIMIT = isMainThread ? BACKGROUND_MIN_BYTES : Infinity;
 
 /** Private input copies of thread-pool calls, made in reused buffers (up to 8, each of 64 KiB–16 MiB): new ones cost page faults and garbage collections. */
 const inputPool = new CopyPool({ buffers: () => 8, maxBytes: Infinity, maxBufferBytes: 16 << 20, minBufferBytes: ASYNC_MIN_BYTES });
@@ -112,12 +119,14 @@ function inflated(r: Buffer | { buffer: Buffer; engine: { bytesWritten: number }
  * Spec IV.A.2.l, filter 1: decompresses a zlib stream. `expected` is the likely output size (used to size the output
  * buffer; 0 if unknown); more than `limit` bytes of output is an error (decompression bombs). With `whole`, bytes after
  * the stream's end are an error (zlib reports how much input it consumed; it checks the Adler-32 trailer itself).
+ * `background`: the result is not awaited right away, so streams from {@link BACKGROUND_MIN_BYTES} inflate on the
+ * thread pool too.
  */
-export function zlibDecompress(data: Uint8Array, expected: number, limit: number, whole = false): Uint8Array | Promise<Uint8Array> {
+export function zlibDecompress(data: Uint8Array, expected: number, limit: number, whole = false, background = false): Uint8Array | Promise<Uint8Array> {
   const chunkSize = Math.min(MAX_CHUNK, expected > 0 ? Math.max(SMALL_CHUNK, expected + 1) : MIN_CHUNK);
   const opts: ZlibOptions & { info?: boolean } = { chunkSize, finishFlush: constants.Z_FINISH, ...(limit > 0 ? { maxOutputLength: limit } : {}), ...(whole ? { info: true } : {}) };
   const n = data.length;
-  if (Math.max(expected, n) >= ASYNC_LIMIT) {
+  if (Math.max(expected, n) >= (background ? BACKGROUND_LIMIT : ASYNC_LIMIT)) {
     const input = inputPool.copy(data);
     return new Promise((resolve, reject) =>
       inflate(input, opts, (e, out) => {
