@@ -2,7 +2,8 @@
  * A growing sparse dataset of frames, written one frame at a time the way a detector writes them: the
  * set-up shared by the frame-read tests.
  */
-import { selectBlocks, type Box, type Dataset, type H5File } from '../../packages/core/src/index.js';
+import { expect } from 'vitest';
+import { H5Error, selectBlocks, type Box, type Dataset, type H5File } from '../../packages/core/src/index.js';
 
 /** One frame's defined boxes (dataset coordinates, one frame deep) and their values in C order of the boxes' union. */
 export interface Frame {
@@ -32,4 +33,15 @@ export async function writeSparseFrames(file: H5File, geometry: { h: number; w: 
     await ds.write(values, selectBlocks(boxes));
   }
   return ds;
+}
+
+/** Expects `read` (a read of the dataset `frames`) to fail with a typed error naming the dataset and chunk `chunk` (chunk coordinates). */
+export async function expectChunkError(read: Promise<unknown>, chunk: readonly number[]): Promise<void> {
+  const e = await read.then(
+    () => null,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(H5Error);
+  expect(String((e as Error).message)).toMatch(/frames/);
+  expect(String((e as Error).message)).toContain(`chunk [${chunk.join(', ')}]`);
 }
