@@ -32,7 +32,9 @@
  *   the namespace of `import * as core` ≈ 2.1 KB, the WebAssembly already at asc's smallest
  *   (`-Os`/`-Oz`/`--shrinkLevel` give no smaller deflated pair). The same session's point-group read shortcuts (+75 B) and filter workers reading
  *   stored chunks of local files themselves (+0.14 KB) came in with it; the sparse sections' own
- *   Adler-32 pass (zlib's input count checks a stream fills its section) went out (−0.15 KB). Earlier: browser bundles get a
+ *   Adler-32 pass (zlib's input count checks a stream fills its section) went out (−0.15 KB). Then
+ *   reading ahead of frame-by-frame sparse reads (chunk/read-ahead.ts and its hooks, ≈ +0.49 KB) and the
+ *   unrolled rank-3 corner loop of section 0 block lists (≈ +0.16 KB) brought it to 166,307 B: ceiling 162.5 KB. Earlier: browser bundles get a
  *   worker pool without the pool (filters' `#pool` import: workers/pool-none.ts) ≈ 0.9 KB; shared
  *   record checks in the indexes, the zstd glue imported by name, the bitshuffle WebAssembly stored
  *   deflated. What the 161.8 KB is, one implementation each except where a fallback is the design:
@@ -75,7 +77,7 @@ const root = resolve(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-bundle-'));
 const KB = 1024;
 /** Ceilings (KB, min+gzip): issue #14's budget for the read-only bundle; the size measured, rounded up to the next 0.5 KB, for everything (see the comment above). */
-const EVERYTHING_CEILING = 162;
+const EVERYTHING_CEILING = 162.5;
 const READ_CEILING = 60;
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
