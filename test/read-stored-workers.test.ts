@@ -6,7 +6,9 @@
  * file (or not for every chunk: writes not yet handed to the operating system) has its chunks read
  * here and sent as bytes; chunks written in the same session, not flushed, read back through the
  * workers as written; a file replaced at its path after the open is not read by the workers (they
- * check its identity) and the values come from the file open here.
+ * check its identity) and the values come from the file open here. A worker held up (busy or not
+ * yet woken) does not hold up the end of a read: the chunks waiting at it, not started, are taken
+ * back by a worker left without work, and each chunk is decoded once.
  */
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,7 @@ import { pipelineOffload, setPipelineOffload } from '../packages/core/src/plugin
 import { selectHyperslab } from '../packages/core/src/selection/index.js';
 import { configureWorkers, startWorkers, stopWorkers, workerStats } from '../packages/filters/src/index.js';
 
+const TASKS = new URL('../packages/filters/test/support/task-module.ts', import.meta.url).href;
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-read-stored-'));
 const SHAPE = [8, 300, 260]; // 1.2 MB: read() gives shared memory from 1 MiB on
 const CHUNKS = [1, 128, 128]; // 3 × 3 chunks per frame, edge chunks in both dimensions: 72 chunks
@@ -161,6 +164,41 @@ describe('filter workers reading stored chunks themselves', () => {
     await ds.readInto(out);
     expect(bytesOf(out).equals(bytesOf(data))).toBe(true);
     expect(workerStats().failed).toBe(failed);
+    await f.close();
+  });
+
+  it('a worker held up does not hold up the end of a read: its chunks not started go to the other worker, each decoded once', async () => {
+    const f = await openFile(files.get('LZ4')!);
+    const ds = (await f.get('d')) as Dataset;
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    // one worker busy until released below (its next job waits in its port meanwhile)
+    const held = pipelineOffload()!.runTask!({ module: TASKS, fn: 'held', args: { flag }, bytes: 1 << 30 })!;
+    try {
+      for (const selection of [undefined, selectHyperslab({ start: [2, 0, 0], count: [3, 256, 260] })]) {
+        const before = workerStats();
+        const n = selection ? 3 * 256 * 260 : data.length;
+        const out = shared(n);
+        const read = ds.readInto(out, selection).then(() => 'read');
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const stuck = new Promise((resolve) => (timer = setTimeout(() => resolve('stuck'), 20_000)));
+        // without taking chunks back the read would wait for the held worker
+        expect(await Promise.race([read, held.then(() => 'held'), stuck])).toBe('read');
+        clearTimeout(timer);
+        const want = selection ? new Uint16Array(n).map((_, i) => data[(2 + Math.floor(i / (256 * 260))) * 300 * 260 + (i % (256 * 260))]!) : data;
+        expect(bytesOf(out).equals(bytesOf(want))).toBe(true);
+        const after = workerStats();
+        expect(after.takenBack - before.takenBack).toBeGreaterThanOrEqual(1);
+        expect(after.failed).toBe(before.failed);
+        // whole chunks: each read and decoded on a worker exactly once (a chunk taken back never ran at the held one)
+        const whole = selection ? 3 * 6 : N_CHUNKS;
+        expect(after.read - before.read).toBe(whole);
+        expect(after.done - before.done).toBe(whole);
+      }
+    } finally {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    }
+    expect(typeof (await held)).toBe('number');
     await f.close();
   });
 });
