@@ -8,9 +8,11 @@
  * workers as written; a file replaced at its path after the open is not read by the workers (they
  * check its identity) and the values come from the file open here. A worker held up (busy or not
  * yet woken) does not hold up the end of a read: the chunks waiting at it, not started, are taken
- * back by a worker left without work, and each chunk is decoded once.
+ * back by a worker left without work, and each chunk is decoded once. A corrupt chunk in the middle
+ * of a read fails it with the dataset and the chunk named, and once it has failed nothing of it goes
+ * on (no chunk still decoded into the caller's buffer).
  */
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -199,6 +201,42 @@ describe('filter workers reading stored chunks themselves', () => {
       Atomics.notify(flag, 0);
     }
     expect(typeof (await held)).toBe('number');
+    await f.close();
+  });
+
+  it('a corrupt chunk in a read names the dataset and the chunk, and nothing of the read goes on after it failed', async () => {
+    const path = join(dir, 'corrupt-chunk.h5');
+    copyFileSync(files.get('gzip')!, path);
+    let f = await openFile(path);
+    const info = (await ((await f.get('d')) as Dataset).chunkInfoByCoord([0, 0, 0]))!;
+    await f.close();
+    // the deflate stream of the first chunk garbled after its zlib header
+    const fd = openSync(path, 'r+');
+    writeSync(fd, new Uint8Array(Math.min(64, info.size - 2)).fill(0xa5), 0, undefined, info.address + 2);
+    closeSync(fd);
+    f = await openFile(path);
+    const ds = (await f.get('d')) as Dataset;
+    try {
+      // without workers (the other chunks' reads still on their way when the first fails) and with them
+      for (const threads of [0, 2]) {
+        configureWorkers({ threads, minBytes: 0 });
+        const out = shared(data.length);
+        const err = await ds.readInto(out).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(Error);
+        expect((err as Error).message).toContain('/d (chunk [0, 0, 0])');
+        // at the rejection every chunk the read began is done: nothing changes the buffer or the counts afterwards
+        const at = workerStats();
+        const seen = Buffer.from(out.buffer).toString('base64');
+        await new Promise((r) => setTimeout(r, 100));
+        expect(workerStats()).toEqual(at);
+        expect(Buffer.from(out.buffer).toString('base64')).toBe(seen);
+      }
+    } finally {
+      configureWorkers({ threads: 2, minBytes: 0 });
+    }
     await f.close();
   });
 });
