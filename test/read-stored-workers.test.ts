@@ -10,7 +10,8 @@
  * yet woken) does not hold up the end of a read: the chunks waiting at it, not started, are taken
  * back by a worker left without work, and each chunk is decoded once. A corrupt chunk in the middle
  * of a read fails it with the dataset and the chunk named, and once it has failed nothing of it goes
- * on (no chunk still decoded into the caller's buffer).
+ * on (no chunk still decoded into the caller's buffer). Closing the file during a read waits for
+ * the read; stopping the workers during one gives the same values (their chunks run here).
  */
 import { closeSync, copyFileSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -238,5 +239,23 @@ describe('filter workers reading stored chunks themselves', () => {
       configureWorkers({ threads: 2, minBytes: 0 });
     }
     await f.close();
+  });
+
+  it('closing the file during a read waits for it; stopping the workers during a read gives the same values', async () => {
+    for (const what of ['close', 'stop'] as const) {
+      const f = await openFile(files.get('shuffle + gzip')!);
+      const ds = (await f.get('d')) as Dataset;
+      const before = workerStats();
+      const reading = ds.read();
+      await new Promise((r) => setImmediate(r)); // chunks on their way to the workers
+      if (what === 'close') await f.close();
+      else stopWorkers();
+      const v = (await reading) as Uint16Array;
+      expect(bytesOf(v).equals(bytesOf(data))).toBe(true);
+      if (what === 'stop') {
+        await f.close();
+        expect(await startWorkers()).toBe(2);
+      } else expect(workerStats().done - before.done).toBe(N_CHUNKS);
+    }
   });
 });
