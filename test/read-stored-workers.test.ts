@@ -6,9 +6,14 @@
  * file (or not for every chunk: writes not yet handed to the operating system) has its chunks read
  * here and sent as bytes; chunks written in the same session, not flushed, read back through the
  * workers as written; a file replaced at its path after the open is not read by the workers (they
- * check its identity) and the values come from the file open here.
+ * check its identity) and the values come from the file open here. A worker held up (busy or not
+ * yet woken) does not hold up the end of a read: the chunks waiting at it, not started, are taken
+ * back by a worker left without work, and each chunk is decoded once. A corrupt chunk in the middle
+ * of a read fails it with the dataset and the chunk named, and once it has failed nothing of it goes
+ * on (no chunk still decoded into the caller's buffer). Closing the file during a read waits for
+ * the read; stopping the workers during one gives the same values (their chunks run here).
  */
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +25,7 @@ import { pipelineOffload, setPipelineOffload } from '../packages/core/src/plugin
 import { selectHyperslab } from '../packages/core/src/selection/index.js';
 import { configureWorkers, startWorkers, stopWorkers, workerStats } from '../packages/filters/src/index.js';
 
+const TASKS = new URL('../packages/filters/test/support/task-module.ts', import.meta.url).href;
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-read-stored-'));
 const SHAPE = [8, 300, 260]; // 1.2 MB: read() gives shared memory from 1 MiB on
 const CHUNKS = [1, 128, 128]; // 3 × 3 chunks per frame, edge chunks in both dimensions: 72 chunks
@@ -162,5 +168,94 @@ describe('filter workers reading stored chunks themselves', () => {
     expect(bytesOf(out).equals(bytesOf(data))).toBe(true);
     expect(workerStats().failed).toBe(failed);
     await f.close();
+  });
+
+  it('a worker held up does not hold up the end of a read: its chunks not started go to the other worker, each decoded once', async () => {
+    const f = await openFile(files.get('LZ4')!);
+    const ds = (await f.get('d')) as Dataset;
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    // one worker busy until released below (its next job waits in its port meanwhile)
+    const held = pipelineOffload()!.runTask!({ module: TASKS, fn: 'held', args: { flag }, bytes: 1 << 30 })!;
+    try {
+      for (const selection of [undefined, selectHyperslab({ start: [2, 0, 0], count: [3, 256, 260] })]) {
+        const before = workerStats();
+        const n = selection ? 3 * 256 * 260 : data.length;
+        const out = shared(n);
+        const read = ds.readInto(out, selection).then(() => 'read');
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const stuck = new Promise((resolve) => (timer = setTimeout(() => resolve('stuck'), 20_000)));
+        // without taking chunks back the read would wait for the held worker
+        expect(await Promise.race([read, held.then(() => 'held'), stuck])).toBe('read');
+        clearTimeout(timer);
+        const want = selection ? new Uint16Array(n).map((_, i) => data[(2 + Math.floor(i / (256 * 260))) * 300 * 260 + (i % (256 * 260))]!) : data;
+        expect(bytesOf(out).equals(bytesOf(want))).toBe(true);
+        const after = workerStats();
+        expect(after.takenBack - before.takenBack).toBeGreaterThanOrEqual(1);
+        expect(after.failed).toBe(before.failed);
+        // whole chunks: each read and decoded on a worker exactly once (a chunk taken back never ran at the held one)
+        const whole = selection ? 3 * 6 : N_CHUNKS;
+        expect(after.read - before.read).toBe(whole);
+        expect(after.done - before.done).toBe(whole);
+      }
+    } finally {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    }
+    expect(typeof (await held)).toBe('number');
+    await f.close();
+  });
+
+  it('a corrupt chunk in a read names the dataset and the chunk, and nothing of the read goes on after it failed', async () => {
+    const path = join(dir, 'corrupt-chunk.h5');
+    copyFileSync(files.get('gzip')!, path);
+    let f = await openFile(path);
+    const info = (await ((await f.get('d')) as Dataset).chunkInfoByCoord([0, 0, 0]))!;
+    await f.close();
+    // the deflate stream of the first chunk garbled after its zlib header
+    const fd = openSync(path, 'r+');
+    writeSync(fd, new Uint8Array(Math.min(64, info.size - 2)).fill(0xa5), 0, undefined, info.address + 2);
+    closeSync(fd);
+    f = await openFile(path);
+    const ds = (await f.get('d')) as Dataset;
+    try {
+      // without workers (the other chunks' reads still on their way when the first fails) and with them
+      for (const threads of [0, 2]) {
+        configureWorkers({ threads, minBytes: 0 });
+        const out = shared(data.length);
+        const err = await ds.readInto(out).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(Error);
+        expect((err as Error).message).toContain('/d (chunk [0, 0, 0])');
+        // at the rejection every chunk the read began is done: nothing changes the buffer or the counts afterwards
+        const at = workerStats();
+        const seen = Buffer.from(out.buffer).toString('base64');
+        await new Promise((r) => setTimeout(r, 100));
+        expect(workerStats()).toEqual(at);
+        expect(Buffer.from(out.buffer).toString('base64')).toBe(seen);
+      }
+    } finally {
+      configureWorkers({ threads: 2, minBytes: 0 });
+    }
+    await f.close();
+  });
+
+  it('closing the file during a read waits for it; stopping the workers during a read gives the same values', async () => {
+    for (const what of ['close', 'stop'] as const) {
+      const f = await openFile(files.get('shuffle + gzip')!);
+      const ds = (await f.get('d')) as Dataset;
+      const before = workerStats();
+      const reading = ds.read();
+      await new Promise((r) => setImmediate(r)); // chunks on their way to the workers
+      if (what === 'close') await f.close();
+      else stopWorkers();
+      const v = (await reading) as Uint16Array;
+      expect(bytesOf(v).equals(bytesOf(data))).toBe(true);
+      if (what === 'stop') {
+        await f.close();
+        expect(await startWorkers()).toBe(2);
+      } else expect(workerStats().done - before.done).toBe(N_CHUNKS);
+    }
   });
 });

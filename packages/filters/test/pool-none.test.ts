@@ -28,7 +28,7 @@ describe('pool without worker threads', () => {
     expect(off.encode(bytes, pipeline, [], { elementSize: 1 } as never)).toBeNull();
     expect(none.workerPoolSize()).toBe(0);
     expect(await none.startWorkers()).toBe(0);
-    expect(none.workerStats()).toEqual({ done: 0, failed: 0, read: 0 });
+    expect(none.workerStats()).toEqual({ done: 0, failed: 0, read: 0, takenBack: 0 });
     none.stopWorkers();
     setPipelineOffload(null);
     none.installWorkerPool();

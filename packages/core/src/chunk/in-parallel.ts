@@ -1,14 +1,26 @@
 /** Bounded concurrency for the chunk engine's per-chunk work. @module */
 
-/** Runs `fn` over `items` with at most `limit` promises in flight; rejects with the first failure. */
+/**
+ * Runs `fn` over `items` with at most `limit` promises in flight; rejects with the first failure,
+ * once the items already begun have settled (none is begun after it): when the call rejects, no
+ * work of it goes on behind the caller (no chunk still written into the caller's buffer or the file).
+ */
 export async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   // one item (e.g. a frame written into its own chunk): no worker promises
   if (items.length === 1) return fn(items[0]!);
   let next = 0;
+  let failure: { error: unknown } | null = null;
   const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
+    while (!failure && next < items.length) {
+      try {
+        await fn(items[next++]!);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw (failure as { error: unknown }).error;
 }
 
 /** Bytes of chunks in flight that more filter threads may not push a read, write or flush past. */

@@ -14,8 +14,8 @@ export { DEFAULT_WORKER_MIN_BYTES, type WorkerOptions };
 const offload: PipelineOffload = { threads: 0, encode: () => null, decode: () => null };
 
 /** No chunk ever runs on a worker here. */
-export function workerStats(): { done: number; failed: number; read: number } {
-  return { done: 0, failed: 0, read: 0 };
+export function workerStats(): { done: number; failed: number; read: number; takenBack: number } {
+  return { done: 0, failed: 0, read: 0, takenBack: 0 };
 }
 
 /**

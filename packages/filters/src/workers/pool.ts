@@ -9,7 +9,8 @@
  * own pipeline code; a chunk that fails there is run again on the calling thread, whose error names
  * the dataset and the chunk. A chunk read into shared memory from a local file goes as its place in
  * the file: the worker reads the stored bytes itself. Each worker holds at most its running job and
- * the next; further jobs wait here and go to whichever worker finishes first. Chunk formats also run
+ * the next; further jobs wait here and go to whichever worker finishes first, and a worker left
+ * without work takes back a chunk read from the file that waits, not started, at another. Chunk formats also run
  * functions of their own there (`runTask`: e.g. format-vl builds whole VL chunk images on the
  * workers), above the same size threshold.
  * @module
@@ -95,8 +96,8 @@ function ours(impls: readonly (Filter | undefined)[], skipMask = 0): boolean {
   return any;
 }
 
-/** Chunks the workers finished, chunks that failed there (then run on the calling thread), and chunks whose stored bytes a worker read itself. */
-const stats = { done: 0, failed: 0, read: 0 };
+/** Chunks the workers finished, chunks that failed there (then run on the calling thread), chunks whose stored bytes a worker read itself, and jobs taken back from a worker before they started (run by another). */
+const stats = { done: 0, failed: 0, read: 0, takenBack: 0 };
 
 /**
  * Files (identities) a worker could not read as they are open on the calling thread (replaced at
@@ -144,7 +145,14 @@ async function run(job: FilterJob | SectionsJob | TaskJob, failed?: (e: Error) =
   }
   if (!w) return null;
   try {
-    const r = await w.run(job);
+    let r = await w.run(job);
+    // taken back before it started (below): to the worker that asked for work, or any
+    while (r.takenBack) {
+      stats.takenBack++;
+      w = pick();
+      if (!w) return null;
+      r = await w.run(job);
+    }
     stats.done++;
     const back = r.input?.buffer as ArrayBuffer | undefined;
     if (back) inputs.keep(back);
@@ -154,7 +162,12 @@ async function run(job: FilterJob | SectionsJob | TaskJob, failed?: (e: Error) =
     if (e instanceof Error) failed?.(e);
     return null; // the calling thread runs the chunk again and throws its error with the chunk named
   } finally {
-    waiting.shift()?.(); // a place is free: the longest waiting job takes it
+    // a place is free: the longest waiting job takes it; none waits (the end of a read): a worker
+    // left without work takes a job that waits, not started, at another (one slowed down or not
+    // yet woken), rather than idle while it does
+    const next = waiting.shift();
+    if (next) next();
+    else if (w?.pending === 0) for (const o of workers) if (o !== w && o.pending > 0 && o.takeBack()) break;
   }
 }
 
@@ -167,9 +180,10 @@ async function send(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: nu
 /**
  * Counts since the process started: chunks run on workers, chunks that failed there (run again on
  * the calling thread), and chunks among the done ones whose stored bytes a worker read from the
- * file itself (reads of a local file into shared memory).
+ * file itself (reads of a local file into shared memory), and jobs a worker left without work took
+ * back from another before they started there (at the end of a read).
  */
-export function workerStats(): { done: number; failed: number; read: number } {
+export function workerStats(): { done: number; failed: number; read: number; takenBack: number } {
   return { ...stats };
 }
 

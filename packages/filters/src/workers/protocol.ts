@@ -73,7 +73,21 @@ export interface FilterReply {
 export interface FilterWorkerData {
   /** Filter ids whose codecs the worker loads before it reports ready (those the pool has used). */
   warm: number[];
+  /**
+   * Claims of the jobs that can be taken back before they start (shared memory, {@link CLAIM_SLOTS}
+   * slots): a job sent with `slot` holds its id there while it waits in the worker's port; the worker
+   * runs it only if it swaps that id for {@link CLAIM_STARTED} (else the pool took it back and sent
+   * it to another worker: no reply).
+   */
+  claims?: Int32Array;
 }
+
+/** Slots of {@link FilterWorkerData.claims}: jobs of one worker that can be taken back at once. */
+export const CLAIM_SLOTS = 8;
+/** A claim slot's value once its job has started (or while it is free). */
+export const CLAIM_STARTED = -1;
+/** A claim slot's value once its job was taken back. */
+export const CLAIM_TAKEN = -2;
 
 /** How the error of a worker that could not read a chunk's stored bytes (./stored-read.ts) begins. */
 export const STORED_READ_FAILED = 'filters: the worker could not read the stored chunk: ';
@@ -91,6 +105,8 @@ export interface FilterResult {
   masks?: number[];
   /** A {@link TaskJob}'s value. */
   value?: unknown;
+  /** The job was taken back before it started ({@link FilterWorker.takeBack}): run it elsewhere. */
+  takenBack?: boolean;
 }
 
 /** One worker thread running filter pipelines. */
@@ -101,6 +117,12 @@ export interface FilterWorker {
   readonly pending: number;
   /** Runs `job` there (its bytes' buffer is transferred unless shared). Rejects when the worker fails or exits. */
   run(job: FilterJob | SectionsJob | TaskJob): Promise<FilterResult>;
+  /**
+   * Takes back the newest job that has not started yet and that another worker can run as well (a
+   * chunk whose stored bytes the worker reads itself: nothing of it was moved there); its `run`
+   * resolves with `takenBack`. False when there is none.
+   */
+  takeBack(): boolean;
   /** Stops the worker (pending requests are rejected). */
   terminate(): void;
 }

@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { READY_ID, type FilterJob, type FilterReply, type FilterResult, type FilterWorker, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
+import { CLAIM_SLOTS, CLAIM_STARTED, CLAIM_TAKEN, READY_ID, type FilterJob, type FilterReply, type FilterResult, type FilterWorker, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 
 /** The machine's parallelism (`os.availableParallelism()`). */
 export function machineThreads(): number {
@@ -34,8 +34,10 @@ function entry(): URL {
  */
 export function startFilterWorker(warm: readonly number[] = []): FilterWorker | null {
   let worker: Worker;
+  // the claims of jobs that may be taken back before they start (protocol.ts)
+  const claims = new Int32Array(new SharedArrayBuffer(4 * CLAIM_SLOTS)).fill(CLAIM_STARTED);
   try {
-    worker = new Worker(entry(), { workerData: { warm: [...warm] } satisfies FilterWorkerData });
+    worker = new Worker(entry(), { workerData: { warm: [...warm], claims } satisfies FilterWorkerData });
   } catch {
     return null;
   }
@@ -45,7 +47,14 @@ export function startFilterWorker(warm: readonly number[] = []): FilterWorker | 
   ready.catch(() => undefined);
   let next = 0;
   let dead: Error | null = null;
-  const pending = new Map<number, { resolve(v: FilterResult): void; reject(e: Error): void }>();
+  const pending = new Map<number, { resolve(v: FilterResult): void; reject(e: Error): void; slot?: number }>();
+  /** A claim slot no pending job holds (undefined when all are held). */
+  const freeSlot = (): number | undefined => {
+    let used = 0;
+    for (const p of pending.values()) if (p.slot !== undefined) used |= 1 << p.slot;
+    for (let i = 0; i < CLAIM_SLOTS; i++) if (!((used >>> i) & 1)) return i;
+    return undefined;
+  };
   const settleAll = (e: Error): void => {
     dead ??= e;
     onFail(e);
@@ -78,16 +87,35 @@ export function startFilterWorker(warm: readonly number[] = []): FilterWorker | 
     },
     run(job: FilterJob | SectionsJob | TaskJob) {
       if (dead) return Promise.reject(dead);
-      const id = next++;
+      const id = next;
+      next = (next + 1) & 0x7fffffff; // (ids are the claims' values: non-negative 32-bit integers)
       if (pending.size === 0) worker.ref(); // keep the process alive until the reply arrives
+      // a chunk the worker reads from the file itself can be taken back until it starts (takeBack)
+      const slot = job.direction === 'decode' && job.stored && !job.bytes ? freeSlot() : undefined;
+      if (slot !== undefined) Atomics.store(claims, slot, id);
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        pending.set(id, { resolve, reject, ...(slot !== undefined ? { slot } : {}) });
         // (no bytes transferred: the sections of a structured chunk and a task — shared memory, or small
         // ones the message copies — and a chunk whose stored bytes the worker reads from the file itself)
         const bytes = job.direction === 'sections' || job.direction === 'task' ? undefined : job.bytes;
         const shared = !bytes || (typeof SharedArrayBuffer === 'function' && bytes.buffer instanceof SharedArrayBuffer);
-        worker.postMessage({ id, ...job }, shared ? [] : [bytes.buffer as ArrayBuffer]);
+        worker.postMessage({ id, ...(slot !== undefined ? { slot } : {}), ...job }, shared ? [] : [bytes.buffer as ArrayBuffer]);
       });
+    },
+    takeBack() {
+      // newest first: the job that would start last; a slot the worker has claimed no longer holds the id
+      const ids = [...pending.keys()];
+      for (let i = ids.length - 1; i >= 0; i--) {
+        const id = ids[i]!;
+        const p = pending.get(id)!;
+        if (p.slot === undefined || Atomics.compareExchange(claims, p.slot, id, CLAIM_TAKEN) !== id) continue;
+        // (the slot may go to a new job at once: the worker compares its own job's id, so it skips this one)
+        pending.delete(id);
+        if (pending.size === 0) worker.unref();
+        p.resolve({ filterMask: 0, takenBack: true });
+        return true;
+      }
+      return false;
     },
     terminate() {
       settleAll(new Error('filters: the filter worker was stopped'));

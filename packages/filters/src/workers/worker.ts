@@ -12,7 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { decodeChunk, decodeChunkInto, encodeChunk, type Filter, type FilterPipeline, type OffloadContext } from '@chunkform/core/plugin';
 import { ALL_FILTERS } from '../builtin.js';
 import { shuffle, shuffleElementSize, shuffleFilter } from '../shuffle/index.js';
-import { READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
+import { CLAIM_STARTED, READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 import { beginRead, endRead } from './stored-read.js';
 
@@ -91,7 +91,12 @@ async function runTask(job: TaskJob): Promise<{ value: unknown; transfer: ArrayB
   return { value: r.value, transfer: r.transfer ?? [] };
 }
 
-parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number }) => {
+/** Claims of the jobs the pool may take back before they start (protocol.ts). */
+const claims = (workerData as FilterWorkerData | null)?.claims;
+
+parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number; slot?: number }) => {
+  // a job the pool took back (it runs on another worker): not run, no reply
+  if (m.slot !== undefined && claims && Atomics.compareExchange(claims, m.slot, m.id, CLAIM_STARTED) !== m.id) return;
   if (m.direction === 'task') {
     runTask(m).then(
       (r) => parentPort!.postMessage({ id: m.id, done: true, value: r.value } satisfies FilterReply, r.transfer),

@@ -11,3 +11,9 @@ export function doubled(args: { bytes: Uint8Array }): { value: { out: Uint8Array
 export function fails(): never {
   throw new Error('task-module: this task fails');
 }
+
+/** Holds its worker until `args.flag[0]` is set (and notified) elsewhere: a worker kept busy. */
+export function held(args: { flag: Int32Array }): { value: number; transfer: ArrayBuffer[] } {
+  while (Atomics.load(args.flag, 0) === 0) Atomics.wait(args.flag, 0, 0);
+  return { value: threadId, transfer: [] };
+}
