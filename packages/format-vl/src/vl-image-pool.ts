@@ -11,12 +11,23 @@
 
 /** Smallest buffer kept (the file writer's held-back writes are at most 64 KiB). */
 export const POOLED_MIN_BYTES = (64 << 10) + 1;
-/** Most buffers kept, and most bytes in all. */
-const KEEP = 8;
+/**
+ * Most buffers kept, and most bytes in all (as core's `ownedCopy`): the chunk engine writes up to 64
+ * chunks at once, so a large write has as many images built and not yet written.
+ */
+const KEEP = 128;
 const KEEP_BYTES = 64 << 20;
+/** Kept buffers are dropped when none was given back for this long (no write running). */
+const IDLE_MS = 1000;
 
 const free: ArrayBuffer[] = [];
 let freeBytes = 0;
+let idle: ReturnType<typeof setTimeout> | undefined;
+
+function dropAll(): void {
+  free.length = 0;
+  freeBytes = 0;
+}
 
 /**
  * A buffer for an image of `size` bytes, from byte 0 (`reused`: a kept buffer, its bytes not zero).
@@ -42,4 +53,7 @@ export function giveBack(image: Uint8Array): void {
   free.push(b);
   freeBytes += b.byteLength;
   while (free.length > KEEP || freeBytes > KEEP_BYTES) freeBytes -= free.shift()!.byteLength;
+  clearTimeout(idle);
+  idle = setTimeout(dropAll, IDLE_MS);
+  (idle as { unref?: () => void }).unref?.(); // (Node: the timer keeps no process alive)
 }

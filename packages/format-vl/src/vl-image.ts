@@ -90,15 +90,31 @@ export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, bas
     const o0 = offsets[b]!;
     const nb = offsets[b + m]! - o0;
     if (nb > 0) image.set(bytes.subarray(o0 - origin, o0 - origin + nb), eb + at);
-    entriesOf(words, c, offsets, b, m, at - o0);
+    entriesOf(words, c, offsets, b, m, at - o0, image.length - eb > 0xffffffff);
     at += nb;
   }
   return finish(mem, image, eb, at);
 }
 
-/** Entries (all four words) of the `m` elements from `c` for the column's strings from `b`, heap offset = column offset + `shift` (0 when empty). */
-function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number): void {
+/**
+ * Entries (all four words) of the `m` elements from `c` for the column's strings from `b`, heap
+ * offset = column offset + `shift` (0 when empty). `wide`: a heap offset may reach 2^32 (else every
+ * high word is 0).
+ */
+function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number, wide: boolean): void {
   let prev = offsets[b]!;
+  if (!wide) {
+    for (let k = 0, j = 4 * c; k < m; k++, j += 4) {
+      const next = offsets[b + k + 1]!;
+      const L = next - prev;
+      w[j] = L > 0 ? prev + shift : 0;
+      w[j + 1] = 0;
+      w[j + 2] = L;
+      w[j + 3] = 0;
+      prev = next;
+    }
+    return;
+  }
   for (let k = 0, j = 4 * c; k < m; k++, j += 4) {
     const next = offsets[b + k + 1]!;
     const L = next - prev;
