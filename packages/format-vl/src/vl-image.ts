@@ -90,7 +90,7 @@ export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, bas
     const o0 = offsets[b]!;
     const nb = offsets[b + m]! - o0;
     if (nb > 0) image.set(bytes.subarray(o0 - origin, o0 - origin + nb), eb + at);
-    entriesOf(words, c, offsets, b, m, at - o0, image.length - eb > 0xffffffff);
+    entriesOf(words, c, offsets, b, m, at - o0, image.length - eb >= 0x80000000);
     at += nb;
   }
   return finish(mem, image, eb, at);
@@ -98,23 +98,27 @@ export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, bas
 
 /**
  * Entries (all four words) of the `m` elements from `c` for the column's strings from `b`, heap
- * offset = column offset + `shift` (0 when empty). `wide`: a heap offset may reach 2^32 (else every
- * high word is 0).
+ * offset = column offset + `shift` (0 when empty). `wide`: a heap offset may reach 2^31 (else every
+ * high word is 0, and 32-bit offsets below 2^31 are read and the entries written as int32).
  */
 function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number, wide: boolean): void {
-  let prev = offsets[b]!;
-  if (!wide) {
-    for (let k = 0, j = 4 * c; k < m; k++, j += 4) {
-      const next = offsets[b + k + 1]!;
-      const L = next - prev;
-      w[j] = L > 0 ? prev + shift : 0;
-      w[j + 1] = 0;
-      w[j + 2] = L;
-      w[j + 3] = 0;
+  if (!wide && offsets instanceof Uint32Array && offsets[b + m]! < 0x80000000) {
+    // (int32 loads and stores: no conversions through doubles)
+    const o = new Int32Array(offsets.buffer, offsets.byteOffset + 4 * b, m + 1);
+    const e = new Int32Array(w.buffer, w.byteOffset + ENTRY_SIZE * c, 4 * m);
+    let prev = o[0]!;
+    for (let k = 0, j = 0; k < m; k++, j += 4) {
+      const next = o[k + 1]!;
+      const L = (next - prev) | 0;
+      e[j] = L > 0 ? (prev + shift) | 0 : 0;
+      e[j + 1] = 0;
+      e[j + 2] = L;
+      e[j + 3] = 0;
       prev = next;
     }
     return;
   }
+  let prev = offsets[b]!;
   for (let k = 0, j = 4 * c; k < m; k++, j += 4) {
     const next = offsets[b + k + 1]!;
     const L = next - prev;
