@@ -68,9 +68,9 @@ export class VlFormat implements ChunkFormat<VlChunk> {
     return decodeVlChunk(image, rec, this.ctx, this.shape);
   }
 
-  async memToFile(mem: VlChunk, coords: readonly number[]): Promise<ChunkImage> {
+  async memToFile(mem: VlChunk, coords: readonly number[], last?: boolean): Promise<ChunkImage> {
     if (mem.staged) await unstage(mem); // (built on a worker: ./vl-image-offload.ts)
-    return encodeVlChunk(mem, this.ctx, this.shape, coords);
+    return encodeVlChunk(mem, this.ctx, this.shape, coords, last);
   }
 
   /**

@@ -11,15 +11,24 @@ import { HEAP_HEADER, VlChunk } from './vl-chunk.js';
 import { ENTRY_SIZE, LITTLE_ENDIAN, seal } from './vl-sections.js';
 import type { VLOffsets } from './vl-strings.js';
 import { putAsciiBatch } from './vl-values.js';
+import { giveBack, takeImage } from './vl-image-pool.js';
 
 /** Strings joined per `encodeInto` (as `appendText` does). */
 const JOIN = 64;
 
-/** A chunk of `n` elements over a new image with `values` heap bytes: its entries (zero: every value empty) and heap. */
-function imageChunk(n: number, values: number): { mem: VlChunk; image: Uint8Array; words: Uint32Array; eb: number } {
+/**
+ * A chunk of `n` elements over an image with `values` heap bytes (in a kept buffer when one fits:
+ * ./vl-image-pool.ts): its heap's unused-byte count zero, and its entries zero (every value empty)
+ * unless `covered` says the caller writes every entry.
+ */
+function imageChunk(n: number, values: number, covered: boolean): { mem: VlChunk; image: Uint8Array; words: Uint32Array; eb: number } {
   const eb = n * ENTRY_SIZE + 4;
-  const image = new Uint8Array(eb + (values > 0 ? HEAP_HEADER + values + 4 : 0));
+  const { image, reused } = takeImage(eb + (values > 0 ? HEAP_HEADER + values + 4 : 0));
   const words = new Uint32Array(image.buffer, 0, n * 4);
+  if (reused) {
+    if (!covered) words.fill(0);
+    if (values > 0) image.fill(0, eb, eb + HEAP_HEADER);
+  }
   const mem = new VlChunk(n, null);
   mem.words = words;
   return { mem, image, words, eb };
@@ -65,11 +74,14 @@ export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, bas
   if (!LITTLE_ENDIAN) return null;
   const { bytes, offsets, origin = 0 } = col;
   let total = 0;
+  let count = 0;
   for (let r = 0; r < runs.length; r += 3) {
     const b = base + runs[r + 1]!;
+    count += runs[r + 2]!;
     total += offsets[b + runs[r + 2]!]! - offsets[b]!;
   }
-  const { mem, image, words, eb } = imageChunk(n, total);
+  // (the runs of a request do not overlap: `count === n` covers every entry)
+  const { mem, image, words, eb } = imageChunk(n, total, count === n);
   let at = HEAP_HEADER; // (heap offsets count from the heap section's start)
   for (let r = 0; r < runs.length; r += 3) {
     const c = runs[r]!;
@@ -78,26 +90,44 @@ export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, bas
     const o0 = offsets[b]!;
     const nb = offsets[b + m]! - o0;
     if (nb > 0) image.set(bytes.subarray(o0 - origin, o0 - origin + nb), eb + at);
-    entriesOf(words, c, offsets, b, m, at - o0);
+    entriesOf(words, c, offsets, b, m, at - o0, image.length - eb >= 0x80000000);
     at += nb;
   }
   return finish(mem, image, eb, at);
 }
 
-/** Entries of the `m` elements from `c` (words zero before) for the column's strings from `b`, heap offset = column offset + `shift`. */
-function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number): void {
+/**
+ * Entries (all four words) of the `m` elements from `c` for the column's strings from `b`, heap
+ * offset = column offset + `shift` (0 when empty). `wide`: a heap offset may reach 2^31 (else every
+ * high word is 0, and 32-bit offsets below 2^31 are read and the entries written as int32).
+ */
+function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number, wide: boolean): void {
+  if (!wide && offsets instanceof Uint32Array && offsets[b + m]! < 0x80000000) {
+    // (int32 loads and stores: no conversions through doubles)
+    const o = new Int32Array(offsets.buffer, offsets.byteOffset + 4 * b, m + 1);
+    const e = new Int32Array(w.buffer, w.byteOffset + ENTRY_SIZE * c, 4 * m);
+    let prev = o[0]!;
+    for (let k = 0, j = 0; k < m; k++, j += 4) {
+      const next = o[k + 1]!;
+      const L = (next - prev) | 0;
+      e[j] = L > 0 ? (prev + shift) | 0 : 0;
+      e[j + 1] = 0;
+      e[j + 2] = L;
+      e[j + 3] = 0;
+      prev = next;
+    }
+    return;
+  }
   let prev = offsets[b]!;
   for (let k = 0, j = 4 * c; k < m; k++, j += 4) {
     const next = offsets[b + k + 1]!;
     const L = next - prev;
-    if (L > 0) {
-      const o = prev + shift;
-      // (a Uint32Array store keeps the value modulo 2^32; the high word truncates the quotient)
-      w[j] = o;
-      w[j + 1] = o / 0x100000000;
-      w[j + 2] = L;
-      w[j + 3] = L / 0x100000000;
-    }
+    const o = L > 0 ? prev + shift : 0;
+    // (a Uint32Array store keeps the value modulo 2^32; the high word truncates the quotient)
+    w[j] = o;
+    w[j + 1] = o / 0x100000000;
+    w[j + 2] = L;
+    w[j + 3] = L / 0x100000000;
     prev = next;
   }
 }
@@ -116,7 +146,7 @@ export function textChunk(n: number, runs: Float64Array, values: readonly unknow
     const b = base + runs[r + 1]!;
     for (let k = 0; k < runs[r + 2]!; k++) chars += (values[b + k] as string).length;
   }
-  const { mem, image, words, eb } = imageChunk(n, chars);
+  const { mem, image, words, eb } = imageChunk(n, chars, false);
   const parts: string[] = [];
   let at = HEAP_HEADER;
   for (let r = 0; r < runs.length; r += 3) {
@@ -128,7 +158,10 @@ export function textChunk(n: number, runs: Float64Array, values: readonly unknow
       parts.length = mm;
       let cc = 0;
       for (let q = 0; q < mm; q++) cc += (parts[q] = values[b + k + q] as string).length;
-      if (!putAsciiBatch(parts, cc, image, eb + at)) return null;
+      if (!putAsciiBatch(parts, cc, image, eb + at)) {
+        giveBack(image); // (not handed out)
+        return null;
+      }
       for (let q = 0, j = 4 * (c + k); q < mm; q++, j += 4) {
         const L = parts[q]!.length;
         if (L > 0) {

@@ -9,6 +9,7 @@
  * every section's unfiltered size and filter mask).
  * @module
  */
+import { giveBack } from './vl-image-pool.js';
 import {
   ChecksumError,
   FormatError,
@@ -187,16 +188,23 @@ function denseImage(mem: VlChunk): ChunkImage {
   return { bytes, filterMask: 0, sections: { offsets: [entriesBytes] } };
 }
 
-/** Memory form → stored chunk: sections encoded, each through its pipeline, stored back to back. */
+/**
+ * Memory form → stored chunk: sections encoded, each through its pipeline, stored back to back.
+ * `last`: the chunk is dropped after this (core's `memToFile`), so an image built in one pass is
+ * stored as it is and its buffer kept for reuse once written (./vl-image-pool.ts).
+ */
 // docs/format-vl.md §2 (dense: table "dense VL chunk"; sparse: table "sparse VL chunk").
-export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape: VlShape, coords: readonly number[]): Promise<ChunkImage> {
+export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape: VlShape, coords: readonly number[], last = false): Promise<ChunkImage> {
   const filtered = anySectionFiltered(ctx);
   let raw: Uint8Array[];
   if (mem.image !== null && !shape.sparse) {
     // built in one pass (docs/format-vl.md §5.1): the unfiltered sections as they are; `change`
     // copies the heap before the chunk changes, so the filters below may take their time
     const eb = shape.n * ENTRY_SIZE + 4;
-    if (!filtered) return { bytes: mem.image, filterMask: 0, sections: { offsets: [eb] } };
+    if (!filtered) {
+      const image = mem.image;
+      return { bytes: image, filterMask: 0, sections: { offsets: [eb] }, ...(last ? { written: () => giveBack(image) } : {}) };
+    }
     raw = [mem.image.subarray(0, eb), mem.image.subarray(eb)];
   } else {
     compact(mem, shape.bs);

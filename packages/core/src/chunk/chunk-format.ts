@@ -114,6 +114,13 @@ export interface ChunkImage {
   filterMask: number;
   /** Structured chunks: the per-section record fields to store in the index. */
   sections?: StructuredChunkSections;
+  /**
+   * Called once `bytes` are written and recorded by a single-chunk store (not for images written in a
+   * batch, nor after a failed write): the store holds no reference to them any more, unless they are
+   * at most 64 KiB (a file flush holds back such writes). Lets the format reuse the buffer of an
+   * image from `memToFile(…, last)`.
+   */
+  written?: () => void;
 }
 
 /** One chunk format: the in-memory form `Mem` of a chunk and the conversions to and from the file. */
