@@ -18,7 +18,7 @@
  * @module
  */
 import type { ChunkRecord, ChunkRequest, RawIO } from '@chunkform/core';
-import { copyRunsMerged, emptySpan, MAX_MERGE, RowViews, widenSpan } from './runs.js';
+import { copyRunsInTurn, copyRunsMerged, emptySpan, MAX_MERGE, RowViews, sameRunCount, widenSpan } from './runs.js';
 
 /** One stored chunk and the part of a request that falls into it. */
 export interface ReadItem {
@@ -305,15 +305,13 @@ export class CoalescingReader {
         // Rows of neighbouring tiles interleave in `out`: copy them in `out` order.
         const runs: Float64Array[] = [];
         const bases: number[] = [];
-        const chunks: Uint8Array[] = [];
-        const rows: RowViews[] = [];
         for (let k = a; k < b; k++) {
           runs.push(spans[k]!.item.req.runs);
           bases.push(spans[k]!.item.rec.address - lo);
-          chunks.push(bytes);
-          rows.push(views);
         }
-        copyRunsMerged(runs, chunks, bases, out, es, true, rows);
+        // (whole tiles of a band: as many rows each, copied in turn without the merge's search)
+        if (small && bytes.length <= SMALL_INT && sameRunCount(runs)) copyRunsInTurn(runs, bases, views, out, es);
+        else copyRunsMerged(runs, runs.map(() => bytes), bases, out, es, true, runs.map(() => views));
         return;
       }
       for (let k = a; k < b; k++) {
