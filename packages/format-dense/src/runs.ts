@@ -3,7 +3,7 @@
  * copies, never per element).
  * @module
  */
-import type { ChunkRequest } from '@chunkform/core';
+import type { ChunkRequest, RowRuns } from '@chunkform/core';
 import { copyChunkRuns } from '@chunkform/core/plugin';
 
 /** A chunk's runs: the triples, or (when the engine mapped them so) one row pattern whose triples are then never built. */
@@ -119,28 +119,22 @@ export function copyRunsMerged(
 }
 
 /**
- * Copies the runs of chunks that have as many runs each out of one scratch buffer (`rows`, chunk q's
- * element 0 at byte `bases[q]`) into `out`: run t of every chunk, then run t + 1 of every chunk (for
- * whole tiles side by side, rows of a band front to back, as {@link copyRunsMerged} orders them, but
- * without its search for the next run: a loop V8 optimises within the first read). The runs of one
- * chunk are disjoint from every other's, so the order changes speed, never the result. Byte offsets
- * must fit small integers (below 2³⁰).
+ * Copies the rows of chunks given as row patterns with as many rows each (whole tiles mapped with
+ * `rowPieces`) out of one scratch buffer (`views`, chunk q's element 0 at byte `bases[q]`) into `out`:
+ * row t of every chunk, then row t + 1 (for tiles side by side, a band front to back, as
+ * {@link copyRunsMerged} orders runs, but without its search for the next run and with no run list
+ * read or built: a loop V8 optimises within the first read). The rows of one chunk are disjoint from
+ * every other's, so the order changes speed, never the result. Byte offsets must be below 2³⁰.
  */
-export function copyRunsInTurn(runs: readonly Float64Array[], bases: readonly number[], rows: RowViews, out: Uint8Array, es: number): void {
-  const k = runs.length;
-  const n = runs[0]!.length;
-  for (let t = 0; t < n; t += 3) {
+export function copyRowsInTurn(rows: readonly RowRuns[], bases: readonly number[], views: RowViews, out: Uint8Array, es: number): void {
+  const k = rows.length;
+  const n = rows[0]!.n;
+  for (let t = 0; t < n; t++) {
     for (let q = 0; q < k; q++) {
-      const r = runs[q]!;
-      out.set(rows.row((bases[q]! + r[t]! * es) | 0, (r[t + 2]! * es) | 0), (r[t + 1]! * es) | 0);
+      const p = rows[q]!;
+      out.set(views.row((bases[q]! + (p.c + t * p.cs) * es) | 0, (p.len * es) | 0), ((p.b + t * p.bs) * es) | 0);
     }
   }
-}
-
-/** True when every run list of `runs` has as many runs as the first. */
-export function sameRunCount(runs: readonly Float64Array[]): boolean {
-  for (let q = 1; q < runs.length; q++) if (runs[q]!.length !== runs[0]!.length) return false;
-  return true;
 }
 
 /** Most views one {@link RowViews} keeps (a buffer of short rows falls back to a view per copy). */

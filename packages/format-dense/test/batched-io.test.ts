@@ -28,7 +28,7 @@ import { registerIndexes } from '@chunkform/indexes';
 import { registerFilters } from '@chunkform/filters';
 import { DenseFilteredFormat, DenseUnfilteredFormat, registerDenseFormats } from '../src/index.js';
 import { CoalescingReader } from '../src/coalesce.js';
-import { copyRunsIn, copyRunsInTurn, copyRunsMerged, copyRunsOut, copyRunsStaged, RowViews, sameRunCount, stagePieces } from '../src/runs.js';
+import { copyRunsIn, copyRunsMerged, copyRunsOut, copyRunsStaged, RowViews, stagePieces } from '../src/runs.js';
 
 /** A container with the dense formats; `plain`: the unfiltered format without its batched paths. */
 function container(plain = false): Container {
@@ -216,46 +216,6 @@ describe('staged chunk building (copyRunsStaged, stagePieces)', () => {
       [0, 1, true],
       [1, 2, true],
     ]);
-  });
-});
-
-describe('copyRunsInTurn', () => {
-  it('copies chunks with as many runs each out of one scratch buffer like chunk-by-chunk copies', () => {
-    const next = rng(17);
-    for (let trial = 0; trial < 30; trial++) {
-      const es = 1 + (next() % 4);
-      const k = 1 + (next() % 6);
-      const nRuns = 1 + (next() % 6);
-      // k chunks of nRuns runs each, at random places in a buffer (disjoint), and at random bases in scratch
-      const lens = Array.from({ length: k * nRuns }, () => 1 + (next() % 5));
-      const order = lens.map((_, i) => i).sort(() => (next() % 3) - 1);
-      const bufAt: number[] = new Array(lens.length);
-      let at = 0;
-      for (const i of order) (bufAt[i] = at), (at += lens[i]! + (next() % 3));
-      const runs: Float64Array[] = [];
-      const bases: number[] = [];
-      let base = next() % 4;
-      for (let q = 0; q < k; q++) {
-        const r: number[] = [];
-        let c = next() % 3;
-        for (let t = 0; t < nRuns; t++) {
-          const i = q * nRuns + t;
-          r.push(c, bufAt[i]!, lens[i]!);
-          c += lens[i]! + (next() % 3);
-        }
-        runs.push(Float64Array.from(r));
-        bases.push(base * es);
-        base += c + (next() % 3);
-      }
-      const scratch = Uint8Array.from({ length: (base + 4) * es }, (_, i) => (i * 37 + trial + 1) & 255);
-      const out = new Uint8Array((at + 2) * es);
-      expect(sameRunCount(runs)).toBe(true);
-      copyRunsInTurn(runs, bases, new RowViews(scratch), out, es);
-      const want = new Uint8Array(out.length);
-      runs.forEach((r, q) => copyRunsOut(scratch.subarray(bases[q]!), { runs: r } as ChunkRequest, want, es));
-      expect(out).toEqual(want);
-    }
-    expect(sameRunCount([Float64Array.of(0, 0, 1), Float64Array.of(0, 1, 1, 1, 2, 1)])).toBe(false);
   });
 });
 

@@ -2,7 +2,8 @@
  * Row patterns for gathered full-chunk writes: a {@link PieceHook} for chunk mapping that gives a chunk
  * whose runs are `n` rows of one length, a fixed stride apart on both sides (every whole tile of a larger
  * box), as {@link ChunkPiece.rows}, building its run list only if some step reads `runs` (a whole-dataset
- * write of 256×256 tiles then allocates no run lists). Write path only: reads map with plain run lists.
+ * write of 256×256 tiles then allocates no run lists). Used by gathered writes and by batched reads (formats with
+ * `fileReadMany`, which copy the rows of whole tiles from the pattern).
  * @module
  */
 import { insideCount, type ChunkPiece, type Grid, type RowRuns } from './chunk-grid.js';
