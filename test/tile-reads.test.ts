@@ -14,20 +14,15 @@ import './setup-registrations.js';
 import { createFile, openFile, type Dataset } from '../packages/core/src/index.js';
 import { selectHyperslab } from '../packages/core/src/selection/index.js';
 import { runPython } from './oracle/fixtures.js';
+import { mulberry32 } from '../packages/core/test/support/prng.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-tile-reads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Seeded xorshift32 (0 ≤ value < 2³²). */
+/** A seeded source of unsigned 32-bit values. */
 function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>>= 0);
-  };
+  const m = mulberry32(seed);
+  return () => Math.floor(m() * 2 ** 32);
 }
 
 /** C-order strides of `dims`. */
