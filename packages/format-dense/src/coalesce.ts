@@ -294,11 +294,10 @@ export class CoalescingReader {
    * of a band); else null (rows that touch on both sides are one run, copied as one by the other paths).
    */
   private rowsOf(spans: readonly Span[], a: number, b: number): RowRuns[] | null {
-    const n = spans[a]!.item.req.rows?.n;
     const rows: RowRuns[] = [];
     for (let k = a; k < b; k++) {
       const p = spans[k]!.item.req.rows;
-      if (!p || p.n !== n || (p.cs === p.len && p.bs === p.len)) return null;
+      if (!p || (k > a && p.n !== rows[0]!.n) || (p.cs === p.len && p.bs === p.len)) return null;
       rows.push(p);
     }
     return rows;
@@ -314,7 +313,7 @@ export class CoalescingReader {
     const es = this.es;
     const views = this.pool.pop() ?? new RowViews(new Uint8Array(this.scratchBytes));
     const scratch = views.bytes;
-    const small = out.length <= SMALL_INT;
+    const small = out.length <= SMALL_INT && scratch.length <= SMALL_INT;
     try {
       const lo = spans[a]!.lo;
       const bytes = scratch.subarray(0, spans[b - 1]!.hi - lo);
@@ -323,7 +322,7 @@ export class CoalescingReader {
       if (threaded && io.readScatter) await io.readScatter(lo, [target]);
       else await io.readInto(lo, target);
       if (region >= 0) bytes.set(target);
-      const rows = small && bytes.length <= SMALL_INT ? this.rowsOf(spans, a, b) : null;
+      const rows = small ? this.rowsOf(spans, a, b) : null;
       if (rows) {
         // whole tiles: rows in turn from their patterns, no run list read or built
         const bases: number[] = [];

@@ -58,14 +58,23 @@ function rowPattern(splits: readonly DimSplit[], gi: readonly number[], m: numbe
   const km = 3 * sm.first[gi[m]!]!;
   const s1 = splits[m - 1]!;
   const csm = g.cStride[m]!;
-  return {
-    n: s1.t[3 * s1.first[gi[m - 1]!]! + 1]!,
-    len: sm.t[km + 1]! * csm,
-    c: c + sm.t[km]! * csm,
-    cs: g.cStride[m - 1]!,
-    b: b + sm.t[km + 2]! * bStride[m]!,
-    bs: bStride[m - 1]!,
-  };
+  return new Rows(s1.t[3 * s1.first[gi[m - 1]!]! + 1]!, sm.t[km + 1]! * csm, c + sm.t[km]! * csm, g.cStride[m - 1]!, b + sm.t[km + 2]! * bStride[m]!, bStride[m - 1]!);
+}
+
+/**
+ * A {@link RowRuns} made by a constructor, not an object literal: the thousands a large write keeps alive made V8
+ * decide to allocate a literal's objects in the old generation, which threw away the optimised `rowPattern`
+ * (a "code dependencies" deoptimisation in the first write, then a second 16 ms compile in the next).
+ */
+class Rows implements RowRuns {
+  constructor(
+    readonly n: number,
+    readonly len: number,
+    readonly c: number,
+    readonly cs: number,
+    readonly b: number,
+    readonly bs: number,
+  ) {}
 }
 
 /** The {@link PieceHook} of row patterns (pass it as `mapToChunks(…, { piece: rowPieces })`). */
