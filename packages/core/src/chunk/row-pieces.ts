@@ -62,9 +62,10 @@ function rowPattern(splits: readonly DimSplit[], gi: readonly number[], m: numbe
 }
 
 /**
- * A {@link RowRuns} made by a constructor, not an object literal: the thousands a large write keeps alive made V8
- * decide to allocate a literal's objects in the old generation, which threw away the optimised `rowPattern`
- * (a "code dependencies" deoptimisation in the first write, then a second 16 ms compile in the next).
+ * A {@link RowRuns} made by a constructor, not an object literal: with the literal, V8 threw the optimised
+ * `rowPattern` away in the first write of a process ("code dependencies", most likely the literal's allocation
+ * site changing its pretenuring decision for the thousands of patterns a write keeps alive) and compiled it
+ * again in the next (16 ms each on a 2-core machine); with the constructor it is compiled once.
  */
 class Rows implements RowRuns {
   constructor(
