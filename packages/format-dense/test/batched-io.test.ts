@@ -28,7 +28,7 @@ import { registerIndexes } from '@chunkform/indexes';
 import { registerFilters } from '@chunkform/filters';
 import { DenseFilteredFormat, DenseUnfilteredFormat, registerDenseFormats } from '../src/index.js';
 import { CoalescingReader } from '../src/coalesce.js';
-import { copyRunsIn, copyRunsMerged, copyRunsOut, copyRunsStaged, RowViews, stagePieces } from '../src/runs.js';
+import { copyRowsInTurn, copyRunsIn, copyRunsMerged, copyRunsOut, copyRunsStaged, RowViews, stagePieces } from '../src/runs.js';
 
 /** A container with the dense formats; `plain`: the unfiltered format without its batched paths. */
 function container(plain = false): Container {
@@ -216,6 +216,33 @@ describe('staged chunk building (copyRunsStaged, stagePieces)', () => {
       [0, 1, true],
       [1, 2, true],
     ]);
+  });
+});
+
+describe('copyRowsInTurn', () => {
+  it('copies tiles given as row patterns out of one scratch buffer like their run lists copied chunk by chunk', () => {
+    const next = rng(23);
+    for (let trial = 0; trial < 30; trial++) {
+      const es = 1 + (next() % 4);
+      const k = 1 + (next() % 5);
+      const n = 1 + (next() % 6);
+      const len = 1 + (next() % 5);
+      // k tiles of n rows side by side in a frame `width` elements wide, each stored as n·len elements in scratch
+      const width = k * len + (next() % 4);
+      const first = next() % 3;
+      const rows = Array.from({ length: k }, (_, q) => ({ n, len, c: 0, cs: len, b: first * width + q * len, bs: width }));
+      const bases = rows.map((_, q) => q * n * len * es);
+      const scratch = Uint8Array.from({ length: k * n * len * es }, (_, i) => (i * 29 + trial + 1) & 255);
+      const out = new Uint8Array((first + n) * width * es);
+      copyRowsInTurn(rows, bases, new RowViews(scratch), out, es);
+      const want = new Uint8Array(out.length);
+      rows.forEach((p, q) => {
+        const r: number[] = [];
+        for (let t = 0; t < p.n; t++) r.push(p.c + t * p.cs, p.b + t * p.bs, p.len);
+        copyRunsOut(scratch.subarray(bases[q]!), { runs: Float64Array.from(r) } as ChunkRequest, want, es);
+      });
+      expect(out).toEqual(want);
+    }
   });
 });
 

@@ -2,7 +2,8 @@
  * Row patterns for gathered full-chunk writes: a {@link PieceHook} for chunk mapping that gives a chunk
  * whose runs are `n` rows of one length, a fixed stride apart on both sides (every whole tile of a larger
  * box), as {@link ChunkPiece.rows}, building its run list only if some step reads `runs` (a whole-dataset
- * write of 256×256 tiles then allocates no run lists). Write path only: reads map with plain run lists.
+ * write of 256×256 tiles then allocates no run lists). Used by gathered writes and by batched reads (formats with
+ * `fileReadMany`, which copy the rows of whole tiles from the pattern).
  * @module
  */
 import { insideCount, type ChunkPiece, type Grid, type RowRuns } from './chunk-grid.js';
@@ -57,14 +58,24 @@ function rowPattern(splits: readonly DimSplit[], gi: readonly number[], m: numbe
   const km = 3 * sm.first[gi[m]!]!;
   const s1 = splits[m - 1]!;
   const csm = g.cStride[m]!;
-  return {
-    n: s1.t[3 * s1.first[gi[m - 1]!]! + 1]!,
-    len: sm.t[km + 1]! * csm,
-    c: c + sm.t[km]! * csm,
-    cs: g.cStride[m - 1]!,
-    b: b + sm.t[km + 2]! * bStride[m]!,
-    bs: bStride[m - 1]!,
-  };
+  return new Rows(s1.t[3 * s1.first[gi[m - 1]!]! + 1]!, sm.t[km + 1]! * csm, c + sm.t[km]! * csm, g.cStride[m - 1]!, b + sm.t[km + 2]! * bStride[m]!, bStride[m - 1]!);
+}
+
+/**
+ * A {@link RowRuns} made by a constructor, not an object literal: with the literal, V8 threw the optimised
+ * `rowPattern` away in the first write of a process ("code dependencies", most likely the literal's allocation
+ * site changing its pretenuring decision for the thousands of patterns a write keeps alive) and compiled it
+ * again in the next (16 ms each on a 2-core machine); with the constructor it is compiled once.
+ */
+class Rows implements RowRuns {
+  constructor(
+    readonly n: number,
+    readonly len: number,
+    readonly c: number,
+    readonly cs: number,
+    readonly b: number,
+    readonly bs: number,
+  ) {}
 }
 
 /** The {@link PieceHook} of row patterns (pass it as `mapToChunks(…, { piece: rowPieces })`). */
