@@ -173,10 +173,15 @@ describe('filter workers reading stored chunks themselves', () => {
   it('a worker held up does not hold up the end of a read: its chunks not started go to the other worker, each decoded once', async () => {
     const f = await openFile(files.get('LZ4')!);
     const ds = (await f.get('d')) as Dataset;
-    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const flag = new Int32Array(new SharedArrayBuffer(8));
     // one worker busy until released below (its next job waits in its port meanwhile)
     const held = pipelineOffload()!.runTask!({ module: TASKS, fn: 'held', args: { flag }, bytes: 1 << 30 })!;
     try {
+      // the task module loads asynchronously: until the task runs, its worker would still take jobs
+      for (let t = 0; Atomics.load(flag, 1) === 0; t++) {
+        if (t > 4000) throw new Error('the held task did not start within 20 s');
+        await new Promise((r) => setTimeout(r, 5));
+      }
       for (const selection of [undefined, selectHyperslab({ start: [2, 0, 0], count: [3, 256, 260] })]) {
         const before = workerStats();
         const n = selection ? 3 * 256 * 260 : data.length;

@@ -12,8 +12,12 @@ export function fails(): never {
   throw new Error('task-module: this task fails');
 }
 
-/** Holds its worker until `args.flag[0]` is set (and notified) elsewhere: a worker kept busy. */
+/**
+ * Holds its worker until `args.flag[0]` is set (and notified) elsewhere: a worker kept busy. Sets
+ * `args.flag[1]` first (when there is one) so the caller can wait until the worker is really held.
+ */
 export function held(args: { flag: Int32Array }): { value: number; transfer: ArrayBuffer[] } {
+  if (args.flag.length > 1) Atomics.store(args.flag, 1, 1);
   while (Atomics.load(args.flag, 0) === 0) Atomics.wait(args.flag, 0, 0);
   return { value: threadId, transfer: [] };
 }
