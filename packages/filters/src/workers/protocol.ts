@@ -73,6 +73,8 @@ export interface FilterReply {
 export interface FilterWorkerData {
   /** Filter ids whose codecs the worker loads before it reports ready (those the pool has used). */
   warm: number[];
+  /** Bytes of the largest chunk the pool has run (the codecs warm on that many: ./warm.ts); 0: none yet. */
+  warmBytes?: number;
 }
 
 /** How the error of a worker that could not read a chunk's stored bytes (./stored-read.ts) begins. */

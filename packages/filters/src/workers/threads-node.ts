@@ -30,12 +30,12 @@ function entry(): URL {
 
 /**
  * Starts one filter worker (null when workers cannot be created here), which loads the codecs of
- * the filters `warm` before it reports ready.
+ * the filters `warm` (and runs them over `warmBytes`: ./warm.ts) before it reports ready.
  */
-export function startFilterWorker(warm: readonly number[] = []): FilterWorker | null {
+export function startFilterWorker(warm: readonly number[] = [], warmBytes = 0): FilterWorker | null {
   let worker: Worker;
   try {
-    worker = new Worker(entry(), { workerData: { warm: [...warm] } satisfies FilterWorkerData });
+    worker = new Worker(entry(), { workerData: { warm: [...warm], warmBytes } satisfies FilterWorkerData });
   } catch {
     return null;
   }
