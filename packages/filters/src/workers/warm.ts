@@ -17,7 +17,7 @@ import { fletcher32 } from '../fletcher32/index.js';
 const lz4 = (): string => defaultLz4Codec.name;
 
 /** Most bytes a codec runs over while warming (larger chunks grow the memory on their first one). */
-export const WARM_MAX_BYTES = 8 << 20;
+export const WARM_MAX_BYTES = 4 << 20;
 
 /** `n` bytes that compress about as well as detector data (small counts), so the codecs write much of their output space. */
 function sample(n: number): Uint8Array {
