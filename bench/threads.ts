@@ -14,8 +14,12 @@
  * The ceiling of the machine is measured in the same run: two independent zlib level-1 streams on two
  * threads vs one thread doing both; each row's ratio is also given as a fraction of the same
  * repetition's ceiling, and with the main thread's CPU time ÷ wall time at 2 threads (Linux schedstat):
- * the work more workers cannot take off.
- * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
+ * the work more workers cannot take off. Other processes on the machine (Linux /proc/stat: its busy
+ * CPU less this process's) are measured during every timed run: the table gives their median load
+ * and the median ratio over the quiet pairs alone (both runs with fewer than BENCH_QUIET_CORES,
+ * default 0.25, cores busy elsewhere) — on a shared machine a pair during which another process
+ * took a core measures that process, not the pool.
+ * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_QUIET_CORES (default 0.25), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
  * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's),
  * BENCH_THREADS_ROWS (comma-separated parts of row names, e.g. `write zstd,stream` or `read`: only the
  * rows whose name contains one; default all), BENCH_THREADS_RSS=0 (skip the peak-RSS children).
@@ -100,15 +104,45 @@ function mainCpu(): number {
     return NaN;
   }
 }
+/** Busy CPU seconds of the whole machine so far, every process (Linux: /proc/stat; NaN elsewhere). */
+function machineCpu(): number {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').slice(0, 200).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return (f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + f[7]!) / 100; // user nice system irq softirq steal (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+/** CPU seconds of this process so far (every thread). */
+function ownCpu(): number {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1e6;
+}
+/** Where the timed run began: the machine's and this process's CPU seconds, and the time. */
+let started = { machine: 0, own: 0, t: 0 };
+/** Starts a timed run: notes the machine's CPU and returns the main thread's (for {@link busySince}). */
+function runStart(): number {
+  started = { machine: machineCpu(), own: ownCpu(), t: performance.now() };
+  return mainCpu();
+}
 /** Main-thread CPU seconds of the last timed run: work that more workers do not take off. */
 let lastBusy = 0;
+/**
+ * Cores that other processes kept busy during the last timed run (the machine's busy CPU less this
+ * process's, ÷ wall time; 10 ms ticks, so ± 0.1 on short runs): other agents sharing the machine.
+ */
+let lastForeign = 0;
 function busySince(c0: number): void {
   lastBusy = mainCpu() - c0;
+  const wall = (performance.now() - started.t) / 1000;
+  lastForeign = Math.max(0, (machineCpu() - started.machine - (ownCpu() - started.own)) / wall);
 }
+/** A pair of runs counts as quiet when other processes kept fewer cores than this busy in each. */
+const QUIET_CORES = Number(process.env.BENCH_QUIET_CORES ?? 0.25);
 
 /** Create + write every frame at once + close. */
 async function writeWhole(path: string, data: Uint16Array, frames: number, opts: Filters): Promise<number> {
-  const c0 = mainCpu();
+  const c0 = runStart();
   const t = performance.now();
   const f = await createFile(path);
   const ds = (await f.createDataset('d', { dtype: 'uint16', shape: [frames, H, W], chunks: [1, H, W], ...opts })) as Dataset;
@@ -120,7 +154,7 @@ async function writeWhole(path: string, data: Uint16Array, frames: number, opts:
 
 /** Open + read whole (into `into` when given; `'ordinary'`: `read()` with `allowShared: false`) + close; checks the last frame's sum. */
 async function readWhole(path: string, expect: number, into?: Uint16Array | 'ordinary'): Promise<number> {
-  const c0 = mainCpu();
+  const c0 = runStart();
   const t = performance.now();
   const f = await openFile(path);
   const ds = (await f.get('d')) as Dataset;
@@ -139,7 +173,7 @@ const roiSel = (i: number) => selectBlocks([{ start: [i, H / 4, W / 4], end: [i 
 
 /** Frame-by-frame streaming write, each write awaited: dense (whole frames) or sparse (a ROI of each). */
 async function stream(path: string, data: Uint16Array, frames: number, kind: 'dense' | 'sparse'): Promise<number> {
-  const c0 = mainCpu();
+  const c0 = runStart();
   const t = performance.now();
   const f = await createFile(path, { superblockVersion: 3, ...(BG_BYTES ? { backgroundWrites: { maxBytes: BG_BYTES } } : {}) });
   const ds = (await f.createDataset(
@@ -242,6 +276,12 @@ export async function runThreads(dir: string): Promise<void> {
   // row -> the main thread's CPU time ÷ wall time at 2 threads (work that more workers cannot shorten)
   const mainShare = new Map<string, number[]>();
   const busy = (row: string, wall: number) => mainShare.set(row, [...(mainShare.get(row) ?? []), lastBusy / wall]);
+  // `${row}|${rep}` -> the most cores other processes kept busy during either run of the pair
+  const foreign = new Map<string, number>();
+  const note = (row: string, rep: number, th: number, wall: number) => {
+    if (th === 2) busy(row, wall);
+    if (!Number.isNaN(wall)) foreign.set(`${row}|${rep}`, Math.max(foreign.get(`${row}|${rep}`) ?? 0, lastForeign));
+  };
   const rows: string[] = [];
   for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`, `read ordinary ${fl.name}`, `readInto shared ${fl.name}`);
   rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1');
@@ -260,13 +300,13 @@ export async function runThreads(dir: string): Promise<void> {
         await startWorkers();
         rmSync(path, { force: true }); // a new file: truncating the last one (kernel time on the main thread) is no part of the write
         const w = await writeWhole(path, data, FRAMES, fl.opts);
-        if (th === 2) busy(`write ${fl.name}`, w);
+        note(`write ${fl.name}`, rep, th, w);
         const r = picked(`read ${fl.name}`) ? await readWhole(path, lastSum) : NaN;
-        if (th === 2) busy(`read ${fl.name}`, r);
+        note(`read ${fl.name}`, rep, th, r);
         const ri = picked(`readInto shared ${fl.name}`) ? await readWhole(path, lastSum, shared) : NaN;
-        if (th === 2) busy(`readInto shared ${fl.name}`, ri);
+        note(`readInto shared ${fl.name}`, rep, th, ri);
         const ro = picked(`read ordinary ${fl.name}`) ? await readWhole(path, lastSum, 'ordinary') : NaN;
-        if (th === 2) busy(`read ordinary ${fl.name}`, ro);
+        note(`read ordinary ${fl.name}`, rep, th, ro);
         rt[th] = [w, r, ri, ro];
         add(`write ${fl.name}`, th, w);
         add(`read ${fl.name}`, th, r);
@@ -302,7 +342,7 @@ export async function runThreads(dir: string): Promise<void> {
         configureWorkers({ threads: th });
         await startWorkers();
         st[th] = await stream(path, data, FRAMES * 2, kind);
-        if (th === 2) busy(row, st[th]);
+        note(row, rep, th, st[th]);
         add(row, th, st[th]);
         rmSync(path, { force: true });
       }
@@ -310,7 +350,10 @@ export async function runThreads(dir: string): Promise<void> {
     }
     const z: Record<number, number> = {};
     for (const th of order) {
+      runStart();
       z[th] = await zlibStreams(th, 8);
+      busySince(0);
+      foreign.set(`ceiling: 2 zlib streams|${rep}`, Math.max(foreign.get(`ceiling: 2 zlib streams|${rep}`) ?? 0, lastForeign));
       add('ceiling: 2 zlib streams', th, z[th]);
     }
     ratios.set('ceiling: 2 zlib streams', [...(ratios.get('ceiling: 2 zlib streams') ?? []), z[1]! / z[2]!]);
@@ -326,8 +369,10 @@ export async function runThreads(dir: string): Promise<void> {
 
   const mbOf = (row: string) => (row.startsWith('stream') ? 2 * mb : row.startsWith('ceiling') ? 8 * 8 : mb);
   console.log(`\n## Thread scaling (bench/threads.ts): ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB), ${REPEAT} interleaved repetitions, medians\n`);
-  console.log('| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | ÷ ceiling (median, paired by repetition) | main thread CPU ÷ wall, 2 threads |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(
+    `| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | ÷ ceiling (median, paired by repetition) | main thread CPU ÷ wall, 2 threads | other processes' cores (median) | 2 ÷ 1, quiet pairs (< ${QUIET_CORES} cores elsewhere) |`,
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     if (!times.has(`${row}|1`)) continue;
     const a = median(times.get(`${row}|1`)!);
@@ -335,7 +380,10 @@ export async function runThreads(dir: string): Promise<void> {
     const all = ratios.get(row)!.map((r) => r.toFixed(2)).join(' ');
     const frac = `${(100 * median(ofCeiling.get(row)!)).toFixed(0)} %`;
     const share = mainShare.has(row) && !Number.isNaN(median(mainShare.get(row)!)) ? `${(100 * median(mainShare.get(row)!)).toFixed(0)} %` : '—';
-    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${frac} | ${share} |`);
+    const load = ratios.get(row)!.map((_, rep) => foreign.get(`${row}|${rep}`) ?? NaN);
+    const quiet = ratios.get(row)!.filter((_, rep) => load[rep]! < QUIET_CORES);
+    const calm = quiet.length > 0 ? `${median(quiet).toFixed(2)}× (${quiet.length} of ${load.length})` : `— (0 of ${load.length})`;
+    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${frac} | ${share} | ${median(load).toFixed(2)} | ${calm} |`);
   }
   if (lz4Ref && times.has('write LZ4|h5py')) {
     console.log('\n| LZ4 vs h5py (native plugin) | h5py MB/s | ours 1 thread | ours 2 threads | ours ÷ h5py at 1 / 2 threads |');

@@ -95,6 +95,25 @@ describe('LZ4 filter framing (H5Zlz4.c)', () => {
     expect(LZ4_DEFAULT_BLOCK_SIZE).toBe(1 << 30);
   });
 
+  it('gives every frame a buffer of its own, of its size: the next encode never changes an earlier result', () => {
+    // the encoder compresses into one kept buffer; each result is a copy of its own frame
+    const a = Uint8Array.from({ length: 100_000 }, (_, i) => (i >> 6) & 0xff);
+    const b = Uint8Array.from({ length: 120_000 }, (_, i) => (i * 7) & 0xff);
+    const ea = lz4Encode(a);
+    const copy = ea.slice();
+    const eb = lz4Encode(b);
+    expect(ea.buffer).not.toBe(eb.buffer);
+    expect(ea.byteOffset).toBe(0);
+    expect(ea.buffer.byteLength).toBe(ea.length);
+    expect(Buffer.from(ea).equals(Buffer.from(copy))).toBe(true);
+    expect(Buffer.from(lz4Decode(ea)).equals(Buffer.from(a))).toBe(true);
+    expect(Buffer.from(lz4Decode(eb)).equals(Buffer.from(b))).toBe(true);
+    // a chunk larger than the kept buffer: a new one, and the results still decode
+    const c = Uint8Array.from({ length: 300_000 }, (_, i) => (i >> 3) & 0x3f);
+    expect(Buffer.from(lz4Decode(lz4Encode(c))).equals(Buffer.from(c))).toBe(true);
+    expect(Buffer.from(lz4Decode(ea)).equals(Buffer.from(a))).toBe(true);
+  });
+
   it('round-trips through the filter for any element size, block size and length', async () => {
     await fc.assert(
       fc.asyncProperty(arbData, fc.constantFrom(1, 2, 4, 8, 16), fc.integer({ min: 0, max: 4096 }), fc.integer({ min: -3, max: 1 }), async (data, es, bs, p) => {

@@ -64,10 +64,12 @@ const waiting: (() => void)[] = [];
 
 /** Ids of the filters the pool has run: a worker started later loads their codecs before it is ready. */
 const used = new Set<number>();
+/** Bytes of the largest chunk the pool has run: a worker started later runs its codecs over that many first (./warm.ts). */
+let largest = 0;
 
 /** Starts a worker and adds it to the pool (null when this runtime has none). */
 function start(): FilterWorker | null {
-  const w = startFilterWorker([...used]);
+  const w = startFilterWorker([...used], largest);
   if (!w) return null;
   workers.push(w);
   w.ready.catch(() => void (broken = true));
@@ -134,6 +136,7 @@ async function dispatch(job: FilterJob | SectionsJob | TaskJob): Promise<FilterR
 /** {@link dispatch}: `failed` sees the worker's error. */
 async function run(job: FilterJob | SectionsJob | TaskJob, failed?: (e: Error) => void): Promise<FilterResult | null> {
   if (job.direction !== 'task') for (const p of job.direction === 'sections' ? job.sections.map((x) => x.pipeline) : [job.pipeline]) for (const f of p.filters) used.add(f.id);
+  if (job.direction === 'encode' || job.direction === 'decode') largest = Math.max(largest, job.ctx.chunkDims.reduce((a, b) => a * b, job.ctx.elementSize));
   let w = pick();
   // every worker holds its next job already (or earlier calls wait): this one waits here for the
   // first worker to finish one, so no worker is left with a queue while another has nothing

@@ -80,6 +80,8 @@ export interface FilterWorkerData {
    * it to another worker: no reply).
    */
   claims?: Int32Array;
+  /** Bytes of the largest chunk the pool has run (the codecs warm on that many: ./warm.ts); 0: none yet. */
+  warmBytes?: number;
 }
 
 /** Slots of {@link FilterWorkerData.claims}: jobs of one worker that can be taken back at once. */

@@ -30,14 +30,14 @@ function entry(): URL {
 
 /**
  * Starts one filter worker (null when workers cannot be created here), which loads the codecs of
- * the filters `warm` before it reports ready.
+ * the filters `warm` (and runs them over `warmBytes`: ./warm.ts) before it reports ready.
  */
-export function startFilterWorker(warm: readonly number[] = []): FilterWorker | null {
+export function startFilterWorker(warm: readonly number[] = [], warmBytes = 0): FilterWorker | null {
   let worker: Worker;
   // the claims of jobs that may be taken back before they start (protocol.ts)
   const claims = new Int32Array(new SharedArrayBuffer(4 * CLAIM_SLOTS)).fill(CLAIM_STARTED);
   try {
-    worker = new Worker(entry(), { workerData: { warm: [...warm], claims } satisfies FilterWorkerData });
+    worker = new Worker(entry(), { workerData: { warm: [...warm], warmBytes, claims } satisfies FilterWorkerData });
   } catch {
     return null;
   }

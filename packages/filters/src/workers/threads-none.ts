@@ -11,6 +11,6 @@ export function machineThreads(): number {
 }
 
 /** Always null: no worker threads in this runtime. */
-export function startFilterWorker(_warm?: readonly number[]): FilterWorker | null {
+export function startFilterWorker(_warm?: readonly number[], _warmBytes?: number): FilterWorker | null {
   return null;
 }

@@ -143,4 +143,5 @@ parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number
 });
 
 // Ready once the codecs of the filters the pool has used are loaded (./warm.ts).
-void warmFilters((workerData as FilterWorkerData | null)?.warm ?? []).then(() => parentPort!.postMessage({ id: READY_ID } satisfies FilterReply));
+const data = workerData as FilterWorkerData | null;
+void warmFilters(data?.warm ?? [], data?.warmBytes ?? 0).then(() => parentPort!.postMessage({ id: READY_ID } satisfies FilterReply));
