@@ -27,4 +27,42 @@ describe('the lane carrier of VL reads and writes', () => {
     expect(await da.read(selectHyperslab({ start: [10], count: [3] }))).toEqual(a.slice(10, 13));
     await file.close();
   });
+
+  it('a larger call before a smaller one, sparse reads that write fill bytes, and un-awaited calls of other datasets at once', async () => {
+    const { file } = await memoryFile();
+    const big = Array.from({ length: 4000 }, (_, i) => `big-${i}`);
+    const sp = await createVlDataset(file, 'sp', { dtype: 'string', shape: [300], chunks: [32], sparse: true });
+    const ints = await createVlDataset(file, 'ints', { dtype: 'vlen<i4>', shape: [40], chunks: [8] });
+    const dbig = await createVlDataset(file, 'big', { dtype: 'string', shape: [4000], chunks: [512] });
+    await dbig.write(big);
+    expect(await dbig.read()).toEqual(big); // leaves the largest request buffer for the calls below
+    // a sparse read writes fill bytes into the request buffer of the undefined elements: the next
+    // calls (writes of other values, smaller reads) take no value from its bytes
+    await sp.write(['x', 'y'], selectHyperslab({ start: [100], count: [2] }));
+    const spWant = Array.from({ length: 300 }, (_, i) => (i === 100 ? 'x' : i === 101 ? 'y' : ''));
+    expect(await sp.read()).toEqual(spWant);
+    const intsWant = Array.from({ length: 40 }, (_, i) => Int32Array.from({ length: i % 5 }, (_, j) => i * 10 + j));
+    await ints.write(intsWant);
+    expect(await ints.read()).toEqual(intsWant);
+    expect(await dbig.read(selectHyperslab({ start: [7], count: [3] }))).toEqual(big.slice(7, 10));
+    // un-awaited calls of different datasets at once: each returns its own values
+    const next = big.map((v) => `${v}!`);
+    const calls = [
+      dbig.write(VLStrings.from(next)),
+      sp.read(),
+      ints.read(),
+      sp.readColumnar<VLStrings>(),
+      sp.write(['z'], selectHyperslab({ start: [299], count: [1] })),
+      ints.read(selectHyperslab({ start: [3], count: [4] })),
+    ];
+    const [, spr, ir, spc, , ir2] = await Promise.all(calls);
+    expect(spr).toEqual(spWant);
+    expect(ir).toEqual(intsWant);
+    expect((spc as VLStrings).toArray()).toEqual(spWant);
+    expect(ir2).toEqual(intsWant.slice(3, 7));
+    const [br, spr2] = await Promise.all([dbig.read(), sp.read()]);
+    expect(br).toEqual(next);
+    expect(spr2).toEqual(spWant.map((v, i) => (i === 299 ? 'z' : v)));
+    await file.close();
+  });
 });

@@ -51,12 +51,6 @@ export interface ObjectValues {
 /** Lanes by the memory of their request buffer (a view of the same memory finds the lane too). */
 const lanes = new WeakMap<ArrayBufferLike, ObjectLane>();
 
-/** Attaches `lane` to the memory of `buf` (a buffer made for one request, starting at byte 0). */
-export function attachLane(buf: Uint8Array, lane: ObjectLane): void {
-  if (buf.byteOffset !== 0) throw new UnsupportedError('an object lane needs a request buffer of its own');
-  lanes.set(buf.buffer, lane);
-}
-
 /** The lane of the request buffer `buf` (or of any view of its memory), if it carries one. */
 export function laneOf(buf: Uint8Array): ObjectLane | undefined {
   return lanes.get(buf.buffer);
@@ -69,13 +63,33 @@ interface LaneStorage {
   write?(sel: Selection, bytes: Uint8Array): Promise<void>;
 }
 
+/** The memory of the last request buffer whose call is over, kept for the next call until collected. */
+let idle: WeakRef<ArrayBuffer> | undefined;
+
+/**
+ * Runs `io` with a request buffer of `n` bytes carrying `lane`. The buffer's bytes are never read (a
+ * read of a sparse layout may write fill bytes over them), so the memory of a finished call is kept
+ * (weakly: the collector may take it) for the next call that fits in it: a call on a million strings
+ * does not allocate 16 MB nobody uses. A call takes the kept memory while it runs, so calls at once
+ * never share one (each keeps its own when it ends, the last one's stays).
+ */
+async function carrying<T>(lane: ObjectLane, n: number, io: (buf: Uint8Array) => Promise<T>): Promise<T> {
+  const kept = idle?.deref();
+  const mem = kept && kept.byteLength >= n ? kept : new ArrayBuffer(n);
+  if (mem === kept) idle = undefined;
+  lanes.set(mem, lane);
+  try {
+    return await io(new Uint8Array(mem, 0, n));
+  } finally {
+    lanes.delete(mem);
+    idle = new WeakRef(mem);
+  }
+}
+
 /** Reads the `count` elements of `sel` through a lane: the user values. */
 export async function readObjects(storage: LaneStorage, ov: ObjectValues, sel: Selection, count: number, elementSize: number): Promise<Values> {
-  const buf = new Uint8Array(count * elementSize);
-  const fill = ov.fill();
-  const lane: ObjectLane = { values: new Array<unknown>(count).fill(fill) };
-  attachLane(buf, lane);
-  await storage.read(sel, count, buf);
+  const lane: ObjectLane = { values: new Array<unknown>(count).fill(ov.fill()) };
+  await carrying(lane, count * elementSize, (buf) => storage.read(sel, count, buf));
   return ov.toUser(lane.values);
 }
 
@@ -83,10 +97,8 @@ export async function readObjects(storage: LaneStorage, ov: ObjectValues, sel: S
 export async function readColumnar(storage: LaneStorage, ov: ObjectValues | undefined, sel: Selection, count: number, elementSize: number, path: string): Promise<unknown> {
   const col = ov?.columnar;
   if (!col) throw new UnsupportedError("the dataset's storage has no columnar form of its values (read them with read())", { path });
-  const buf = new Uint8Array(count * elementSize);
   const lane: ObjectLane = { values: [], columnar: col.forRead(count) };
-  attachLane(buf, lane);
-  if (count > 0) await storage.read(sel, count, buf);
+  if (count > 0) await carrying(lane, count * elementSize, (buf) => storage.read(sel, count, buf));
   return col.toUser(lane.columnar);
 }
 
@@ -94,8 +106,5 @@ export async function readColumnar(storage: LaneStorage, ov: ObjectValues | unde
 export async function writeObjects(storage: LaneStorage, ov: ObjectValues, data: unknown, sel: Selection, count: number, elementSize: number): Promise<void> {
   const columnar = ov.columnar?.fromUser(data, count);
   const lane: ObjectLane = columnar !== undefined ? { values: [], columnar } : { values: ov.fromUser(data, count) };
-  if (count === 0) return;
-  const buf = new Uint8Array(count * elementSize);
-  attachLane(buf, lane);
-  await storage.write!(sel, buf);
+  if (count > 0) await carrying(lane, count * elementSize, (buf) => storage.write!(sel, buf));
 }
