@@ -5,10 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { makeGrid, type ChunkPiece } from '../src/chunk/chunk-grid.js';
 import { mapToChunks } from '../src/chunk/mapping.js';
-import { rowMapping, rowPieces, rowTriples } from '../src/chunk/row-pieces.js';
-import { selectAll, selectBlocks, selectHyperslab } from '../src/selection/index.js';
+import { rowPieces, rowTriples } from '../src/chunk/row-pieces.js';
+import { selectAll, selectBlocks } from '../src/selection/index.js';
 import { dimsArb, modelledArb } from './support/selection-model.js';
 
 const plain = (p: { coords: number[]; runs: Float64Array; count: number; full: boolean }): unknown => ({ coords: p.coords, runs: Array.from(p.runs), count: p.count, full: p.full });
@@ -48,33 +47,5 @@ describe('mapToChunks with row patterns', () => {
     expect(first.coords).toEqual([1, 0, 0]);
     expect(first.rows).toEqual({ n: 3, len: 2, c: 4 + 2, cs: 4, b: 0, bs: 8 });
     expect(Array.from(first.runs)).toEqual([6, 0, 2, 10, 8, 2, 14, 16, 2]);
-  });
-
-  it('maps boxes directly (rowMapping) to the same pieces and row patterns as the general mapping', () => {
-    const arb = fc.integer({ min: 1, max: 4 }).chain((r) =>
-      fc.tuple(
-        fc.array(fc.tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 5 }), fc.nat(), fc.nat(), fc.boolean()), { minLength: r, maxLength: r }),
-        fc.constantFrom('all', 'hyperslab', 'blocks'),
-      ),
-    );
-    let direct = 0;
-    fc.assert(
-      fc.property(arb, ([ds, kind]) => {
-        const dims = ds.map(([n]) => n);
-        // chunk 1 in some leading dimensions (frame stacks), aligned boxes (whole chunks, edge chunks) or any box
-        const chunk = ds.map(([n, c], d) => (d < ds.length - 2 && c > 3 ? 1 : Math.min(c, n + 1)));
-        const start = ds.map(([n, , a, , al], d) => (al ? Math.floor((a % n) / chunk[d]!) * chunk[d]! : a % n));
-        const count = ds.map(([n, , , b, al], d) => (al && b % 2 ? n - start[d]! : 1 + (b % (n - start[d]!))));
-        const end = start.map((x, d) => x + count[d]!);
-        const sel = kind === 'all' ? selectAll() : kind === 'blocks' ? selectBlocks([{ start, end }]) : selectHyperslab({ start, count });
-        const general = mapToChunks(sel, dims, chunk, { piece: rowPieces });
-        const got = mapToChunks(sel, dims, chunk, rowMapping);
-        const withRows = (p: ChunkPiece): unknown => ({ ...(plain(p) as object), rows: p.rows && { ...p.rows } });
-        expect(got.map(withRows)).toEqual(general.map(withRows));
-        if (rowMapping.box!([...(kind === 'all' ? dims.map((n) => Float64Array.of(0, n)) : start.map((x, d) => Float64Array.of(x, end[d]!)))], makeGrid(dims, chunk))) direct++;
-      }),
-      { numRuns: 600 },
-    );
-    expect(direct).toBeGreaterThan(100);
   });
 });

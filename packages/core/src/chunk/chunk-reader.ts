@@ -10,7 +10,7 @@ import { H5Error, InvalidStateError } from '../errors.js';
 import { ChunkGuard } from './guard.js';
 import { chunksForThreads, inParallel } from './in-parallel.js';
 import { mapChunksAt, mapToChunks } from './mapping.js';
-import { rowMapping } from './row-pieces.js';
+import { rowPieces } from './row-pieces.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkFormat, ChunkRequest, ChunkStore } from './chunk-format.js';
@@ -119,7 +119,7 @@ export class ChunkReader<Mem> {
     const shared = fresh && !ordinary && useShared(bytes);
     const out = into ?? allocBytes(bytes, this.o.path, shared);
     // Batched reads take whole tiles as row patterns (./row-pieces.ts: no run lists built for them).
-    const pieces = (await this.storedPieces(sel, out)) ?? mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims], f.fileReadMany ? rowMapping : {});
+    const pieces = (await this.storedPieces(sel, out)) ?? mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims], f.fileReadMany ? { piece: rowPieces } : {});
     if (this.o.format.fileReadMany) await this.readBatched(pieces, out, !into);
     else {
       // A new ordinary result: chunks read in full are decoded by the filter workers into a shared

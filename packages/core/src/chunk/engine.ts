@@ -9,7 +9,7 @@ import { ValueError } from '../errors.js';
 import { ChunkPlacement } from './placement.js';
 import { chunksForThreads, inParallel } from './in-parallel.js';
 import { mapToChunks } from './mapping.js';
-import { rowMapping } from './row-pieces.js';
+import { rowPieces } from './row-pieces.js';
 import type { Selection } from '../selection/selection.js';
 import type { ChunkImage, ChunkRequest } from './chunk-format.js';
 import { GATHER_BYTES, GATHER_IMAGE_MAX, writeFullChunks, writePlaced, type Placed } from './gather.js';
@@ -50,7 +50,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
     const { format } = this.o;
     const gathered = format.fullImages !== undefined && format.imageSize !== undefined && !format.variableSize;
     // Gathered full chunks are built from row patterns where the mapping finds them (no run lists).
-    const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims], gathered ? rowMapping : {});
+    const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims], gathered ? { piece: rowPieces } : {});
     const q = this.queue;
     // A chunk still queued is stored before this call changes it (or rewrites its space); else only
     // the encoded chunks at the queue's head are stored, and an earlier failure is thrown here.

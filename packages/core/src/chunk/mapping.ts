@@ -367,29 +367,20 @@ function mapBlocks(sel: BlockSelection, g: Grid): ChunkPiece[] {
 }
 
 /**
- * Options of {@link mapToChunks}: `piece` makes a product chunk's piece itself ({@link PieceHook}); `box`
- * maps a product selection itself (given its interval lists), or returns null to have it mapped here.
- */
-export interface MapOptions {
-  piece?: PieceHook;
-  box?: (lists: readonly Float64Array[], g: Grid) => ChunkPiece[] | null;
-}
-
-/**
  * Maps a selection of a dataset of shape `dims`, stored in chunks of `chunkDims`, onto the chunks
  * it touches: one {@link ChunkPiece} per touched chunk, sorted by chunk coordinates (C order).
  * Validates the selection first ({@link SelectionError}); bad chunk dims give a {@link ValueError}.
- * `opts` ({@link MapOptions}, e.g. ./row-pieces.ts `rowMapping`: whole tiles of a larger box as row
- * patterns, `runs` built only when read) makes pieces of product selections itself where it can.
+ * `opts.piece`: makes pieces of product selections itself where it can (./row-pieces.ts: whole tiles
+ * of a larger box as row patterns, `runs` built only when read).
  */
-export function mapToChunks(sel: Selection, dims: readonly number[], chunkDims: readonly number[], opts: MapOptions = {}): ChunkPiece[] {
+export function mapToChunks(sel: Selection, dims: readonly number[], chunkDims: readonly number[], opts: { piece?: PieceHook } = {}): ChunkPiece[] {
   validateSelection(sel, dims);
   const g = makeGrid(dims, chunkDims);
   if (sel.kind === 'none') return [];
   if (g.r === 0) return [{ coords: [], runs: Float64Array.of(0, 0, 1), count: 1, full: true }];
   if (sel.kind === 'points') return sel.pointCount === 0 ? [] : mapPoints(sel, g);
   const lists = productIntervals(sel, dims);
-  if (lists) return opts.box?.(lists, g) ?? mapProduct(lists, g, opts.piece);
+  if (lists) return mapProduct(lists, g, opts.piece);
   return mapBlocks(sel as BlockSelection, g);
 }
 

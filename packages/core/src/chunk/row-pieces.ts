@@ -7,7 +7,7 @@
  * @module
  */
 import { insideCount, type ChunkPiece, type Grid, type RowRuns } from './chunk-grid.js';
-import type { DimSplit, MapOptions, PieceHook } from './mapping.js';
+import type { DimSplit, PieceHook } from './mapping.js';
 
 /** The `[chunkOffset, bufferOffset, length]` triples of `rows` (rows that touch on both sides merged). */
 export function rowTriples(rows: RowRuns): Float64Array {
@@ -83,64 +83,3 @@ export const rowPieces: PieceHook = (splits, gi, m, g, bStride, coords, count) =
   const p = rowPattern(splits, gi, m, g, bStride);
   return p ? new RowPiece(coords, count, count === insideCount(g, coords), p) : null;
 };
-
-/**
- * The pieces of a box (one interval `[s, e)` per dimension in `lists`) as {@link rowPieces} makes them
- * through the general mapping, computed straight from the box: one small loop per chunk, no splits or
- * run builders (the general mapping's compile took ~30 ms of a process's first writes). Null where some
- * chunk's runs would not be one row pattern (then the general mapping runs).
- */
-function boxRowPieces(lists: readonly Float64Array[], g: Grid): ChunkPiece[] | null {
-  const r = g.r;
-  const { chunk, cStride } = g;
-  const s: number[] = [];
-  const e: number[] = [];
-  for (const l of lists) {
-    if (l.length !== 2 || !(l[0]! < l[1]!)) return null;
-    s.push(l[0]!);
-    e.push(l[1]!);
-  }
-  // m: the first dimension from the end that is not one whole chunk (as `mapSplits`' `bothFull`)
-  let m = r - 1;
-  while (m > 0 && s[m]! % chunk[m]! === 0 && e[m]! - s[m]! === chunk[m]!) m--;
-  if (m === 0) return null;
-  for (let d = 0; d < m - 1; d++) if (chunk[d] !== 1 && e[d]! - s[d]! !== 1) return null;
-  const bStride: number[] = [];
-  for (let d = r - 1, acc = 1; d >= 0; d--) {
-    bStride[d] = acc;
-    acc *= e[d]! - s[d]!;
-  }
-  const q = s.map((x, d) => Math.floor(x / chunk[d]!));
-  const pieces: ChunkPiece[] = [];
-  for (;;) {
-    const coords: number[] = [];
-    let count = 1;
-    let c = 0;
-    let b = 0;
-    let n = 0;
-    let len = 0;
-    for (let d = 0; d < r; d++) {
-      const q0 = q[d]! * chunk[d]!;
-      const lo = Math.max(s[d]!, q0);
-      const ext = Math.min(e[d]!, q0 + chunk[d]!) - lo;
-      coords.push(q[d]!);
-      count *= ext;
-      if (d <= m) {
-        c += (lo - q0) * cStride[d]!;
-        b += (lo - s[d]!) * bStride[d]!;
-      }
-      if (d === m - 1) n = ext;
-      if (d === m) len = ext * cStride[d]!;
-    }
-    pieces.push(new RowPiece(coords, count, count === insideCount(g, coords), new Rows(n, len, c, cStride[m - 1]!, b, bStride[m - 1]!)));
-    let d = r - 1;
-    for (; d >= 0; d--) {
-      if (++q[d]! * chunk[d]! < e[d]!) break;
-      q[d] = Math.floor(s[d]! / chunk[d]!);
-    }
-    if (d < 0) return pieces;
-  }
-}
-
-/** Mapping options for gathered writes and batched reads: whole tiles as row patterns, boxes mapped directly. */
-export const rowMapping: MapOptions = { piece: rowPieces, box: boxRowPieces };
