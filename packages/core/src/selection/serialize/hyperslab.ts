@@ -115,8 +115,16 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
       }
     }
   }
-  return blocksFromCanonical(canonicalBoxes(boxes, rank), rank);
+  const c = canonicalBoxes(boxes, rank);
+  // corners read into the scratch buffer are copied out when they are the result
+  return blocksFromCanonical(c.buffer === scratch.buffer ? c.slice() : c, rank);
 }
+
+/**
+ * Corners of block lists of up to 2^17 numbers are read into this buffer, reused (decoding is
+ * synchronous): most lists are normalised into a new array, which leaves the corners garbage.
+ */
+let scratch = new Float64Array(0);
 
 /**
  * The `nblocks` blocks of a block list with 2- or 4-byte coordinates (start corner, then inclusive
@@ -125,7 +133,9 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
  * checked that the bytes are there.
  */
 function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: 2 | 4, dims: readonly number[]): Float64Array | null {
-  const boxes = new Float64Array(nblocks * 2 * rank);
+  const n = nblocks * 2 * rank;
+  if (n <= 1 << 17 && scratch.length < n) scratch = new Float64Array(Math.max(n, Math.min(2 * scratch.length, 1 << 17)));
+  const boxes = n <= 1 << 17 ? scratch.subarray(0, n) : new Float64Array(n);
   const p = cornersInto(r.bytes, r.pos, boxes, rank, width, Float64Array.from(dims));
   if (p < 0) return null;
   r.pos = p;
