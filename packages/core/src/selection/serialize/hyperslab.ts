@@ -116,13 +116,16 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
     }
   }
   const c = canonicalBoxes(boxes, rank);
-  // corners read into the scratch buffer are copied out when they are the result
-  return blocksFromCanonical(c.buffer === scratch.buffer ? c.slice() : c, rank);
+  if (c.buffer !== scratch.buffer) return blocksFromCanonical(c, rank);
+  // the corners, canonical, are the result: the scratch buffer is handed over when they fill it
+  if (c.length < scratch.length) return blocksFromCanonical(c.slice(), rank);
+  scratch = new Float64Array(0);
+  return blocksFromCanonical(c, rank);
 }
 
 /**
- * Corners of block lists of up to 2^17 numbers are read into this buffer, reused (decoding is
- * synchronous): most lists are normalised into a new array, which leaves the corners garbage.
+ * Corners of block lists of up to 2^17 numbers are read into this buffer (decoding is synchronous),
+ * reused when they are normalised into a new array (else they would be garbage).
  */
 let scratch = new Float64Array(0);
 
@@ -134,7 +137,7 @@ let scratch = new Float64Array(0);
  */
 function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: 2 | 4, dims: readonly number[]): Float64Array | null {
   const n = nblocks * 2 * rank;
-  if (n <= 1 << 17 && scratch.length < n) scratch = new Float64Array(Math.max(n, Math.min(2 * scratch.length, 1 << 17)));
+  if (n <= 1 << 17 && scratch.length < n) scratch = new Float64Array(n);
   const boxes = n <= 1 << 17 ? scratch.subarray(0, n) : new Float64Array(n);
   const p = cornersInto(r.bytes, r.pos, boxes, rank, width, Float64Array.from(dims));
   if (p < 0) return null;
