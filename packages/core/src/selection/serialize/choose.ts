@@ -6,7 +6,8 @@
  * - `smallest`: the smallest encoding HDF5 (≥ 1.12) decodes to the same elements in the same
  *   order, chosen arithmetically among `all`, points v2, hyperslab v3 regular and hyperslab v3
  *   block list (over the smaller of two reduced block covers: vertical merging, or column runs
- *   for small groups — see component-cover.ts), each with its narrowest width.
+ *   for small groups — see component-cover.ts — unless it saves under 1/16 of the canonical
+ *   blocks, which readers take without normalising), each with its narrowest width.
  * Both write the blocks of a block list sorted by their start corner in C order, as HDF5 does.
  * @module
  */
@@ -166,7 +167,10 @@ export function smallestBody(sel: Selection, dims: readonly number[]): Selection
     regular = regularFromBoxes(canonical, rank);
     const vertical = verticalCover(canonical, rank);
     const grouped = componentCover(canonical, rank);
-    const cover = grouped && grouped.length < vertical.length ? grouped : vertical;
+    const smaller = grouped && grouped.length < vertical.length ? grouped : vertical;
+    // A cover saving under 1/16 of the blocks is not worth what it costs readers: ours skip the
+    // normalisation of a canonical list (a point-group chunk: one box repeated over two frames).
+    const cover = smaller.length > canonical.length - (canonical.length >> 4) ? canonical : smaller;
     nboxes = cover.length / (2 * rank);
     // Blocks in HDF5's order (by start corner, C order); the cover's own order is its build order.
     boxes = () => sortBoxesByStart(cover, rank, dims);

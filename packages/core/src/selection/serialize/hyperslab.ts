@@ -115,8 +115,19 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
       }
     }
   }
-  return blocksFromCanonical(canonicalBoxes(boxes, rank), rank);
+  const c = canonicalBoxes(boxes, rank);
+  if (c.buffer !== scratch.buffer) return blocksFromCanonical(c, rank);
+  // the corners, canonical, are the result: the scratch buffer is handed over when they fill it
+  if (c.length < scratch.length) return blocksFromCanonical(c.slice(), rank);
+  scratch = new Float64Array(0);
+  return blocksFromCanonical(c, rank);
 }
+
+/**
+ * Corners of block lists of up to 2^17 numbers are read into this buffer (decoding is synchronous),
+ * reused when they are normalised into a new array (else they would be garbage).
+ */
+let scratch = new Float64Array(0);
 
 /**
  * The `nblocks` blocks of a block list with 2- or 4-byte coordinates (start corner, then inclusive
@@ -125,7 +136,9 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
  * checked that the bytes are there.
  */
 function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: 2 | 4, dims: readonly number[]): Float64Array | null {
-  const boxes = new Float64Array(nblocks * 2 * rank);
+  const n = nblocks * 2 * rank;
+  if (n <= 1 << 17 && scratch.length < n) scratch = new Float64Array(n);
+  const boxes = n <= 1 << 17 ? scratch.subarray(0, n) : new Float64Array(n);
   const p = cornersInto(r.bytes, r.pos, boxes, rank, width, Float64Array.from(dims));
   if (p < 0) return null;
   r.pos = p;
