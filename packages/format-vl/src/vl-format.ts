@@ -26,7 +26,7 @@ import { DENSE_SECTIONS, ENTRY_SIZE, SPARSE_SECTIONS, decodeVlChunk, definedSele
 import { vlCodec, type VlCodec } from './vl-values.js';
 import { ColumnRead, readColumn, stringColumns, writeColumn } from './vl-column.js';
 import { columnChunk, textChunk } from './vl-image.js';
-import { settleStaged, stageColumn, unstage } from './vl-image-offload.js';
+import { encodeOwned, settleStaged, stageColumn, unstage } from './vl-image-offload.js';
 import { VLStrings } from './vl-strings.js';
 import { readMany, type ChunkReading, type ReadItem } from './vl-read-many.js';
 
@@ -68,9 +68,9 @@ export class VlFormat implements ChunkFormat<VlChunk> {
     return decodeVlChunk(image, rec, this.ctx, this.shape);
   }
 
-  async memToFile(mem: VlChunk, coords: readonly number[]): Promise<ChunkImage> {
+  async memToFile(mem: VlChunk, coords: readonly number[], last?: boolean): Promise<ChunkImage> {
     if (mem.staged) await unstage(mem); // (built on a worker: ./vl-image-offload.ts)
-    return encodeVlChunk(mem, this.ctx, this.shape, coords);
+    return encodeOwned(mem, last === true, () => encodeVlChunk(mem, this.ctx, this.shape, coords));
   }
 
   /**

@@ -12,6 +12,7 @@
  * it is encoded, is built from the staged copy here.
  * @module
  */
+import type { ChunkImage } from '@chunkform/core';
 import { pipelineOffload } from '@chunkform/core/plugin';
 import { HEAP_HEADER, type VlChunk } from './vl-chunk.js';
 import { ENTRY_SIZE, LITTLE_ENDIAN } from './vl-sections.js';
@@ -37,19 +38,32 @@ export interface ColumnImageArgs {
   origin: number;
 }
 
+/** What a worker is sent for one job of several chunks (./vl-image-task.ts): each chunk's image goes to `out` from `at[i]` to `at[i + 1]`. */
+export interface ColumnImagesArgs {
+  chunks: ColumnImageArgs[];
+  /** A view of shared memory. */
+  out: Uint8Array;
+  at: Float64Array;
+}
+
 /**
- * Pools of fewer threads leave the chunks to the calling thread: on 2 cores (a pool of 2) the staging
- * copy, the messages and the collection of the images that come back cost more than the entries and
- * checksums they move (bench/vl.ts, BENCHMARKS.md "VL chunk images on the worker pool": main-thread
- * CPU 60 ms instead of 80 ms per write of a million strings, but process CPU 0.19 s instead of 0.13 s
- * and the wall time up), so the work moves only when the pool has cores to spare beside the caller's.
+ * Pools of fewer threads leave the chunks to the calling thread (see {@link stageColumn}).
  */
-export const MIN_POOL_THREADS = 3;
+export const MIN_POOL_THREADS = 2;
+
+/** Chunks per worker job: one message each way for several chunks. */
+export const CHUNKS_PER_JOB = 3;
+
+/**
+ * Staged chunks not built yet, per pool thread: past this the calling thread builds the next chunks
+ * itself instead of staging them (its share of the work while the workers build theirs).
+ */
+const STAGED_PER_THREAD = CHUNKS_PER_JOB;
 
 /** The worker's entry (resolved by the worker's own module loader: the sources under tsx, else the built module). */
 const TASK_MODULE = new URL(import.meta.url.endsWith('.ts') ? './vl-image-task.ts' : './vl-image-task.js', import.meta.url).href;
 
-/** Shared buffers kept for the next chunks' copies (no new memory, no page faults, once a write runs). */
+/** Shared buffers kept for the next chunks' copies and images (no new memory, no page faults, once a write runs). */
 const kept: SharedArrayBuffer[] = [];
 const KEPT_MAX = 64;
 const KEPT_MAX_BYTES = 64 << 20;
@@ -65,27 +79,41 @@ function sharedMemory(n: number): SharedArrayBuffer {
       return b;
     }
   }
-  return new SharedArrayBuffer(n);
+  return new SharedArrayBuffer(Math.max(n, 8));
 }
 
-/** Keeps the chunk's shared memory for a later chunk (the chunk is built and no worker reads it). */
-function release(st: StagedColumn): void {
-  const b = st.memory;
+/** Keeps `b` for later copies or images (nothing reads or writes it any more). */
+function keep(b: SharedArrayBuffer): void {
   if (b.byteLength > KEPT_MAX_BYTES) return;
   kept.push(b);
   keptBytes += b.byteLength;
   while (kept.length > KEPT_MAX || keptBytes > KEPT_MAX_BYTES) keptBytes -= kept.shift()!.byteLength;
 }
 
+/** Keeps the chunk's staged copy for a later chunk (the chunk is built and no worker reads it). */
+function release(st: StagedColumn): void {
+  keep(st.memory);
+}
+
+/** Staged chunks waiting for their job or in one (in this thread's writes). */
+let sentNow = 0;
+
 /**
  * The strings of `col` at the request's run (column positions from `base`) copied into shared
  * memory for a worker, or null when the chunk is built here: a chunk of several runs (a 2-D chunk
  * narrower than the dataset), no worker pool of {@link MIN_POOL_THREADS} threads that runs tasks, a
- * chunk below its size threshold, no `SharedArrayBuffer`, or more than 4 GiB of values.
+ * chunk below its size threshold, no `SharedArrayBuffer`, more than 4 GiB of values, or the
+ * workers already have {@link STAGED_PER_THREAD} chunks per thread to build (this thread builds its
+ * share meanwhile).
  */
 export function stageColumn(n: number, runs: Float64Array, col: ColumnBytes, base: number): StagedColumn | null {
   const offload = pipelineOffload();
-  if (runs.length !== 3 || !LITTLE_ENDIAN || !offload?.runTask || !((offload.threads ?? 0) >= MIN_POOL_THREADS) || typeof SharedArrayBuffer !== 'function') return null;
+  const threads = offload?.threads ?? 0;
+  if (runs.length !== 3 || !LITTLE_ENDIAN || !offload?.runTask || !(threads >= MIN_POOL_THREADS) || typeof SharedArrayBuffer !== 'function') return null;
+  if (sentNow >= threads * STAGED_PER_THREAD) {
+    sendPending(); // (the run of staged chunks ends here: the workers get what is waiting)
+    return null;
+  }
   const { bytes, offsets } = col;
   const values = runs[2]!;
   const b = base + runs[1]!;
@@ -119,31 +147,131 @@ export function settleStaged(mem: VlChunk): void {
 }
 
 /**
- * Builds the staged chunk `mem` on a worker (on this thread when the pool declines the job or it
- * fails there); the chunk then holds its stored image, as one built here does.
+ * Shared memory holding the images of one job's chunks, given back for reuse once every chunk
+ * whose image is in it was written to the file (`ChunkImage.written`) or no longer needs it.
  */
-export async function unstage(mem: VlChunk): Promise<void> {
+class Slab {
+  private users: number;
+  constructor(
+    readonly memory: SharedArrayBuffer,
+    chunks: number,
+  ) {
+    this.users = chunks;
+  }
+  /** One chunk is done with it. */
+  drop(): void {
+    if (--this.users === 0) keep(this.memory);
+  }
+}
+
+/** Chunks whose image is in a {@link Slab} (until their image is written or copied out). */
+const slabOf = new WeakMap<VlChunk, Slab>();
+
+/** A staged chunk waiting for its job to be sent. */
+interface Waiting {
+  mem: VlChunk;
+  st: StagedColumn;
+  done: () => void;
+  failed: (e: unknown) => void;
+}
+
+let waiting: Waiting[] = [];
+let sendScheduled = false;
+
+/**
+ * Builds the staged chunk `mem` on a worker — together with the chunks staged next to it, one job
+ * for {@link CHUNKS_PER_JOB} of them, the images written into one shared {@link Slab} — or on this
+ * thread when the pool declines the job or it fails there; the chunk then holds its stored image,
+ * as one built here does.
+ */
+export function unstage(mem: VlChunk): Promise<void> {
   const st = mem.staged;
-  if (!st) return;
-  const job = pipelineOffload()?.runTask?.({ module: TASK_MODULE, fn: 'columnImage', args: { n: st.n, runs: st.runs, bytes: st.bytes, offsets: st.offsets, origin: st.origin } satisfies ColumnImageArgs, bytes: st.bytes.length });
-  let image: unknown = null;
-  if (job) {
-    st.busy = true;
+  if (!st) return Promise.resolve();
+  return new Promise<void>((done, failed) => {
+    st.busy = true; // (the job's from now on: its memory goes back when the job settled)
+    sentNow++;
+    waiting.push({ mem, st, done, failed });
+    if (waiting.length >= CHUNKS_PER_JOB) sendPending();
+    else if (!sendScheduled) {
+      // (the rest goes once the calling thread waits for anything: a file write, the queue)
+      sendScheduled = true;
+      (typeof setImmediate === 'function' ? setImmediate : setTimeout)(sendPending);
+    }
+  });
+}
+
+/** Sends the chunks waiting as one job. */
+function sendPending(): void {
+  sendScheduled = false;
+  const items = waiting;
+  if (items.length === 0) return;
+  waiting = [];
+  const at = new Float64Array(items.length + 1);
+  // (each image 8-byte aligned: its entries are read as 32-bit words)
+  for (let i = 0; i < items.length; i++) at[i + 1] = at[i]! + Math.ceil(imageSize(items[i]!.st) / 8) * 8;
+  const total = at[items.length]!;
+  const memory = sharedMemory(total);
+  const args: ColumnImagesArgs = { chunks: items.map(({ st }) => ({ n: st.n, runs: st.runs, bytes: st.bytes, offsets: st.offsets, origin: st.origin })), out: new Uint8Array(memory, 0, total), at };
+  const job = pipelineOffload()?.runTask?.({ module: TASK_MODULE, fn: 'columnImages', args, bytes: items.reduce((s, x) => s + x.st.bytes.length, 0) });
+  (job ?? Promise.resolve(null)).then(
+    (sizes) => receive(items, sizes instanceof Float64Array && sizes.length === items.length ? memory : null, at, sizes as Float64Array),
+    () => receive(items, null, at, null),
+  );
+}
+
+/**
+ * The job of `items` settled: images in `memory` at `at`, of `sizes` bytes (null: the job failed;
+ * a chunk whose image is missing or of the wrong size is built here).
+ */
+function receive(items: readonly Waiting[], memory: SharedArrayBuffer | null, at: Float64Array, sizes: Float64Array | null): void {
+  sentNow -= items.length;
+  const slab = memory ? new Slab(memory, items.length) : null;
+  for (let i = 0; i < items.length; i++) {
+    const { mem, st, done, failed } = items[i]!;
+    st.busy = false;
     try {
-      image = await job;
-    } finally {
-      st.busy = false;
+      if (mem.staged === st && slab && sizes![i] === imageSize(st)) {
+        mem.staged = null;
+        adoptImage(mem, new Uint8Array(slab.memory, at[i]!, imageSize(st)));
+        slabOf.set(mem, slab);
+        release(st);
+      } else {
+        slab?.drop();
+        if (mem.staged === st) settleStaged(mem);
+        else release(st); // (built here meanwhile: used while the job ran)
+      }
+      done();
+    } catch (e) {
+      failed(e);
     }
   }
-  if (mem.staged !== st) {
-    release(st); // built here meanwhile (used while the job ran)
-    return;
+}
+
+/**
+ * Once `mem` (just built from its staged copy) is encoded as `image`: a chunk whose image is in a
+ * shared {@link Slab} lets it go when the image is written (`ChunkImage.written`), or at once when
+ * the stored bytes are a copy (filters). `encode` runs with the chunk's image in the slab only when
+ * the engine drops the chunk afterwards (`last`); else the chunk first gets an image of its own.
+ */
+export async function encodeOwned(mem: VlChunk, last: boolean, encode: () => Promise<ChunkImage>): Promise<ChunkImage> {
+  const slab = slabOf.get(mem);
+  if (!slab) return encode();
+  slabOf.delete(mem);
+  if (!last) {
+    adoptImage(mem, mem.image!.slice());
+    slab.drop();
+    return encode();
   }
-  if (image instanceof Uint8Array && image.length === imageSize(st)) {
-    mem.staged = null;
-    adoptImage(mem, image);
-    release(st);
-    return;
+  let image: ChunkImage;
+  try {
+    image = await encode();
+  } catch (e) {
+    slab.drop();
+    throw e;
   }
-  settleStaged(mem);
+  if (image.bytes.buffer !== slab.memory) {
+    slab.drop();
+    return image;
+  }
+  return { ...image, written: () => slab.drop() };
 }

@@ -114,6 +114,8 @@ export interface ChunkImage {
   filterMask: number;
   /** Structured chunks: the per-section record fields to store in the index. */
   sections?: StructuredChunkSections;
+  /** Called once `bytes` are in the file and recorded (the format may then reuse their memory). */
+  written?: () => void;
 }
 
 /** One chunk format: the in-memory form `Mem` of a chunk and the conversions to and from the file. */

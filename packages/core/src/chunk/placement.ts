@@ -22,6 +22,7 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
     const { address, old } = await this.place(coords, image.bytes.length);
     await this.o.store.write(address, image.bytes);
     await this.record(coords, address, image, old);
+    image.written?.();
   }
 
   /** Removes a chunk from the index and releases its space (a chunk with no defined element, resize pruning). */
