@@ -1,267 +1,315 @@
 /**
- * Whole dense VL chunks of a column built on the filter worker pool (docs/format-vl.md §5.1): the
- * calling thread only copies each chunk's runs of string bytes and their offsets (rebased) into
- * shared memory when the write call gives them ({@link stageColumn}, inside the call: the caller's
- * column is its own again when the call returns); the stored image — entries from the offsets, the
- * heap bytes copied in, a lookup3 of each section — is built on a worker by the same function as on
- * the calling thread ({@link columnImage} of ./vl-image-task.ts, over {@link columnChunk}), when the
- * chunk is encoded ({@link unstage}), so chunks are built on every core while the calling thread
- * stores the finished ones. Without a worker pool of {@link MIN_POOL_THREADS} threads or more
- * (browsers, small machines, chunks below the pool's size threshold, no `SharedArrayBuffer`) chunks
- * are built on the calling thread as before; a chunk whose job fails there, or that is used before
- * it is encoded, is built from the staged copy here.
+ * Whole dense VL chunks of a column built into reused shared memory, their checksums computed on
+ * the filter worker pool (docs/format-vl.md §5.2): the calling thread writes each chunk's stored
+ * image — entries from the offsets, the heap bytes copied in — into a shared {@link Slab} inside
+ * the write call ({@link slabChunk}: the caller's column is its own again when the call returns), and
+ * a worker computes the lookup3 of the sections of several chunks at once and writes them in
+ * ({@link sealImages} of ./vl-image-task.ts), while the calling thread builds the next chunks and
+ * stores the sealed ones straight from the slab. Each section is claimed before it is sealed (an
+ * atomic cell per section): whenever the calling thread would wait (its event loop turns), it seals
+ * the sections no worker has claimed yet itself, so a worker that is slow to get a core delays
+ * nothing. A slab is reused once every image in it is in the file (`ChunkImage.written`) or no longer
+ * needed, and no job reads it. Without a worker pool that runs tasks (browsers, chunks below the
+ * pool's size threshold, no `SharedArrayBuffer`, a chunk of several runs) chunks are built on the
+ * calling thread as before; a chunk whose job fails there is sealed here, and a chunk used before
+ * it is encoded gets a sealed image of its own.
  * @module
  */
 import type { ChunkImage } from '@chunkform/core';
 import { pipelineOffload } from '@chunkform/core/plugin';
-import { HEAP_HEADER, type VlChunk } from './vl-chunk.js';
-import { ENTRY_SIZE, LITTLE_ENDIAN } from './vl-sections.js';
-import { adoptImage, columnChunk, type ColumnBytes } from './vl-image.js';
-import type { VLOffsets } from './vl-strings.js';
+import { HEAP_HEADER, VlChunk } from './vl-chunk.js';
+import { ENTRY_SIZE, LITTLE_ENDIAN, seal } from './vl-sections.js';
+import { adoptImage, entriesOf, type ColumnBytes } from './vl-image.js';
 
-/** A chunk's strings copied into shared memory: the run's bytes and offsets as they are in the column (`origin`: the offset of the first byte). */
-export interface StagedColumn extends ColumnImageArgs {
-  /** The shared memory of both, reused once the chunk no longer needs it. */
-  memory: SharedArrayBuffer;
-  /** A worker is reading it (it goes back for reuse when that job settles). */
-  busy: boolean;
+/** What a worker is sent for one job (./vl-image-task.ts): the sections to seal, in shared memory. */
+export interface SealImagesArgs {
+  /** A view of the slab. */
+  images: Uint8Array;
+  /** The slab's claim cells: 0 free, 1 being sealed, 2 sealed. */
+  cells: Int32Array;
+  /** `(start, end, cell)` of each section: its bytes `[start, end)` (checksum in the last 4), its claim cell. */
+  sections: Float64Array;
 }
 
-/** What a worker is sent for one chunk (./vl-image-task.ts): the chunk's strings (a `ColumnBytes`) in shared memory. */
-export interface ColumnImageArgs {
-  /** Elements of the chunk. */
-  n: number;
-  /** Runs `(chunk element, staged value, count)`. */
-  runs: Float64Array;
-  bytes: Uint8Array;
-  offsets: VLOffsets;
-  origin: number;
-}
-
-/** What a worker is sent for one job of several chunks (./vl-image-task.ts): each chunk's image goes to `out` from `at[i]` to `at[i + 1]`. */
-export interface ColumnImagesArgs {
-  chunks: ColumnImageArgs[];
-  /** A view of shared memory. */
-  out: Uint8Array;
-  at: Float64Array;
-}
-
-/**
- * Pools of fewer threads leave the chunks to the calling thread (see {@link stageColumn}).
- */
+/** Pools of fewer threads leave the chunks to the calling thread (a pool of 1 on a 1-core machine would only add messages). */
 export const MIN_POOL_THREADS = 2;
 
 /** Chunks per worker job: one message each way for several chunks. */
-export const CHUNKS_PER_JOB = 3;
+export const CHUNKS_PER_JOB = 4;
 
-/**
- * Staged chunks not built yet, per pool thread: past this the calling thread builds the next chunks
- * itself instead of staging them (its share of the work while the workers build theirs).
- */
-const STAGED_PER_THREAD = CHUNKS_PER_JOB;
+/** Bytes of one slab (a chunk whose image is larger gets a slab of its own)... */
+const SLAB_BYTES = 4 << 20;
+/** ...and sections in one (a slab of this many is full). */
+const SLAB_SECTIONS = 512;
 
 /** The worker's entry (resolved by the worker's own module loader: the sources under tsx, else the built module). */
 const TASK_MODULE = new URL(import.meta.url.endsWith('.ts') ? './vl-image-task.ts' : './vl-image-task.js', import.meta.url).href;
 
-/** Shared buffers kept for the next chunks' copies and images (no new memory, no page faults, once a write runs). */
-const kept: SharedArrayBuffer[] = [];
-const KEPT_MAX = 64;
-const KEPT_MAX_BYTES = 64 << 20;
-let keptBytes = 0;
+/** Slabs kept for reuse (no new memory, no page faults, once a write runs). */
+const kept: Slab[] = [];
+const KEPT_MAX = 16;
 
-/** `n` bytes of shared memory: a kept buffer of `n`–`2n` bytes when there is one. */
-function sharedMemory(n: number): SharedArrayBuffer {
-  for (let i = kept.length - 1; i >= 0; i--) {
-    const b = kept[i]!;
-    if (b.byteLength >= n && b.byteLength <= 2 * n) {
-      kept.splice(i, 1);
-      keptBytes -= b.byteLength;
-      return b;
-    }
-  }
-  return new SharedArrayBuffer(Math.max(n, 8));
-}
-
-/** Keeps `b` for later copies or images (nothing reads or writes it any more). */
-function keep(b: SharedArrayBuffer): void {
-  if (b.byteLength > KEPT_MAX_BYTES) return;
-  kept.push(b);
-  keptBytes += b.byteLength;
-  while (kept.length > KEPT_MAX || keptBytes > KEPT_MAX_BYTES) keptBytes -= kept.shift()!.byteLength;
-}
-
-/** Keeps the chunk's staged copy for a later chunk (the chunk is built and no worker reads it). */
-function release(st: StagedColumn): void {
-  keep(st.memory);
-}
-
-/** Staged chunks waiting for their job or in one (in this thread's writes). */
-let sentNow = 0;
+/** Claim cell states. */
+const FREE = 0;
+const CLAIMED = 1;
+const SEALED = 2;
 
 /**
- * The strings of `col` at the request's run (column positions from `base`) copied into shared
- * memory for a worker, or null when the chunk is built here: a chunk of several runs (a 2-D chunk
- * narrower than the dataset), no worker pool of {@link MIN_POOL_THREADS} threads that runs tasks, a
- * chunk below its size threshold, no `SharedArrayBuffer`, more than 4 GiB of values, or the
- * workers already have {@link STAGED_PER_THREAD} chunks per thread to build (this thread builds its
- * share meanwhile).
+ * Shared memory holding the images of several chunks one after another, and a claim cell per
+ * section; given back for reuse once it is no longer the one being filled, every chunk whose image
+ * is in it is done with it and no job reads it.
  */
-export function stageColumn(n: number, runs: Float64Array, col: ColumnBytes, base: number): StagedColumn | null {
-  const offload = pipelineOffload();
-  const threads = offload?.threads ?? 0;
-  if (runs.length !== 3 || !LITTLE_ENDIAN || !offload?.runTask || !(threads >= MIN_POOL_THREADS) || typeof SharedArrayBuffer !== 'function') return null;
-  if (sentNow >= threads * STAGED_PER_THREAD) {
-    sendPending(); // (the run of staged chunks ends here: the workers get what is waiting)
-    return null;
+export class Slab {
+  /** Where the next image goes. */
+  at = 0;
+  /** Sections (claim cells) used. */
+  sections = 0;
+  /** Users: chunks, jobs, plus one while it is being filled. */
+  private users = 1;
+  readonly bytes: Uint8Array;
+  readonly cells = new Int32Array(new SharedArrayBuffer(4 * SLAB_SECTIONS));
+  constructor(readonly memory: SharedArrayBuffer) {
+    this.bytes = new Uint8Array(memory);
   }
-  const { bytes, offsets } = col;
-  const values = runs[2]!;
+  hold(): void {
+    this.users++;
+  }
+  /** One user is done with it: the last one gives it back for reuse. */
+  drop(): void {
+    if (--this.users > 0 || this.memory.byteLength !== SLAB_BYTES || kept.length >= KEPT_MAX) return;
+    this.at = 0;
+    this.sections = 0;
+    this.users = 1;
+    this.cells.fill(FREE);
+    kept.push(this);
+  }
+}
+
+/** The slab being filled. */
+let filling: Slab | null = null;
+
+/** A slab with room for `n` more bytes and two sections, the one being filled when it has. */
+function slabFor(n: number): Slab {
+  if (filling && filling.at + n <= filling.memory.byteLength && filling.sections + 2 <= SLAB_SECTIONS) return filling;
+  filling?.drop();
+  filling = n > SLAB_BYTES ? new Slab(new SharedArrayBuffer(n)) : (kept.pop() ?? new Slab(new SharedArrayBuffer(SLAB_BYTES)));
+  return filling;
+}
+
+/** A chunk built in a slab, its checksums not written yet. */
+interface Unsealed {
+  mem: VlChunk;
+  slab: Slab;
+  /** `(start, end, cell)` of each section (slab positions). */
+  sections: number[];
+  /** In a job (sent or about to be). */
+  queued: boolean;
+  /** Resolves once every section is sealed (there or here). */
+  done: Promise<void>;
+  settle: () => void;
+}
+
+/** Chunks whose image is in a slab: until it is written to the file or copied out. */
+const inSlab = new WeakMap<VlChunk, Slab>();
+/** Chunks of {@link inSlab} whose checksums are not all written yet. */
+const unsealed = new WeakMap<VlChunk, Unsealed>();
+/** The chunks of {@link unsealed} awaited by their encoding, oldest first (the calling thread seals these when it would wait). */
+let awaited: Unsealed[] = [];
+
+/**
+ * A whole dense chunk of `n` elements from the strings of `col` (checked) at the request's run
+ * (column positions from `base`), built in a slab for its checksums to be computed on a worker;
+ * null when it is built the usual way here: a chunk of several runs (a 2-D chunk narrower than the
+ * dataset), no worker pool of {@link MIN_POOL_THREADS} threads that runs tasks, a chunk below its
+ * size threshold, no `SharedArrayBuffer`, a big-endian host, or more than 4 GiB of values.
+ */
+export function slabChunk(n: number, runs: Float64Array, col: ColumnBytes, base: number): VlChunk | null {
+  const offload = pipelineOffload();
+  if (runs.length !== 3 || !LITTLE_ENDIAN || !offload?.runTask || !((offload.threads ?? 0) >= MIN_POOL_THREADS) || typeof SharedArrayBuffer !== 'function') return null;
+  const { bytes, offsets, origin = 0 } = col;
+  const m = runs[2]!;
   const b = base + runs[1]!;
   const o0 = offsets[b]!;
-  const total = offsets[b + values]! - o0;
+  const total = offsets[b + m]! - o0;
   if (total < (offload.minBytes ?? 0) || total > 0xffffffff - HEAP_HEADER - 8 - n * ENTRY_SIZE) return null;
-  // (the offsets 8-byte aligned after the bytes, as they are in the column: their type too)
-  const wide = offsets instanceof Float64Array;
-  const at = Math.ceil(total / 8) * 8;
-  const memory = sharedMemory(at + (wide ? 8 : 4) * (values + 1));
-  const sb = new Uint8Array(memory, 0, total);
-  sb.set(bytes.subarray(o0, o0 + total));
-  const so = wide ? new Float64Array(memory, at, values + 1) : new Uint32Array(memory, at, values + 1);
-  so.set(offsets.subarray(b, b + values + 1));
-  return { n, runs: Float64Array.of(runs[0]!, 0, values), bytes: sb, offsets: so, origin: o0, memory, busy: false };
-}
-
-/** The image bytes of a chunk of `st`: entries, and the heap section when a value has bytes. */
-function imageSize(st: StagedColumn): number {
-  const total = st.bytes.length;
-  return st.n * ENTRY_SIZE + 4 + (total > 0 ? HEAP_HEADER + total + 4 : 0);
-}
-
-/** Builds the staged chunk `mem` here, now (it is used before it was encoded, or its job failed). */
-export function settleStaged(mem: VlChunk): void {
-  const st = mem.staged;
-  if (!st) return;
-  mem.staged = null;
-  adoptImage(mem, columnChunk(st.n, st.runs, st, 0)!.image!);
-  if (!st.busy) release(st);
-}
-
-/**
- * Shared memory holding the images of one job's chunks, given back for reuse once every chunk
- * whose image is in it was written to the file (`ChunkImage.written`) or no longer needs it.
- */
-class Slab {
-  private users: number;
-  constructor(
-    readonly memory: SharedArrayBuffer,
-    chunks: number,
-  ) {
-    this.users = chunks;
+  const eb = n * ENTRY_SIZE + 4;
+  const size = eb + (total > 0 ? HEAP_HEADER + total + 4 : 0);
+  const room = Math.ceil(size / 8) * 8; // (8-byte aligned: the entries are read as 32-bit words)
+  const slab = slabFor(room);
+  const start = slab.at;
+  slab.at += room;
+  const image = slab.bytes.subarray(start, start + size);
+  // (the slab is reused: the entries of empty values and the heap's unused count are zeros)
+  image.fill(0, 0, n * ENTRY_SIZE);
+  if (total > 0) {
+    image.fill(0, eb, eb + HEAP_HEADER);
+    image.set(bytes.subarray(o0 - origin, o0 - origin + total), eb + HEAP_HEADER);
   }
-  /** One chunk is done with it. */
-  drop(): void {
-    if (--this.users === 0) keep(this.memory);
-  }
+  entriesOf(new Uint32Array(slab.memory, start, n * 4), runs[0]!, offsets, b, m, HEAP_HEADER - o0);
+  const mem = new VlChunk(n, null);
+  adoptImage(mem, image);
+  slab.hold();
+  inSlab.set(mem, slab);
+  const sections = [start, start + eb, slab.sections++];
+  if (total > 0) sections.push(start + eb, start + size, slab.sections++);
+  let settle!: () => void;
+  const done = new Promise<void>((ok) => (settle = ok));
+  unsealed.set(mem, { mem, slab, sections, queued: false, done, settle });
+  return mem;
 }
 
-/** Chunks whose image is in a {@link Slab} (until their image is written or copied out). */
-const slabOf = new WeakMap<VlChunk, Slab>();
-
-/** A staged chunk waiting for its job to be sent. */
-interface Waiting {
-  mem: VlChunk;
-  st: StagedColumn;
-  done: () => void;
-  failed: (e: unknown) => void;
-}
-
-let waiting: Waiting[] = [];
+/** Chunks built in slabs whose job is not sent yet. */
+let waiting: Unsealed[] = [];
 let sendScheduled = false;
+let stealScheduled = false;
+const later = (fn: () => void): void => void (typeof setImmediate === 'function' ? setImmediate : setTimeout)(fn);
 
 /**
- * Builds the staged chunk `mem` on a worker — together with the chunks staged next to it, one job
- * for {@link CHUNKS_PER_JOB} of them, the images written into one shared {@link Slab} — or on this
- * thread when the pool declines the job or it fails there; the chunk then holds its stored image,
- * as one built here does.
+ * Resolves once the checksums of `mem` (built by {@link slabChunk}) are written: on a worker,
+ * together with the chunks built next to it ({@link CHUNKS_PER_JOB} per job), or here (the calling
+ * thread would wait, or the pool declines the job or it fails there).
  */
-export function unstage(mem: VlChunk): Promise<void> {
-  const st = mem.staged;
-  if (!st) return Promise.resolve();
-  return new Promise<void>((done, failed) => {
-    st.busy = true; // (the job's from now on: its memory goes back when the job settled)
-    sentNow++;
-    waiting.push({ mem, st, done, failed });
-    if (waiting.length >= CHUNKS_PER_JOB) sendPending();
+function sealed(mem: VlChunk): Promise<void> {
+  const u = unsealed.get(mem);
+  if (!u) return Promise.resolve();
+  if (!u.queued) {
+    u.queued = true;
+    waiting.push(u);
+    awaited.push(u);
+    if (waiting.length >= CHUNKS_PER_JOB) sendWaiting();
     else if (!sendScheduled) {
       // (the rest goes once the calling thread waits for anything: a file write, the queue)
       sendScheduled = true;
-      (typeof setImmediate === 'function' ? setImmediate : setTimeout)(sendPending);
+      later(sendWaiting);
     }
-  });
+    if (!stealScheduled) {
+      stealScheduled = true;
+      later(steal);
+    }
+  }
+  return u.done;
 }
 
-/** Sends the chunks waiting as one job. */
-function sendPending(): void {
+/** Sends the chunks waiting as one job per slab. */
+function sendWaiting(): void {
   sendScheduled = false;
-  const items = waiting;
-  if (items.length === 0) return;
+  const bySlab = new Map<Slab, Unsealed[]>();
+  for (const u of waiting) if (unsealed.get(u.mem) === u) bySlab.set(u.slab, [...(bySlab.get(u.slab) ?? []), u]);
   waiting = [];
-  const at = new Float64Array(items.length + 1);
-  // (each image 8-byte aligned: its entries are read as 32-bit words)
-  for (let i = 0; i < items.length; i++) at[i + 1] = at[i]! + Math.ceil(imageSize(items[i]!.st) / 8) * 8;
-  const total = at[items.length]!;
-  const memory = sharedMemory(total);
-  const args: ColumnImagesArgs = { chunks: items.map(({ st }) => ({ n: st.n, runs: st.runs, bytes: st.bytes, offsets: st.offsets, origin: st.origin })), out: new Uint8Array(memory, 0, total), at };
-  const job = pipelineOffload()?.runTask?.({ module: TASK_MODULE, fn: 'columnImages', args, bytes: items.reduce((s, x) => s + x.st.bytes.length, 0) });
-  (job ?? Promise.resolve(null)).then(
-    (sizes) => receive(items, sizes instanceof Float64Array && sizes.length === items.length ? memory : null, at, sizes as Float64Array),
-    () => receive(items, null, at, null),
-  );
+  for (const [slab, group] of bySlab) {
+    const sections = Float64Array.from(group.flatMap((u) => u.sections));
+    let bytes = 0;
+    for (let s = 0; s < sections.length; s += 3) bytes += sections[s + 1]! - sections[s]!;
+    const job = pipelineOffload()?.runTask?.({ module: TASK_MODULE, fn: 'sealImages', args: { images: slab.bytes, cells: slab.cells, sections } satisfies SealImagesArgs, bytes });
+    if (!job) {
+      for (const u of group) sealNow(u);
+      continue;
+    }
+    slab.hold(); // (the job reads it until it settled)
+    void job.then(
+      () => jobSettled(slab, group),
+      () => jobSettled(slab, group),
+    );
+  }
+}
+
+/** A job settled (its sections sealed there, or it failed: the rest are sealed here). */
+function jobSettled(slab: Slab, group: readonly Unsealed[]): void {
+  for (const u of group) sealNow(u);
+  slab.drop();
 }
 
 /**
- * The job of `items` settled: images in `memory` at `at`, of `sizes` bytes (null: the job failed;
- * a chunk whose image is missing or of the wrong size is built here).
+ * Seals here the sections of `u` no one claimed, and resolves it once every section is sealed;
+ * true then. `claim` false: seals nothing, only notes a chunk the workers sealed. `settled`: its job
+ * settled (or none was sent), so a section still claimed was left by a job that failed: sealed here too.
  */
-function receive(items: readonly Waiting[], memory: SharedArrayBuffer | null, at: Float64Array, sizes: Float64Array | null): void {
-  sentNow -= items.length;
-  const slab = memory ? new Slab(memory, items.length) : null;
-  for (let i = 0; i < items.length; i++) {
-    const { mem, st, done, failed } = items[i]!;
-    st.busy = false;
-    try {
-      if (mem.staged === st && slab && sizes![i] === imageSize(st)) {
-        mem.staged = null;
-        adoptImage(mem, new Uint8Array(slab.memory, at[i]!, imageSize(st)));
-        slabOf.set(mem, slab);
-        release(st);
-      } else {
-        slab?.drop();
-        if (mem.staged === st) settleStaged(mem);
-        else release(st); // (built here meanwhile: used while the job ran)
-      }
-      done();
-    } catch (e) {
-      failed(e);
+function sealNow(u: Unsealed, claim = true, settled = true): boolean {
+  if (unsealed.get(u.mem) !== u) return true;
+  const { cells } = u.slab;
+  const image = u.mem.image!;
+  const at = u.sections[0]!;
+  let all = true;
+  for (let s = 0; s < u.sections.length; s += 3) {
+    const cell = u.sections[s + 2]!;
+    const was = claim ? Atomics.compareExchange(cells, cell, FREE, CLAIMED) : Atomics.load(cells, cell);
+    if (was === SEALED) continue;
+    if (!claim || (was === CLAIMED && !settled)) {
+      all = false;
+      continue;
     }
+    seal(image.subarray(u.sections[s]! - at, u.sections[s + 1]! - at));
+    Atomics.store(cells, cell, SEALED);
+  }
+  if (all) {
+    unsealed.delete(u.mem);
+    u.settle();
+  }
+  return all;
+}
+
+/**
+ * The calling thread's turn while it would wait (its event loop turns): notes the awaited chunks the
+ * workers sealed, and seals the newest one no worker claimed (the workers take the oldest first),
+ * one chunk per turn.
+ */
+function steal(): void {
+  stealScheduled = false;
+  const free = (u: Unsealed): boolean => u.sections.some((c, s) => s % 3 === 2 && Atomics.load(u.slab.cells, c) === FREE);
+  let more = false;
+  for (let i = awaited.length - 1; i >= 0; i--) {
+    const u = awaited[i]!;
+    if (unsealed.get(u.mem) === u && free(u)) {
+      sealNow(u, true, false);
+      more = awaited.some((v, j) => j < i && unsealed.get(v.mem) === v && free(v));
+      break;
+    }
+  }
+  awaited = awaited.filter((u) => !sealNow(u, false, false));
+  // (again next turn while there is work no worker took; else the jobs' answers settle the rest)
+  if (more && !stealScheduled) {
+    stealScheduled = true;
+    later(steal);
   }
 }
 
 /**
- * Once `mem` (just built from its staged copy) is encoded as `image`: a chunk whose image is in a
- * shared {@link Slab} lets it go when the image is written (`ChunkImage.written`), or at once when
- * the stored bytes are a copy (filters). `encode` runs with the chunk's image in the slab only when
- * the engine drops the chunk afterwards (`last`); else the chunk first gets an image of its own.
+ * Gives `mem` an image of its own, sealed, when its image is in a slab (it is used before it is
+ * encoded, or encoded while the engine keeps it): nothing the slab's next chunks or a worker write
+ * changes it.
+ */
+export function ownImage(mem: VlChunk): void {
+  const slab = inSlab.get(mem);
+  if (!slab) return;
+  inSlab.delete(mem);
+  const u = unsealed.get(mem);
+  unsealed.delete(mem);
+  const image = mem.image!.slice();
+  adoptImage(mem, image);
+  if (u) {
+    // (sealed on the copy: a worker may still write the slab's checksums; its job holds the slab)
+    for (let s = 0; s < u.sections.length; s += 3) seal(image.subarray(u.sections[s]! - u.sections[0]!, u.sections[s + 1]! - u.sections[0]!));
+    u.settle();
+  }
+  slab.drop();
+}
+
+/**
+ * Encodes `mem` with `encode`: a chunk whose image is in a slab once its checksums are written; the
+ * slab is let go when the image is written (`ChunkImage.written`), or at once when the stored bytes
+ * are a copy (filters). The image stays in the slab only when the engine drops the chunk afterwards
+ * (`last`); else the chunk first gets an image of its own.
  */
 export async function encodeOwned(mem: VlChunk, last: boolean, encode: () => Promise<ChunkImage>): Promise<ChunkImage> {
-  const slab = slabOf.get(mem);
-  if (!slab) return encode();
-  slabOf.delete(mem);
+  if (!inSlab.has(mem)) return encode();
   if (!last) {
-    adoptImage(mem, mem.image!.slice());
-    slab.drop();
+    ownImage(mem);
     return encode();
   }
+  await sealed(mem);
+  const slab = inSlab.get(mem);
+  if (!slab) return encode(); // (used while it was sealed: it has its own image now)
+  inSlab.delete(mem);
   let image: ChunkImage;
   try {
     image = await encode();

@@ -85,7 +85,7 @@ export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, bas
 }
 
 /** Entries of the `m` elements from `c` (words zero before) for the column's strings from `b`, heap offset = column offset + `shift`. */
-function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number): void {
+export function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number): void {
   let prev = offsets[b]!;
   for (let k = 0, j = 4 * c; k < m; k++, j += 4) {
     const next = offsets[b + k + 1]!;
