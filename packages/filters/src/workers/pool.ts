@@ -142,7 +142,11 @@ async function run(job: FilterJob | SectionsJob | TaskJob, failed?: (e: Error) =
       w = pick();
     } while (w && w.pending >= WORKER_DEPTH);
   }
-  if (!w) return null;
+  if (!w) {
+    // (no worker, e.g. the pool was shrunk to none while jobs waited: the next waiting job is woken to find that out too)
+    waiting.shift()?.();
+    return null;
+  }
   try {
     const r = await w.run(job);
     stats.done++;
