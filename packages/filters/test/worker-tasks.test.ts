@@ -2,7 +2,8 @@
  * Task jobs of the filter worker pool (core's `PipelineOffload.runTask`): a chunk format's own
  * function, imported by URL on a worker, gives its value back (buffers moved); the pool declines
  * work below its threshold or without threads, and a function that throws or does not exist there
- * resolves null (counted as failed), so the caller runs it itself.
+ * resolves null (counted as failed), so the caller runs it itself; jobs waiting for a worker when
+ * the pool is shrunk to none all settle, and the pool takes jobs again afterwards.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { threadId } from 'node:worker_threads';
@@ -38,5 +39,18 @@ describe('worker pool task jobs', () => {
     expect(await pipelineOffload()!.runTask!({ module: MODULE, fn: 'fails', args: null, bytes: 1 })).toBeNull();
     expect(await pipelineOffload()!.runTask!({ module: MODULE, fn: 'absent', args: null, bytes: 1 })).toBeNull();
     expect(workerStats().failed).toBe(before + 2);
+  });
+
+  it('jobs waiting for a worker when the pool is shrunk to none all settle; later jobs run', async () => {
+    configureWorkers({ threads: 1, minBytes: 0 });
+    const bytes = new Uint8Array(1 << 16);
+    // (one worker holds two jobs: the rest wait on this thread)
+    const jobs = Array.from({ length: 8 }, () => pipelineOffload()!.runTask!({ module: MODULE, fn: 'doubled', args: { bytes }, bytes: bytes.length }));
+    configureWorkers({ threads: 0 });
+    const settled = await Promise.race([Promise.allSettled(jobs), new Promise<'stuck'>((ok) => setTimeout(() => ok('stuck'), 10_000))]);
+    expect(settled).not.toBe('stuck');
+    configureWorkers({ threads: 1, minBytes: 0 });
+    const r = (await pipelineOffload()!.runTask!({ module: MODULE, fn: 'doubled', args: { bytes: Uint8Array.of(3) }, bytes: 1 })) as { out: Uint8Array };
+    expect([...r.out]).toEqual([6]);
   });
 });

@@ -45,9 +45,9 @@ const SLAB_SECTIONS = 512;
 /** The worker's entry (resolved by the worker's own module loader: the sources under tsx, else the built module). */
 const TASK_MODULE = new URL(import.meta.url.endsWith('.ts') ? './vl-image-task.ts' : './vl-image-task.js', import.meta.url).href;
 
-/** Slabs kept for reuse (no new memory, no page faults, once a write runs). */
+/** Slabs kept for reuse (no new memory, no page faults, once a write runs): a write holds 2–3 at once. */
 const kept: Slab[] = [];
-const KEPT_MAX = 16;
+const KEPT_MAX = 4;
 
 /** Claim cell states. */
 const FREE = 0;
@@ -217,6 +217,7 @@ function sendWaiting(): void {
 function jobSettled(slab: Slab, group: readonly Unsealed[]): void {
   for (const u of group) sealNow(u);
   slab.drop();
+  awaited = awaited.filter((u) => unsealed.get(u.mem) === u);
 }
 
 /**
