@@ -31,8 +31,15 @@ export interface SealImagesArgs {
   sections: Float64Array;
 }
 
-/** Pools of fewer threads leave the chunks to the calling thread (a pool of 1 on a 1-core machine would only add messages). */
-export const MIN_POOL_THREADS = 2;
+/**
+ * Pools of fewer threads leave the chunks to the calling thread. On this 2-core machine under the
+ * load of other processes (load average 10–14) a pool of 2 was not faster in bench/vl.ts, whose rows
+ * each write once in a fresh process (8192-string chunks: 3.56× h5py wall, process CPU 0.16 s, against
+ * 4.75× and 0.14 s built on the main thread), though in one warm process it used less CPU (0.12 s
+ * against 0.14 s, main thread 70 against 90 ms, wall the same): BENCHMARKS.md "vlpar". To be
+ * measured again on a quiet machine before pools of 2 take this path.
+ */
+export const MIN_POOL_THREADS = 3;
 
 /** Chunks per worker job: one message each way for several chunks. */
 export const CHUNKS_PER_JOB = 4;

@@ -77,9 +77,9 @@ describe('dense VL chunks of a column built on the worker pool', () => {
     it(`${name}: the bytes of chunks built on the calling thread`, async () => {
       const here = await poolBytes(opts, col(), 0);
       const before = tasks;
-      const there = await poolBytes(opts, col(), 2);
+      const there = await poolBytes(opts, col(), MIN_POOL_THREADS);
       expect(tasks).toBeGreaterThan(before); // (the chunks' checksums went to the workers)
-      expect(Buffer.from(await poolBytes(opts, col(), 3)).equals(Buffer.from(here))).toBe(true);
+      expect(Buffer.from(await poolBytes(opts, col(), MIN_POOL_THREADS + 1)).equals(Buffer.from(here))).toBe(true);
       expect(Buffer.from(there).equals(Buffer.from(here))).toBe(true);
       const expected = opts.shape.length === 1 ? col().toArray() : col().toArray().slice(0, 5000);
       expect(await readBack(there)).toEqual(expected);
@@ -87,7 +87,7 @@ describe('dense VL chunks of a column built on the worker pool', () => {
   }
 
   it("the caller's column changed right after the write returns: the file holds what was written", async () => {
-    configureWorkers({ threads: 2, minBytes: 0 });
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const store = new MemoryStore();
     const f = await createFile(store, { superblockVersion: 3 });
     const d = await createVlDataset(f, 's', { dtype: 'string', shape: [5000], chunks: [500] });
@@ -134,7 +134,7 @@ describe('dense VL chunks of a column built on the worker pool', () => {
     for (const chunk of [256, 1000]) {
       const here = await chunkImages(await manyBytes(cols, chunk, 0, false), cols, chunk);
       for (const atOnce of [false, true]) {
-        const there = await manyBytes(cols, chunk, 2, atOnce);
+        const there = await manyBytes(cols, chunk, MIN_POOL_THREADS, atOnce);
         expect((await chunkImages(there, cols, chunk)).every((b, i) => b.equals(here[i]!))).toBe(true);
         const f = await openFile(new MemoryStore(there.slice()));
         for (let k = 0; k < values.length; k++) expect((await ((await f.get(`d${k}`)) as Dataset).readColumnar<VLStrings>()).toArray()).toEqual(values[k]);
@@ -175,7 +175,7 @@ describe('dense VL chunks of a column built on the worker pool', () => {
 
   it('a failed file write: every other chunk, and those written after it to the same slabs, hold their values (as without a pool)', async () => {
     const want = strings(6000, 3);
-    for (const threads of [0, 2]) {
+    for (const threads of [0, MIN_POOL_THREADS]) {
       const got = await afterFailure(threads);
       expect(got.b).toEqual(strings(6000, 4));
       // (the chunk whose write failed holds what it held before, the fill: which one it is depends on timing)
@@ -196,7 +196,7 @@ describe('fallback to the calling thread', () => {
 
   /** Runs `fn` with the pool's offload wrapped: `runTask` answered by `answer` (null: declined). */
   async function withRunTask(answer: PipelineOffload['runTask'], fn: () => Promise<void>): Promise<void> {
-    configureWorkers({ threads: 2, minBytes: 0 });
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const pool = pipelineOffload()!;
     const wrapped: PipelineOffload = Object.create(pool) as PipelineOffload;
     Object.defineProperty(wrapped, 'runTask', { value: answer });
@@ -223,7 +223,7 @@ describe('fallback to the calling thread', () => {
   });
 
   it('a job on a worker seals the free sections in the shared memory, as the calling thread does', async () => {
-    configureWorkers({ threads: 2, minBytes: 0 });
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const images = new Uint8Array(new SharedArrayBuffer(4096));
     for (let i = 0; i < images.length; i++) images[i] = (i * 31) & 0xff;
     const want = images.slice();
@@ -254,15 +254,15 @@ describe('fallback to the calling thread', () => {
     expect(slabChunk(500, one, col, 0)).toBeNull();
     configureWorkers({ threads: MIN_POOL_THREADS - 1, minBytes: 0 });
     expect(slabChunk(500, one, col, 0)).toBeNull();
-    configureWorkers({ threads: 2, minBytes: 1 << 30 });
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 1 << 30 });
     expect(slabChunk(500, one, col, 0)).toBeNull();
-    configureWorkers({ threads: 2, minBytes: 0 });
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     expect(slabChunk(500, one, col, 0)).not.toBeNull();
     expect(slabChunk(500, Float64Array.of(0, 1000, 300, 400, 1500, 100), col, 0)).toBeNull(); // (several runs: built the usual way)
   });
 
   it('a chunk used before it is encoded gets a sealed image of its own, which later chunks in the slab leave alone', async () => {
-    configureWorkers({ threads: 2, minBytes: 0 });
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const col = VLStrings.from(v);
     const runs = Float64Array.of(0, 1000, 500);
     const expected = columnChunk(500, runs, col, 0)!.image!;
@@ -279,7 +279,7 @@ describe('fallback to the calling thread', () => {
   });
 
   it('an image encoded while the engine keeps the chunk (not `last`) is a copy: the slab is not in the stored bytes', async () => {
-    configureWorkers({ threads: 2, minBytes: 0 });
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const col = VLStrings.from(v);
     const runs = Float64Array.of(0, 0, 500);
     const mem = slabChunk(500, runs, col, 0)!;
