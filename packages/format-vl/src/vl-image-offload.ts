@@ -73,6 +73,8 @@ export class Slab {
   sections = 0;
   /** Users: chunks, jobs, plus one while it is being filled. */
   private users = 1;
+  /** A job on it failed (its worker may have been stopped while it wrote): never reused. */
+  spoiled = false;
   readonly bytes: Uint8Array;
   readonly cells = new Int32Array(new SharedArrayBuffer(4 * SLAB_SECTIONS));
   constructor(readonly memory: SharedArrayBuffer) {
@@ -83,7 +85,7 @@ export class Slab {
   }
   /** One user is done with it: the last one gives it back for reuse. */
   drop(): void {
-    if (--this.users > 0 || this.memory.byteLength !== SLAB_BYTES || kept.length >= KEPT_MAX) return;
+    if (--this.users > 0 || this.spoiled || this.memory.byteLength !== SLAB_BYTES || kept.length >= KEPT_MAX) return;
     this.at = 0;
     this.sections = 0;
     this.users = 1;
@@ -214,14 +216,15 @@ function sendWaiting(): void {
     }
     slab.hold(); // (the job reads it until it settled)
     void job.then(
-      () => jobSettled(slab, group),
-      () => jobSettled(slab, group),
+      (count) => jobSettled(slab, group, count === sections.length / 3),
+      () => jobSettled(slab, group, false),
     );
   }
 }
 
-/** A job settled (its sections sealed there, or it failed: the rest are sealed here). */
-function jobSettled(slab: Slab, group: readonly Unsealed[]): void {
+/** A job settled (its sections sealed there, or it failed: the rest are sealed here, and the slab is never reused). */
+function jobSettled(slab: Slab, group: readonly Unsealed[], ok: boolean): void {
+  if (!ok) slab.spoiled = true;
   for (const u of group) sealNow(u);
   slab.drop();
   awaited = awaited.filter((u) => unsealed.get(u.mem) === u);
