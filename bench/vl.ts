@@ -23,9 +23,10 @@
  * sides alike; ratios are medians of the per-repetition ratios (h5py ÷ ours: > 1 means chunkform is
  * faster), times are medians. CPU time (process-wide, all threads) is reported beside wall time, and
  * the main thread's CPU per write (Linux). The last two rows are the same run's comparison for the
- * columnar rows of 8× chunks: no worker pool (every chunk built on the main thread), and a pool of 3
- * threads, from which `format-vl` builds whole chunks of a column on the workers (it does not on
- * pools of 2: see MIN_POOL_THREADS in packages/format-vl/src/vl-image-offload.ts).
+ * columnar rows of 8× chunks: no worker pool (every chunk built and checksummed on the main thread),
+ * and a pool of 3 threads; with a pool of 3 or more (MIN_POOL_THREADS in
+ * packages/format-vl/src/vl-image-offload.ts) `format-vl` builds the chunks of a column in reused
+ * shared memory and the workers compute their checksums, the main thread sealing those no worker took.
  * The same run measures ceilings that bound any implementation on this machine: zlib level 1 on the
  * same heap bytes on 1 and 2 threads, turning bytes into one JS string per value, and building and
  * checksumming the stored bytes of the unfiltered chunks (no file).
@@ -265,7 +266,7 @@ export async function runVl(dir: string): Promise<void> {
     { chunk: 8 * CHUNK, label: 'deflate 1 on the heap', opts: { filters: heapDeflate }, columnar: true },
     { chunk: 8 * CHUNK, label: 'no filters', opts: {}, columnar: true },
     { chunk: 8 * CHUNK, label: 'no filters, no worker pool (chunks built on the main thread)', opts: {}, columnar: true, threads: 0 },
-    { chunk: 8 * CHUNK, label: 'no filters, worker pool of 3 threads (chunk images built on the workers)', opts: {}, columnar: true, threads: 3 },
+    { chunk: 8 * CHUNK, label: 'no filters, worker pool of 3 threads', opts: {}, columnar: true, threads: 3 },
   ];
   if (ROWS) configs.splice(0, configs.length, ...configs.filter((_, k) => ROWS.includes(k)));
   const column = VLStrings.from(data);

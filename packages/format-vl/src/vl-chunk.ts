@@ -8,7 +8,6 @@
  */
 import { putAsciiBatch, putString, type VlCodec } from './vl-values.js';
 import { firstNonAscii } from './vl-strings.js';
-import type { StagedColumn } from './vl-image-offload.js';
 
 /** Bytes at the start of the heap that hold its unused-byte count. */
 export const HEAP_HEADER = 4;
@@ -46,12 +45,6 @@ export class VlChunk {
    * view of it; {@link change} drops it and gives the chunk a heap of its own first.
    */
   image: Uint8Array | null = null;
-  /**
-   * A whole dense chunk of a column whose image is still to be built (on a worker when it is encoded,
-   * ./vl-image-offload.ts): until then the chunk has no values of its own, and every use but the
-   * encoding builds it first (`settleStaged`).
-   */
-  staged: StagedColumn | null = null;
 
   constructor(
     /** Elements of the chunk. */

@@ -26,7 +26,7 @@ import { DENSE_SECTIONS, ENTRY_SIZE, SPARSE_SECTIONS, decodeVlChunk, definedSele
 import { vlCodec, type VlCodec } from './vl-values.js';
 import { ColumnRead, readColumn, stringColumns, writeColumn } from './vl-column.js';
 import { columnChunk, textChunk } from './vl-image.js';
-import { settleStaged, stageColumn, unstage } from './vl-image-offload.js';
+import { encodeOwned, ownImage, slabChunk } from './vl-image-offload.js';
 import { VLStrings } from './vl-strings.js';
 import { readMany, type ChunkReading, type ReadItem } from './vl-read-many.js';
 
@@ -69,8 +69,9 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   }
 
   async memToFile(mem: VlChunk, coords: readonly number[], last?: boolean): Promise<ChunkImage> {
-    if (mem.staged) await unstage(mem); // (built on a worker: ./vl-image-offload.ts)
-    return encodeVlChunk(mem, this.ctx, this.shape, coords, last);
+    // (a chunk built in shared memory: its checksums written on a worker first, ./vl-image-offload.ts;
+    // its buffer is the slab's, else one kept for reuse once written when `last`: ./vl-image-pool.ts)
+    return encodeOwned(mem, last === true, (inSlab) => encodeVlChunk(mem, this.ctx, this.shape, coords, last === true && !inSlab));
   }
 
   /**
@@ -94,7 +95,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   }
 
   memRead(mem: VlChunk, req: ChunkRequest, out: Uint8Array): void {
-    settleStaged(mem);
+    ownImage(mem);
     const lane = laneOf(out);
     if (!lane) throw new UnsupportedError('variable-length chunk values are read through Dataset.read (they are not element bytes)', { path: this.ctx.datasetPath });
     if (lane.columnar instanceof ColumnRead) readColumn(mem, req.runs, lane.columnar, this.base(out));
@@ -103,21 +104,19 @@ export class VlFormat implements ChunkFormat<VlChunk> {
 
   /**
    * A whole chunk written: of a column or of ASCII strings (dense chunks), built as its stored image
-   * in one pass — a column's on the filter worker pool when it has one (the strings staged here,
-   * ./vl-image-offload.ts).
+   * in one pass — a column's in shared memory, its checksums then written on the filter worker pool
+   * when it has one (./vl-image-offload.ts).
    */
   fromRequest(req: ChunkRequest, src: Uint8Array): VlChunk {
     const lane = laneOf(src);
     if (lane && !this.shape.sparse) {
       const { n } = this.shape;
-      const staged = lane.columnar instanceof VLStrings ? stageColumn(n, req.runs, lane.columnar, this.base(src)) : null;
-      if (staged) {
-        const mem = this.fill();
-        mem.staged = staged;
-        return mem;
-      }
       const mem =
-        lane.columnar instanceof VLStrings ? columnChunk(n, req.runs, lane.columnar, this.base(src)) : this.objectValues.text && !lane.columnar ? textChunk(n, req.runs, lane.values, this.base(src)) : null;
+        lane.columnar instanceof VLStrings
+          ? (slabChunk(n, req.runs, lane.columnar, this.base(src)) ?? columnChunk(n, req.runs, lane.columnar, this.base(src)))
+          : this.objectValues.text && !lane.columnar
+            ? textChunk(n, req.runs, lane.values, this.base(src))
+            : null;
       if (mem) return mem;
     }
     const mem = this.fill();
@@ -126,7 +125,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   }
 
   memWrite(mem: VlChunk, req: ChunkRequest, src: Uint8Array): void {
-    settleStaged(mem);
+    ownImage(mem);
     const lane = laneOf(src);
     if (lane?.columnar instanceof VLStrings) {
       writeColumn(mem, req.runs, lane.columnar, this.base(src));
@@ -144,7 +143,6 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   }
 
   memSize(mem: VlChunk): number {
-    if (mem.staged) return mem.staged.bytes.length + mem.n * ENTRY_SIZE + 64;
     return mem.heap.length + mem.n * ENTRY_SIZE + (mem.defined ? mem.defined.length : 0) + 64;
   }
 

@@ -44,7 +44,7 @@ function finish(mem: VlChunk, image: Uint8Array, eb: number, end: number): VlChu
 
 /**
  * Gives the dense chunk `mem` (of `mem.n` elements, no values yet) the sealed stored image `image`
- * built in one pass (here or by {@link columnImage} on another thread): its entries words, heap and image.
+ * built in one pass (here, or in a shared slab: ./vl-image-offload.ts): its entries words, heap and image.
  */
 export function adoptImage(mem: VlChunk, image: Uint8Array): void {
   const eb = mem.n * ENTRY_SIZE + 4;
@@ -101,7 +101,7 @@ export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, bas
  * offset = column offset + `shift` (0 when empty). `wide`: a heap offset may reach 2^31 (else every
  * high word is 0, and 32-bit offsets below 2^31 are read and the entries written as int32).
  */
-function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number, wide: boolean): void {
+export function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: number, m: number, shift: number, wide: boolean): void {
   if (!wide && offsets instanceof Uint32Array && offsets[b + m]! < 0x80000000) {
     // (int32 loads and stores: no conversions through doubles)
     const o = new Int32Array(offsets.buffer, offsets.byteOffset + 4 * b, m + 1);

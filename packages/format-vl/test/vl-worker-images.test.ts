@@ -1,10 +1,14 @@
 /**
- * Whole dense VL chunks of a column built on the filter worker pool (src/vl-image-offload.ts,
- * docs/format-vl.md §5.1): the file bytes are those of chunks built on the calling thread (1-D chunks,
- * 2-D chunks of whole rows; a chunk of several runs is built there), offsets of either type, a column starting inside its
- * buffer, empty strings, a filtered heap); the caller's column may change once the write returns; a
- * job the pool declines or that fails there, and a pool without threads, give the same bytes built
- * here; a staged chunk used before it is encoded is built here from its staged copy.
+ * Whole dense VL chunks of a column built in shared slabs, their checksums written on the filter
+ * worker pool (src/vl-image-offload.ts, docs/format-vl.md §5.2): the file bytes are those of chunks
+ * built on the calling thread without a pool (1-D chunks, 2-D chunks of whole rows; a chunk of
+ * several runs is built the usual way), offsets of either type, a column starting inside its buffer,
+ * empty strings, a filtered heap, random strings with non-ASCII ones, several writes reusing the
+ * slabs, one after another and at once); the caller's column may change once the write returns; a
+ * job the pool declines, that fails there or that answers late, and a pool without threads, give the
+ * same bytes sealed here; a chunk used before it is encoded gets a sealed image of its own; the
+ * worker's side seals only the sections it claims; a failed file write leaves the slab alone until
+ * the chunk is stored again.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStore, createFile, openFile, type Dataset } from '@chunkform/core';
@@ -13,7 +17,9 @@ import { configureWorkers, workerStats } from '@chunkform/filters';
 import { VLStrings, createVlDataset, type VlDatasetOptions } from '../src/index.js';
 import { VlChunk } from '../src/vl-chunk.js';
 import { columnChunk } from '../src/vl-image.js';
-import { MIN_POOL_THREADS, settleStaged, stageColumn, unstage } from '../src/vl-image-offload.js';
+import { MIN_POOL_THREADS, encodeOwned, ownImage, slabChunk } from '../src/vl-image-offload.js';
+import { sealImages } from '../src/vl-image-task.js';
+import { seal } from '../src/vl-sections.js';
 import { fileBytes } from './support.js';
 
 /** `n` strings of 0–60 bytes, some multi-byte UTF-8, some empty. */
@@ -30,10 +36,21 @@ function strings(n: number, seed: number): string[] {
   return out;
 }
 
+/** Jobs sent to the pool's `runTask` by {@link poolBytes} (counted, then run by the pool). */
+let tasks = 0;
+
 /** The file bytes of one VL dataset written with `data` in one write, with the pool at `threads` threads (`minBytes` 0: every chunk goes). */
 async function poolBytes(opts: VlDatasetOptions, data: unknown, threads: number): Promise<Uint8Array> {
   configureWorkers({ threads, minBytes: 0 });
-  return fileBytes(opts, data);
+  const pool = pipelineOffload()!;
+  const counting: PipelineOffload = Object.create(pool) as PipelineOffload;
+  Object.defineProperty(counting, 'runTask', { value: (t: Parameters<NonNullable<PipelineOffload['runTask']>>[0]) => (tasks++, pool.runTask!(t)) });
+  setPipelineOffload(counting);
+  try {
+    return await fileBytes(opts, data);
+  } finally {
+    setPipelineOffload(pool);
+  }
 }
 
 async function readBack(bytes: Uint8Array): Promise<string[]> {
@@ -59,10 +76,10 @@ describe('dense VL chunks of a column built on the worker pool', () => {
   for (const [name, opts, col] of cases) {
     it(`${name}: the bytes of chunks built on the calling thread`, async () => {
       const here = await poolBytes(opts, col(), 0);
-      const before = workerStats();
-      const there = await poolBytes(opts, col(), 3);
-      expect(workerStats().done).toBeGreaterThan(before.done); // (the chunks went to the workers)
-      expect(workerStats().failed).toBe(before.failed);
+      const before = tasks;
+      const there = await poolBytes(opts, col(), MIN_POOL_THREADS);
+      expect(tasks).toBeGreaterThan(before); // (the chunks' checksums went to the workers)
+      expect(Buffer.from(await poolBytes(opts, col(), MIN_POOL_THREADS + 1)).equals(Buffer.from(here))).toBe(true);
       expect(Buffer.from(there).equals(Buffer.from(here))).toBe(true);
       const expected = opts.shape.length === 1 ? col().toArray() : col().toArray().slice(0, 5000);
       expect(await readBack(there)).toEqual(expected);
@@ -70,7 +87,7 @@ describe('dense VL chunks of a column built on the worker pool', () => {
   }
 
   it("the caller's column changed right after the write returns: the file holds what was written", async () => {
-    configureWorkers({ threads: 3, minBytes: 0 });
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const store = new MemoryStore();
     const f = await createFile(store, { superblockVersion: 3 });
     const d = await createVlDataset(f, 's', { dtype: 'string', shape: [5000], chunks: [500] });
@@ -80,6 +97,97 @@ describe('dense VL chunks of a column built on the worker pool', () => {
     await f.close();
     expect(await readBack(store.toBytes())).toEqual(v);
   });
+
+  /** A file of datasets `d0`, `d1`, … written from `cols` (chunks of `chunk`), one after another or all at once. */
+  async function manyBytes(cols: VLStrings[], chunk: number, threads: number, atOnce: boolean): Promise<Uint8Array> {
+    configureWorkers({ threads, minBytes: 0 });
+    const store = new MemoryStore();
+    const f = await createFile(store, { superblockVersion: 3 });
+    const sets = [];
+    for (let k = 0; k < cols.length; k++) sets.push(await createVlDataset(f, `d${k}`, { dtype: 'string', shape: [cols[k]!.length], chunks: [Math.min(chunk, cols[k]!.length)] }));
+    if (atOnce) await Promise.all(sets.map((d, k) => d.write(cols[k]!)));
+    else for (let k = 0; k < cols.length; k++) await sets[k]!.write(cols[k]!);
+    await f.close();
+    return store.toBytes();
+  }
+
+  /** The stored bytes of every chunk of every dataset of `bytes` (the file layouts may differ: chunks queued behind a call are stored by a later one). */
+  async function chunkImages(bytes: Uint8Array, cols: VLStrings[], chunk: number): Promise<Buffer[]> {
+    const f = await openFile(new MemoryStore(bytes.slice()));
+    const out: Buffer[] = [];
+    for (let k = 0; k < cols.length; k++) {
+      const d = (await f.get(`d${k}`)) as Dataset;
+      const c = Math.min(chunk, cols[k]!.length);
+      for (let at = 0; at < cols[k]!.length; at += c) out.push(Buffer.from((await d.readChunk([at])).bytes));
+    }
+    await f.close();
+    return out;
+  }
+
+  it('random strings (some not ASCII) in several datasets, written one after another and at once, the slabs reused: the same chunk bytes', async () => {
+    let x = 0x9e3779b9;
+    const rnd = (): number => ((x = (x ^ (x << 13)) >>> 0), (x = (x ^ (x >>> 17)) >>> 0), (x = (x ^ (x << 5)) >>> 0));
+    const alphabet = ['a', 'Z', '0', ' ', 'é', 'ß', '日', '本', '😀', '\u0000', '~'];
+    const random = (n: number): string[] => Array.from({ length: n }, () => Array.from({ length: rnd() % 40 }, () => alphabet[rnd() % alphabet.length]).join(''));
+    const values = [random(7000), random(3001), random(12000), random(1)];
+    const cols = values.map((v) => VLStrings.from(v));
+    for (const chunk of [256, 1000]) {
+      const here = await chunkImages(await manyBytes(cols, chunk, 0, false), cols, chunk);
+      for (const atOnce of [false, true]) {
+        const there = await manyBytes(cols, chunk, MIN_POOL_THREADS, atOnce);
+        expect((await chunkImages(there, cols, chunk)).every((b, i) => b.equals(here[i]!))).toBe(true);
+        const f = await openFile(new MemoryStore(there.slice()));
+        for (let k = 0; k < values.length; k++) expect((await ((await f.get(`d${k}`)) as Dataset).readColumnar<VLStrings>()).toArray()).toEqual(values[k]);
+        await f.close();
+      }
+    }
+  });
+
+  /** What a file holds after a file write of `a` fails once, `b` is written twice to another dataset and the file flushed and closed. */
+  async function afterFailure(threads: number): Promise<{ a: string[]; b: string[] }> {
+    configureWorkers({ threads, minBytes: 0 });
+    /** A memory store whose next write of more than 1000 bytes fails once when armed. */
+    class FailingStore extends MemoryStore {
+      armed = false;
+      override async write(offset: number, bytes: Uint8Array): Promise<void> {
+        if (this.armed && bytes.length > 1000) {
+          this.armed = false;
+          throw new Error('disk full (test)');
+        }
+        return super.write(offset, bytes);
+      }
+    }
+    const store = new FailingStore();
+    const f = await createFile(store, { superblockVersion: 3 });
+    const da = await createVlDataset(f, 'a', { dtype: 'string', shape: [6000], chunks: [500] });
+    const db = await createVlDataset(f, 'b', { dtype: 'string', shape: [6000], chunks: [500] });
+    store.armed = true;
+    await da.write(VLStrings.from(strings(6000, 3))).catch(() => undefined);
+    await db.write(VLStrings.from(strings(6000, 4)));
+    await db.write(VLStrings.from(strings(6000, 4)));
+    await f.flush().catch(() => undefined); // (the chunk whose write failed is stored now)
+    await f.close();
+    const g = await openFile(new MemoryStore(store.toBytes()));
+    const got = { a: (await ((await g.get('a')) as Dataset).readColumnar<VLStrings>()).toArray(), b: (await ((await g.get('b')) as Dataset).readColumnar<VLStrings>()).toArray() };
+    await g.close();
+    return got;
+  }
+
+  it('a failed file write: every other chunk, and those written after it to the same slabs, hold their values (as without a pool)', async () => {
+    const want = strings(6000, 3);
+    for (const threads of [0, MIN_POOL_THREADS]) {
+      const got = await afterFailure(threads);
+      expect(got.b).toEqual(strings(6000, 4));
+      // (the chunk whose write failed holds what it held before, the fill: which one it is depends on timing)
+      const lost = [];
+      for (let c = 0; c < 6000; c += 500) {
+        const part = got.a.slice(c, c + 500);
+        if (part.every((v) => v === '')) lost.push(c);
+        else expect(part).toEqual(want.slice(c, c + 500));
+      }
+      expect(lost.length).toBeLessThanOrEqual(1);
+    }
+  });
 });
 
 describe('fallback to the calling thread', () => {
@@ -88,7 +196,7 @@ describe('fallback to the calling thread', () => {
 
   /** Runs `fn` with the pool's offload wrapped: `runTask` answered by `answer` (null: declined). */
   async function withRunTask(answer: PipelineOffload['runTask'], fn: () => Promise<void>): Promise<void> {
-    configureWorkers({ threads: 3, minBytes: 0 });
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const pool = pipelineOffload()!;
     const wrapped: PipelineOffload = Object.create(pool) as PipelineOffload;
     Object.defineProperty(wrapped, 'runTask', { value: answer });
@@ -102,9 +210,10 @@ describe('fallback to the calling thread', () => {
 
   const written = (): Promise<Uint8Array> => fileBytes(opts, VLStrings.from(v));
 
-  it('a job the pool declines, one that failed there and one that answered nonsense: the chunks are built here, same bytes', async () => {
+  it('a job the pool declines, one that failed there, one that answered nonsense and one that answers late: the chunks are sealed here, same bytes', async () => {
     const here = await poolBytes(opts, VLStrings.from(v), 0);
-    for (const answer of [() => null, () => Promise.resolve(null), () => Promise.resolve(new Uint8Array(3))] as PipelineOffload['runTask'][]) {
+    const late = (t: Parameters<NonNullable<PipelineOffload['runTask']>>[0]): Promise<unknown> => new Promise((ok) => setTimeout(() => ok(sealImages(t.args as never).value), 30));
+    for (const answer of [() => null, () => Promise.resolve(null), () => Promise.resolve(new Uint8Array(3)), late] as PipelineOffload['runTask'][]) {
       let bytes!: Uint8Array;
       let asked = 0;
       await withRunTask((t) => (asked++, answer!(t)), async () => void (bytes = await written()));
@@ -113,44 +222,85 @@ describe('fallback to the calling thread', () => {
     }
   });
 
+  it('a job on a worker seals the free sections in the shared memory, as the calling thread does', async () => {
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
+    const images = new Uint8Array(new SharedArrayBuffer(4096));
+    for (let i = 0; i < images.length; i++) images[i] = (i * 31) & 0xff;
+    const want = images.slice();
+    seal(want.subarray(0, 1000));
+    seal(want.subarray(1000, 4096));
+    const cells = new Int32Array(new SharedArrayBuffer(8));
+    const r = await pipelineOffload()!.runTask!({ module: new URL('../src/vl-image-task.ts', import.meta.url).href, fn: 'sealImages', args: { images, cells, sections: Float64Array.of(0, 1000, 0, 1000, 4096, 1) }, bytes: 4096 });
+    expect(r).toBe(2);
+    expect(Array.from(cells)).toEqual([2, 2]);
+    expect(Buffer.from(images).equals(Buffer.from(want))).toBe(true);
+  });
+
   it('a task that throws on the worker is counted as failed and the chunk is built here', async () => {
     configureWorkers({ threads: 1, minBytes: 0 });
     const pool = pipelineOffload()!;
     const before = workerStats().failed;
-    const r = await pool.runTask!({ module: new URL('../src/vl-image-task.ts', import.meta.url).href, fn: 'columnImage', args: null, bytes: 1 }); // (throws there: no arguments)
+    const r = await pool.runTask!({ module: new URL('../src/vl-image-task.ts', import.meta.url).href, fn: 'sealImages', args: null, bytes: 1 }); // (throws there: no arguments)
     expect(r).toBeNull();
     expect(workerStats().failed).toBe(before + 1);
     const missing = await pool.runTask!({ module: new URL('../src/vl-image-task.ts', import.meta.url).href, fn: 'noSuchFunction', args: {}, bytes: 1 });
     expect(missing).toBeNull();
   });
 
-  it('no worker pool (threads 0), one of fewer than MIN_POOL_THREADS threads, or chunks below its threshold: nothing is staged', () => {
+  it('no worker pool (threads 0), one of fewer than MIN_POOL_THREADS threads, or chunks below its threshold: nothing is built in a slab', () => {
     const col = VLStrings.from(v);
+    const one = Float64Array.of(0, 0, 500);
     configureWorkers({ threads: 0 });
-    expect(stageColumn(500, Float64Array.of(0, 0, 500), col, 0)).toBeNull();
+    expect(slabChunk(500, one, col, 0)).toBeNull();
     configureWorkers({ threads: MIN_POOL_THREADS - 1, minBytes: 0 });
-    expect(stageColumn(500, Float64Array.of(0, 0, 500), col, 0)).toBeNull();
-    configureWorkers({ threads: 3, minBytes: 1 << 30 });
-    expect(stageColumn(500, Float64Array.of(0, 0, 500), col, 0)).toBeNull();
-    configureWorkers({ threads: 3, minBytes: 0 });
-    expect(stageColumn(500, Float64Array.of(0, 0, 500), col, 0)).not.toBeNull();
-    expect(stageColumn(500, Float64Array.of(0, 1000, 300, 400, 1500, 100), col, 0)).toBeNull(); // (several runs: built here)
+    expect(slabChunk(500, one, col, 0)).toBeNull();
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 1 << 30 });
+    expect(slabChunk(500, one, col, 0)).toBeNull();
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
+    expect(slabChunk(500, one, col, 0)).not.toBeNull();
+    expect(slabChunk(500, Float64Array.of(0, 1000, 300, 400, 1500, 100), col, 0)).toBeNull(); // (several runs: built the usual way)
   });
 
-  it('a staged chunk used before it is encoded is built here from its copy; the job answering later changes nothing', async () => {
-    configureWorkers({ threads: 3, minBytes: 0 });
+  it('a chunk used before it is encoded gets a sealed image of its own, which later chunks in the slab leave alone', async () => {
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const col = VLStrings.from(v);
     const runs = Float64Array.of(0, 1000, 500);
     const expected = columnChunk(500, runs, col, 0)!.image!;
-    const mem = new VlChunk(500, null);
-    mem.staged = stageColumn(500, runs, col, 0);
-    expect(mem.staged).not.toBeNull();
-    col.bytes.fill(0); // (the staged copy is the chunk's own)
-    const job = unstage(mem); // (sent to a worker)
-    settleStaged(mem); // (used meanwhile: built here)
+    const mem = slabChunk(500, runs, col, 0)!;
+    expect(mem).not.toBeNull();
+    col.bytes.fill(0); // (the slab's copy is the chunk's own)
+    ownImage(mem);
     expect(Buffer.from(mem.image!).equals(Buffer.from(expected))).toBe(true);
-    await job;
-    expect(mem.staged).toBeNull();
+    for (let k = 0; k < 20; k++) {
+      const other = slabChunk(500, Float64Array.of(0, 2000, 500), VLStrings.from(v), 0)!;
+      await encodeOwned(other, true, async () => ({ bytes: other.image!, filterMask: 0 }));
+    }
     expect(Buffer.from(mem.image!).equals(Buffer.from(expected))).toBe(true);
+  });
+
+  it('an image encoded while the engine keeps the chunk (not `last`) is a copy: the slab is not in the stored bytes', async () => {
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
+    const col = VLStrings.from(v);
+    const runs = Float64Array.of(0, 0, 500);
+    const mem = slabChunk(500, runs, col, 0)!;
+    const image = await encodeOwned(mem, false, async () => ({ bytes: mem.image!, filterMask: 0 }));
+    expect(image.bytes.buffer instanceof SharedArrayBuffer).toBe(false);
+    expect(image.written).toBeUndefined();
+    expect(Buffer.from(image.bytes).equals(Buffer.from(columnChunk(500, runs, col, 0)!.image!))).toBe(true);
+  });
+
+  it("the worker's side seals the sections no one claimed and leaves the claimed ones; a bad section is an error", () => {
+    const images = new Uint8Array(new SharedArrayBuffer(64));
+    for (let i = 0; i < 64; i++) images[i] = i * 7;
+    const cells = new Int32Array(new SharedArrayBuffer(8));
+    cells[1] = 1; // (claimed by the calling thread)
+    const before = images.slice();
+    expect(sealImages({ images, cells, sections: Float64Array.of(0, 24, 0, 32, 64, 1) }).value).toBe(2);
+    const want = before.slice(0, 24);
+    seal(want);
+    expect(Buffer.from(images.subarray(0, 24)).equals(Buffer.from(want))).toBe(true);
+    expect(Buffer.from(images.subarray(24)).equals(Buffer.from(before.subarray(24)))).toBe(true);
+    expect(Array.from(cells)).toEqual([2, 1]);
+    expect(() => sealImages({ images, cells, sections: Float64Array.of(60, 70, 0) })).toThrow(/not within/);
   });
 });

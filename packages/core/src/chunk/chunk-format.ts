@@ -115,10 +115,13 @@ export interface ChunkImage {
   /** Structured chunks: the per-section record fields to store in the index. */
   sections?: StructuredChunkSections;
   /**
-   * Called once `bytes` are written and recorded by a single-chunk store (not for images written in a
-   * batch, nor after a failed write): the store holds no reference to them any more, unless they are
-   * at most 64 KiB (a file flush holds back such writes). Lets the format reuse the buffer of an
-   * image from `memToFile(…, last)`.
+   * Called once `bytes` are written and recorded, by a single-chunk store and by a batched store
+   * (after the batch's writes, as each chunk is recorded; not after a failed write): the store holds no
+   * reference to them any more. Writes of at most 64 KiB are held back by a file flush (to be written
+   * together) after the write call resolved, but the file writer copies them when it holds them back
+   * (core's io/write-runs.ts `WriteBatch.add`), so this holds at every size. Lets the format reuse the
+   * memory of an image from `memToFile(…, last)`: a kept buffer, or a shared slab whose images are all
+   * written.
    */
   written?: () => void;
 }

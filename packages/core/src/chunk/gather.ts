@@ -279,5 +279,6 @@ export async function writePlaced(store: ChunkStore, steps: WriteSteps, batch: r
   for (const p of batch) {
     await steps.guard(p.coords, () => steps.record(p.coords, p.address, p.image, p.old));
     p.written();
+    p.image.written?.();
   }
 }
