@@ -5,7 +5,8 @@
  * comes back only through the stored image's `written` (core's `ChunkImage`): the image was handed to
  * the file for the last time (`memToFile(…, last)`: the engine drops the chunk) and the store has
  * written it. Only buffers over 64 KiB are kept: the file writer holds back smaller writes of a
- * flush (to write them together) after the write call resolved.
+ * flush (to write them together) after the write call resolved — as copies (core's io/write-runs.ts
+ * `WriteBatch.add`), so `written` is safe at every size, but small images gain little from reuse.
  * @module
  */
 

@@ -289,6 +289,27 @@ describe('fallback to the calling thread', () => {
     expect(Buffer.from(image.bytes).equals(Buffer.from(columnChunk(500, runs, col, 0)!.image!))).toBe(true);
   });
 
+  it('the encoder is told when the image is in a slab (its `written` is then the slab\'s, never a kept buffer\'s too)', async () => {
+    configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
+    const col = VLStrings.from(v);
+    const runs = Float64Array.of(0, 0, 500);
+    const told: boolean[] = [];
+    const encode = (mem: VlChunk) => async (inSlab: boolean) => {
+      told.push(inSlab);
+      return { bytes: mem.image!, filterMask: 0 };
+    };
+    const inSlab = slabChunk(500, runs, col, 0)!;
+    const image = await encodeOwned(inSlab, true, encode(inSlab));
+    expect(image.bytes.buffer instanceof SharedArrayBuffer).toBe(true);
+    expect(image.written).toBeTypeOf('function');
+    image.written!();
+    const kept = slabChunk(500, runs, col, 0)!;
+    await encodeOwned(kept, false, encode(kept)); // (a copy of its own first)
+    const plain = columnChunk(500, runs, col, 0)!;
+    await encodeOwned(plain, true, encode(plain));
+    expect(told).toEqual([true, false, false]);
+  });
+
   it("the worker's side seals the sections no one claimed and leaves the claimed ones; a bad section is an error", () => {
     const images = new Uint8Array(new SharedArrayBuffer(64));
     for (let i = 0; i < 64; i++) images[i] = i * 7;
