@@ -1,10 +1,12 @@
 /**
  * `ChunkImage.written` (chunk/chunk-format.ts): `ChunkPlacement.put` calls it once the image's bytes
  * are written and its record inserted — not before the store's write has resolved, and never when
- * the write or the record failed (the write queue stores that image again later).
+ * the write or the record failed (the write queue stores that image again later); the chunk
+ * engine's batched `writePlaced` once all the batch's writes resolved and that image is recorded.
  */
 import { describe, expect, it } from 'vitest';
 import { ChunkPlacement } from '../src/chunk/placement.js';
+import { writePlaced, type WriteSteps } from '../src/chunk/gather.js';
 import type { ChunkIndex, ChunkRecord } from '../src/chunk/chunk-index.js';
 import type { ChunkStore } from '../src/chunk/chunk-format.js';
 
@@ -60,4 +62,28 @@ describe('ChunkImage.written', () => {
       expect(log).not.toContain('written');
     });
   }
+
+  it('a batched store (writePlaced) calls it for each image after every write of the batch resolved and that image is recorded', async () => {
+    const log: string[] = [];
+    const store = {
+      write: async (address: number, bytes: Uint8Array) => {
+        await new Promise((r) => setTimeout(r, 2));
+        log.push(`write ${address}+${bytes.length}`);
+      },
+    } as unknown as ChunkStore;
+    const steps = {
+      guard: (_c: readonly number[], fn: () => Promise<void>) => fn(),
+      record: async (coords: readonly number[]) => void log.push(`recorded ${coords[0]}`),
+    } as unknown as WriteSteps;
+    // (two images apart in the file: two writes)
+    const placed = [0, 1].map((k) => ({
+      coords: [k],
+      address: 1000 * k,
+      old: null,
+      image: { bytes: new Uint8Array(100), filterMask: 0, written: () => log.push(`written ${k}`) },
+      written: () => undefined,
+    }));
+    await writePlaced(store, steps, placed);
+    expect(log).toEqual(['write 0+100', 'write 1000+100', 'recorded 0', 'written 0', 'recorded 1', 'written 1']);
+  });
 });
