@@ -110,18 +110,18 @@ const placed = new WeakMap<Float64Array, { at: readonly number[]; boxes: Float64
 
 /**
  * `boxes` moved by `origin` (one number per dimension: chunk-relative boxes to dataset coordinates).
- * With `keep`, the moved list is kept while `boxes` lives (for its last origin), so that the frames
- * of a cached chunk are views of one moved list: a list's boxes are replaced, never changed.
+ * The moved list is kept while `boxes` lives (for its last origin), so that the frames of a cached
+ * chunk are views of one moved list: a list's boxes are replaced, never changed.
  */
-export function movedBoxes(boxes: Float64Array, origin: readonly number[], keep = false): Float64Array {
-  const hit = keep ? placed.get(boxes) : undefined;
+export function movedBoxes(boxes: Float64Array, origin: readonly number[]): Float64Array {
+  const hit = placed.get(boxes);
   let same = hit !== undefined;
   for (let d = 0; same && d < origin.length; d++) same = hit!.at[d] === origin[d];
   if (same) return hit!.boxes;
   const out = boxes.slice();
   const r = origin.length;
   for (let i = 0; i < out.length; i++) out[i] += origin[(i >> 1) % r]!;
-  if (keep) placed.set(boxes, { at: origin.slice(), boxes: out });
+  placed.set(boxes, { at: origin.slice(), boxes: out });
   return out;
 }
 

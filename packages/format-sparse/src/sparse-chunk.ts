@@ -358,7 +358,7 @@ export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number
     const b = range[1] / inner;
     const s = boxesInSlab(all.boxes, all.rank, a, b);
     const o = origin ? origin[0]! : 0;
-    const src = origin ? movedBoxes(all.boxes, origin, true) : all.boxes;
+    const src = origin ? movedBoxes(all.boxes, origin) : all.boxes;
     if (s.from === 0 && s.to === all.boxCount && !s.clip) return { selection: origin ? blocksFromCanonical(src, all.rank) : all, values: mem.values };
     const values = mem.values.subarray(s.first * es, (s.first + s.count) * es);
     if (s.count === 0) return { selection: selectNone(), values };
