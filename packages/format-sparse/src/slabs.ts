@@ -119,8 +119,8 @@ export function movedBoxes(boxes: Float64Array, origin: readonly number[]): Floa
   for (let d = 0; same && d < origin.length; d++) same = hit!.at[d] === origin[d];
   if (same) return hit!.boxes;
   const out = boxes.slice();
-  const r = origin.length;
-  for (let i = 0; i < out.length; i++) out[i] += origin[(i >> 1) % r]!;
+  const w = 2 * origin.length;
+  for (let d = 0; d < w; d++) for (let i = d, o = origin[d >> 1]!; o && i < out.length; i += w) out[i] += o;
   placed.set(boxes, { at: origin.slice(), boxes: out });
   return out;
 }
