@@ -5,7 +5,6 @@
  * dataset does, a corrupt chunk must fail the read of its frames with a typed error naming it (and
  * nothing else, the chunks after it still read), and a writable file must see its own writes.
  */
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import './setup-registrations.js';
 import {
@@ -143,49 +142,5 @@ describe('readDefined frame by frame, several frames per chunk, deflate', () => 
     for (let i = 2; i < next; i++) expect(await readFrame(ds, i)).toEqual(expected(i));
     expect(await readFrame(ds, next)).toEqual(boxes.map((b, i) => `${b.start.join(',')}=${changed[i]}`));
     await f.close();
-  });
-});
-
-describe('readDefined of one frame from a cached chunk (boxes a view of the chunk\'s, moved once)', () => {
-  const S = 8;
-  const boxArb = fc.record({ f: fc.nat(), len: fc.integer({ min: 1, max: 3 }), y: fc.nat(S - 1), x: fc.nat(S - 1), h: fc.integer({ min: 1, max: 3 }), w: fc.integer({ min: 1, max: 3 }), erase: fc.boolean() });
-  it('gives what a model of the writes and erasures holds, in a writable file between changes (empty frames, boxes across frames and chunks, partial last chunk)', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 3, max: 11 }), fc.integer({ min: 2, max: 4 }), fc.array(boxArb, { minLength: 1, maxLength: 10 }), fc.array(fc.nat(), { minLength: 1, maxLength: 12 }), async (frames, per, ops, order) => {
-        const f = await createFile(new MemoryStore());
-        const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [frames, S, S], maxShape: [null, S, S], chunks: [per, S, S], compression: 'gzip', compressionOpts: 1 });
-        const model = new Map<number, number>();
-        const linIn = frameModelOps(frames, S, S).linOf;
-        const check = async (): Promise<void> => {
-          for (const k of order) {
-            const i = k % frames;
-            const { selection, values } = await ds.readDefined(selectHyperslab({ start: [i, 0, 0], block: [1, S, S] }));
-            const at = linIn(selection as Selection);
-            const want = [...model].filter(([p]) => Math.floor(p / (S * S)) === i).sort((p, q) => p[0] - q[0]);
-            expect(at.map((p, n) => `${p}=${(values as Uint16Array)[n]}`)).toEqual(want.map(([p, v]) => `${p}=${v}`));
-          }
-        };
-        let v = 1;
-        for (const o of ops) {
-          const s0 = o.f % frames;
-          const box = { start: [s0, Math.min(o.y, S - 1), Math.min(o.x, S - 1)], end: [Math.min(frames, s0 + o.len), Math.min(S, o.y + o.h), Math.min(S, o.x + o.w)] };
-          const sel = selectBlocks([box]);
-          const lin = linIn(sel);
-          if (o.erase) {
-            await ds.erase(sel);
-            for (const p of lin) model.delete(p);
-          } else {
-            await ds.write(Uint16Array.from(lin, (_, n) => v + n), sel);
-            lin.forEach((p, n) => model.set(p, v + n));
-            v += lin.length;
-          }
-          await check();
-        }
-        await f.flush();
-        await check();
-        await f.close();
-      }),
-      { numRuns: 40 },
-    );
   });
 });

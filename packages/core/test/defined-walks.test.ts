@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { UnsupportedError } from '../src/errors.js';
 import { definedWalks } from '../src/chunk/defined-walks.js';
-import { chunkParts, installDefinedReads, oneChunkPart } from '../src/chunk/defined.js';
+import { chunkParts, installDefinedReads } from '../src/chunk/defined.js';
+import { concatSlabs } from '../src/selection/concat.js';
 
 describe('defined walks hook', () => {
   it('names installDefinedReads() until installed, then gives the walks', () => {
@@ -22,6 +23,6 @@ describe('defined walks hook', () => {
     installDefinedReads();
     const w = definedWalks('mine', '/d');
     expect(w.chunkParts).toBe(chunkParts);
-    expect(w.oneChunkPart).toBe(oneChunkPart);
+    expect(w.concatSlabs).toBe(concatSlabs);
   });
 });

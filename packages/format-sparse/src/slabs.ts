@@ -105,26 +105,6 @@ export function appendBoxes(boxes: Float64Array, runs: Float64Array, from: numbe
   return out;
 }
 
-/** Per canonical box list read in slabs: the list moved to its chunk's place, and that place. */
-const placed = new WeakMap<Float64Array, { at: readonly number[]; boxes: Float64Array }>();
-
-/**
- * `boxes` moved by `origin` (one number per dimension: chunk-relative boxes to dataset coordinates).
- * The moved list is kept while `boxes` lives (for its last origin), so that the frames of a cached
- * chunk are views of one moved list: a list's boxes are replaced, never changed.
- */
-export function movedBoxes(boxes: Float64Array, origin: readonly number[]): Float64Array {
-  const hit = placed.get(boxes);
-  let same = hit !== undefined;
-  for (let d = 0; same && d < origin.length; d++) same = hit!.at[d] === origin[d];
-  if (same) return hit!.boxes;
-  const out = boxes.slice();
-  const w = 2 * origin.length;
-  for (let d = 0; d < w; d++) for (let i = d, o = origin[d >> 1]!; o && i < out.length; i += w) out[i] += o;
-  placed.set(boxes, { at: origin.slice(), boxes: out });
-  return out;
-}
-
 /** Per canonical box list: the elements before each box (prefix sums of the box volumes). */
 const boxIndexes = new WeakMap<Float64Array, Float64Array>();
 

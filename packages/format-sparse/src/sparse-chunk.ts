@@ -21,7 +21,7 @@ import {
 import { blocksFromCanonical, trustSelection } from '@chunkform/core/plugin';
 import { runsToBoxes } from './canonical.js';
 import { keepValues } from './owned-values.js';
-import { appendBoxes, appendDefined, appendsAfter, boxesInSlab, movedBoxes } from './slabs.js';
+import { appendBoxes, appendDefined, appendsAfter, boxesInSlab } from './slabs.js';
 import {
   DEF,
   allocValues,
@@ -343,48 +343,40 @@ export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly n
 /**
  * The defined elements within `sel` (chunk-relative) and their values in C order of them: the
  * chunk's own values (not copied) when `sel` holds every defined element, else read along the runs
- * of the part. With `origin` (the chunk's start) the selection is in dataset coordinates.
+ * of the part.
  */
-export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[], origin?: readonly number[]): { selection: Selection; values: Uint8Array } {
+export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[]): { selection: Selection; values: Uint8Array } {
   keepValues(mem.values); // the caller may hold a view of them while the chunk is written out
   const range = offsetRange(sel, dims);
   const all = mem.selection;
   if (range && all.kind === 'blocks') {
     // a slab of dimension 0 (e.g. one frame of a chunk of several): whole groups of the canonical
     // boxes (the outer ones cut to the slab), and all elements of the frames before it come first
-    // in C order: one piece of the values; the boxes a view of the chunk's (moved once per chunk)
+    // in C order: one piece of the values
     const inner = range[2];
     const a = range[0] / inner;
     const b = range[1] / inner;
     const s = boxesInSlab(all.boxes, all.rank, a, b);
-    const o = origin ? origin[0]! : 0;
-    const src = origin ? movedBoxes(all.boxes, origin) : all.boxes;
-    if (s.from === 0 && s.to === all.boxCount && !s.clip) return { selection: origin ? blocksFromCanonical(src, all.rank) : all, values: mem.values };
+    if (s.from === 0 && s.to === all.boxCount && !s.clip) return { selection: all, values: mem.values };
     const values = mem.values.subarray(s.first * es, (s.first + s.count) * es);
     if (s.count === 0) return { selection: selectNone(), values };
     const w = 2 * all.rank;
-    let boxes = src.subarray(s.from * w, s.to * w);
+    let boxes = all.boxes.subarray(s.from * w, s.to * w);
     if (s.clip) {
       boxes = boxes.slice();
       for (let i = 0; i < boxes.length; i += w) {
-        if (boxes[i]! < a + o) boxes[i] = a + o;
-        if (boxes[i + 1]! > b + o) boxes[i + 1] = b + o;
+        if (boxes[i]! < a) boxes[i] = a;
+        if (boxes[i + 1]! > b) boxes[i + 1] = b;
       }
     }
     return { selection: blocksFromCanonical(boxes, all.rank), values };
   }
-  let part = definedWithin(mem, sel, dims);
-  let values = mem.values;
-  if (part !== mem.selection) {
-    // every run of the part lies inside one (maximal) defined run: the values move like an erase's
-    const runs = pairsToDefined(selectionRuns(part, dims));
-    values = new Uint8Array(definedCount(runs) * es);
-    moveValues(mem.runs, mem.values, runs, values, es, true);
-  }
-  if (origin) {
-    const b = toBlocks(part, dims);
-    part = b.kind === 'blocks' ? blocksFromCanonical(movedBoxes(b.boxes, origin), b.rank) : b;
-  }
+  const part = definedWithin(mem, sel, dims);
+  if (part === mem.selection) return { selection: part, values: mem.values };
+  // every run of the part lies inside one (maximal) defined run: the values move like an erase's
+  const runs = pairsToDefined(selectionRuns(part, dims));
+  const values = new Uint8Array(definedCount(runs) * es);
+  moveValues(mem.runs, mem.values, runs, values, es, true);
   return { selection: part, values };
 }
 
@@ -415,20 +407,14 @@ export function eraseChunk(mem: SparseChunk, sel: Selection, es: number, dims: r
 function offsetRange(sel: Selection, dims: readonly number[]): [number, number, number] | null {
   if (dims.length < 2 || sel.kind === 'points' || sel.kind === 'none') return null;
   if (sel.kind === 'blocks' && sel.boxCount !== 1) return null;
-  // one box is its own bounding box, and all of it is selected
-  let box: ArrayLike<number>;
-  if (sel.kind === 'blocks') box = sel.boxes;
-  else {
-    const bb = boundingBox(sel, dims);
-    if (!bb) return null;
-    box = bb.start.flatMap((s, d) => [s, bb.end[d]!]);
-  }
+  const bb = boundingBox(sel, dims);
+  if (!bb) return null;
   let inner = 1;
   for (let d = 1; d < dims.length; d++) {
-    if (box[2 * d] !== 0 || box[2 * d + 1] !== dims[d]) return null;
+    if (bb.start[d] !== 0 || bb.end[d] !== dims[d]) return null;
     inner *= dims[d]!;
   }
-  const lo = box[0]! * inner;
-  const hi = box[1]! * inner;
-  return sel.kind === 'blocks' || selectionCount(sel, dims) === hi - lo ? [lo, hi, inner] : null;
+  const lo = bb.start[0]! * inner;
+  const hi = bb.end[0]! * inner;
+  return selectionCount(sel, dims) === hi - lo ? [lo, hi, inner] : null;
 }

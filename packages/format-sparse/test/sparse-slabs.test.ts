@@ -128,17 +128,6 @@ describe('reads of a slab of dimension 0', () => {
           expect(gotValues).toEqual(want.map(([, v]) => v));
           // canonical: equal to the general intersection's selection
           if (got.selection.kind === 'blocks') expect(got.selection).toEqual(toBlocks(intersect(mem.selection, slab, dims), dims));
-          // with the chunk's origin: the same, moved (the slab's boxes a view of the list moved once;
-          // another origin, then the first again, and the general path for any selection)
-          const origin = dims.map((_, d) => (d === 0 ? 64 + a : d));
-          for (const [s2, o] of [[slab, origin], [slab, origin.map((v) => v + 1)], [slab, origin], [sel, origin]] as const) {
-            const plain = definedValuesWithin(mem, s2, es, dims);
-            const moved = definedValuesWithin(mem, s2, es, dims, o);
-            expect(moved.values).toEqual(plain.values);
-            const b = toBlocks(plain.selection, dims);
-            if (b.kind === 'none') expect(moved.selection.kind).toBe('none');
-            else expect(moved.selection).toEqual({ ...b, boxes: b.boxes.map((v, i) => v + o[(i >> 1) % dims.length]!) });
-          }
         },
       ),
       { numRuns: 600 },

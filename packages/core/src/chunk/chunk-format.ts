@@ -171,10 +171,9 @@ export interface ChunkFormat<Mem = unknown> {
   /**
    * {@link defined} and the values of those elements in one pass (docs/architecture.md §3 `defined` + `mem_read`):
    * the values in C order of the returned selection, as bytes. `values` may be a view of the chunk's
-   * own storage: the caller copies it before anything else can change the chunk. With `origin` (the
-   * chunk's start) the selection is in dataset coordinates, as blocks or none.
+   * own storage: the caller copies it before anything else can change the chunk.
    */
-  definedValues?(mem: Mem, chunkSel: Selection, origin?: readonly number[]): { selection: Selection; values: Uint8Array };
+  definedValues?(mem: Mem, chunkSel: Selection): { selection: Selection; values: Uint8Array };
   /** Makes the elements of `chunkSel` (chunk-relative) undefined, docs/architecture.md §3 `erase`. */
   erase?(mem: Mem, chunkSel: Selection): void;
   /** True when no element of the chunk is defined (the engine then removes the chunk). */

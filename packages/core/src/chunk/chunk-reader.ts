@@ -20,7 +20,7 @@ import { definedWalks } from './defined-walks.js';
 import { compareCoords } from './chunk-grid.js';
 import { repeatFirst } from '../storage/flat-runs.js';
 import { allocBytes } from '../storage/read-limit.js';
-import { boundingBox, offsetSelection, selectionCount } from '../selection/algebra.js';
+import { boundingBox, offsetSelection, selectionCount, toBlocks } from '../selection/algebra.js';
 import { findCandidates, MAX_LOOKUPS, type Candidate } from './candidates.js';
 import type { Holder, WriteQueue } from './write-queue.js';
 import { pipelineOffload } from '../filter/offload.js';
@@ -244,7 +244,7 @@ export class ChunkReader<Mem> {
     const { format, chunkDims } = this.o;
     const dims = [...this.o.dims()];
     if (!format.definedValues) return undefined;
-    const { chunkParts, chunksAreSlabs, concatDefinedValues, oneChunkPart } = definedWalks(format.name, this.o.path);
+    const { chunkParts, chunksAreSlabs, concatDefinedValues, concatSlabs, oneChunkPart } = definedWalks(format.name, this.o.path);
     if (!chunksAreSlabs(dims, chunkDims)) return undefined;
     const one = oneChunkPart(sel, dims, chunkDims);
     if (one) {
@@ -252,8 +252,9 @@ export class ChunkReader<Mem> {
       try {
         const hit = this.o.cache.get(one.coords.join(','));
         this.ahead?.readOn(one, hit !== undefined, dims);
-        const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel, one.start);
-        return { selection: r.selection, bytes: r.values.slice() };
+        const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel);
+        const b = toBlocks(r.selection, chunkDims);
+        return { selection: concatSlabs(b.kind === 'none' ? [] : [b.boxes], dims.length, [one.start]), bytes: r.values.slice() };
       } catch (e) {
         throw this.p.named(one.coords, e);
       }

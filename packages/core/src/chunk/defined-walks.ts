@@ -9,6 +9,7 @@
  */
 import { UnsupportedError } from '../errors.js';
 import type { chunkParts, chunksAreSlabs, concatDefinedValues, oneChunkPart, unionAll } from './defined.js';
+import type { concatSlabs } from '../selection/concat.js';
 
 /** The functions of the walks. */
 export interface DefinedWalks {
@@ -17,6 +18,7 @@ export interface DefinedWalks {
   concatDefinedValues: typeof concatDefinedValues;
   oneChunkPart: typeof oneChunkPart;
   unionAll: typeof unionAll;
+  concatSlabs: typeof concatSlabs;
 }
 
 let installed: DefinedWalks | null = null;

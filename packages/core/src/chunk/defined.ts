@@ -195,5 +195,5 @@ export async function concatDefinedValues(
  * Calling it again does nothing new.
  */
 export function installDefinedReads(): void {
-  setDefinedWalks({ chunkParts, chunksAreSlabs, concatDefinedValues, oneChunkPart, unionAll });
+  setDefinedWalks({ chunkParts, chunksAreSlabs, concatDefinedValues, oneChunkPart, unionAll, concatSlabs });
 }
