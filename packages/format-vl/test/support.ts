@@ -2,7 +2,7 @@
 import { registerIndexes } from '@chunkform/indexes';
 import { registerDenseFormats } from '@chunkform/format-dense';
 import { registerFilters } from '@chunkform/filters';
-import { createFile, MemoryStore, openFile, type H5File } from '@chunkform/core';
+import { createFile, MemoryStore, openFile, parseDtype, type ChunkFormatContext, type H5File } from '@chunkform/core';
 import { createVlDataset, registerVlFormat, type VlDatasetOptions } from '../src/index.js';
 
 const FLAG = Symbol.for('chunkform.test.vl-registrations');
@@ -17,6 +17,23 @@ if (!g[FLAG]) {
       // already registered
     }
   }
+}
+
+/** The chunk format context of an unfiltered dense VL string dataset `/s` of `n` elements in one chunk; `over` replaces fields. */
+export function stringChunkContext(n: number, over: Partial<ChunkFormatContext> = {}): ChunkFormatContext {
+  return {
+    datasetPath: '/s',
+    datatype: parseDtype('string'),
+    elementSize: 16,
+    chunkDims: [n],
+    dims: () => [n],
+    fillValue: null,
+    pipeline: { filters: [] },
+    resolveFilter: () => undefined,
+    dontFilterPartialChunks: false,
+    sectionPipelines: [{ filters: [] }, { filters: [] }],
+    ...over,
+  };
 }
 
 /** A new in-memory file (superblock v3, as structured-chunk files need the newest format). */

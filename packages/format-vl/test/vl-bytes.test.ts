@@ -22,7 +22,7 @@ import {
   type Dataset,
 } from '@chunkform/core';
 import { VlFormat, createVlDataset, type VlDatasetOptions } from '../src/index.js';
-import './support.js';
+import { stringChunkContext } from './support.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const u32 = (v: number) => hex(Uint8Array.of(v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24));
@@ -203,19 +203,7 @@ describe('corrupt chunks → typed errors', () => {
 });
 
 describe('bad layouts and options → typed errors', () => {
-  const ctx = (over: Partial<ChunkFormatContext>): ChunkFormatContext => ({
-    datasetPath: '/v',
-    datatype: parseDtype('string'),
-    elementSize: 16,
-    chunkDims: [4],
-    dims: () => [4],
-    fillValue: null,
-    pipeline: { filters: [] },
-    resolveFilter: () => undefined,
-    dontFilterPartialChunks: false,
-    sectionPipelines: [{ filters: [] }, { filters: [] }],
-    ...over,
-  });
+  const ctx = (over: Partial<ChunkFormatContext>) => stringChunkContext(4, { datasetPath: '/v', ...over });
 
   it('a VL layout with a fixed-size datatype or another number of sections is unsupported', () => {
     expect(() => new VlFormat(ctx({ datatype: parseDtype('<i4'), elementSize: 4 }), false)).toThrow(UnsupportedError);

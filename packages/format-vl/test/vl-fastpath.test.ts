@@ -18,8 +18,8 @@ import { columnChunk, textChunk } from '../src/vl-image.js';
 import { emptyVlChunk, readValues, writeValues } from '../src/vl-chunk.js';
 import { vlCodec } from '../src/vl-values.js';
 import { ENTRY_SIZE, encodeVlChunk } from '../src/vl-sections.js';
-import { parseDtype, type ChunkFormatContext } from '@chunkform/core';
-import { fileBytes } from './support.js';
+import { parseDtype } from '@chunkform/core';
+import { fileBytes, stringChunkContext } from './support.js';
 
 const SAMPLES = ['', 'a', 'ascii only', 'é', 'naïve café', '𝄞', '日本語テキスト', '', 'emoji 😀 pair', 'abcd', '\u007f', '\u0080'];
 const mixed = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i % 5 === 0 ? `line ${i + seed}` : SAMPLES[(i * 7 + seed) % SAMPLES.length]!));
@@ -128,18 +128,7 @@ describe('reads from stored entries: values in element order or not', () => {
 });
 
 describe('one-pass images = the value-by-value encoder', () => {
-  const ctx = (n: number): ChunkFormatContext => ({
-    datasetPath: '/s',
-    datatype: parseDtype('string'),
-    elementSize: 16,
-    chunkDims: [n],
-    dims: () => [n],
-    fillValue: null,
-    pipeline: { filters: [] },
-    resolveFilter: () => undefined,
-    dontFilterPartialChunks: false,
-    sectionPipelines: [{ filters: [] }, { filters: [] }],
-  });
+  const ctx = (n: number) => stringChunkContext(n);
   const codec = vlCodec(parseDtype('string'), '/s');
   /** The stored image of a chunk of `n` whose runs get `values`, value by value. */
   const slow = async (n: number, runs: Float64Array, values: string[]) => {

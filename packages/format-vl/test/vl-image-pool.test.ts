@@ -7,12 +7,12 @@
  * and un-awaited writes of two datasets at once (through a store slow to take the bytes) read back as written.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStore, createFile, openFile, parseDtype, type ChunkFormatContext, type Dataset } from '@chunkform/core';
+import { MemoryStore, createFile, openFile, type Dataset } from '@chunkform/core';
 import { VLStrings, createVlDataset, type VlDatasetOptions } from '../src/index.js';
 import { columnChunk } from '../src/vl-image.js';
 import { POOLED_MIN_BYTES, giveBack, takeImage } from '../src/vl-image-pool.js';
 import { encodeVlChunk } from '../src/vl-sections.js';
-import { fileBytes } from './support.js';
+import { fileBytes, stringChunkContext } from './support.js';
 
 /** Strings of 0–60 bytes from a seed: ASCII words, empty strings and some multi-byte UTF-8. */
 function strings(n: number, seed: number, utf8 = true): string[] {
@@ -69,18 +69,7 @@ describe('kept image buffers', () => {
   it('an image is given back only by `written` of an image made with `last`', async () => {
     const n = 8192;
     const col = VLStrings.from(strings(n, 5));
-    const ctx: ChunkFormatContext = {
-      datasetPath: '/s',
-      datatype: parseDtype('string'),
-      elementSize: 16,
-      chunkDims: [n],
-      dims: () => [n],
-      fillValue: null,
-      pipeline: { filters: [] },
-      resolveFilter: () => undefined,
-      dontFilterPartialChunks: false,
-      sectionPipelines: [{ filters: [] }, { filters: [] }],
-    };
+    const ctx = stringChunkContext(n);
     const shape = { sparse: false, n, bs: 1 };
     const built = () => columnChunk(n, Float64Array.of(0, 0, n), col, 0)!;
     const kept = built();
