@@ -29,6 +29,7 @@ import { columnChunk, textChunk } from './vl-image.js';
 import { encodeOwned, ownImage, slabChunk } from './vl-image-offload.js';
 import { VLStrings } from './vl-strings.js';
 import { readMany, type ChunkReading, type ReadItem } from './vl-read-many.js';
+import { built, deferredChunk, pendingBytes } from './vl-deferred.js';
 
 /** Variable-length structured chunks (layout class 4, structured chunk type 1). */
 export class VlFormat implements ChunkFormat<VlChunk> {
@@ -69,6 +70,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   }
 
   async memToFile(mem: VlChunk, coords: readonly number[], last?: boolean): Promise<ChunkImage> {
+    built(mem);
     // (a chunk built in shared memory: its checksums written on a worker first, ./vl-image-offload.ts;
     // its buffer is the slab's, else one kept for reuse once written when `last`: ./vl-image-pool.ts)
     return encodeOwned(mem, last === true, (inSlab) => encodeVlChunk(mem, this.ctx, this.shape, coords, last === true && !inSlab));
@@ -95,6 +97,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   }
 
   memRead(mem: VlChunk, req: ChunkRequest, out: Uint8Array): void {
+    built(mem);
     ownImage(mem);
     const lane = laneOf(out);
     if (!lane) throw new UnsupportedError('variable-length chunk values are read through Dataset.read (they are not element bytes)', { path: this.ctx.datasetPath });
@@ -104,19 +107,27 @@ export class VlFormat implements ChunkFormat<VlChunk> {
 
   /**
    * A whole chunk written: of a column or of ASCII strings (dense chunks), built as its stored image
-   * in one pass — a column's in shared memory, its checksums then written on the filter worker pool
-   * when it has one (./vl-image-offload.ts).
+   * in one pass — a column's (checked when the call began) when the chunk is first used, i.e. its
+   * encoding inside the write call (./vl-deferred.ts), in shared memory with its checksums then
+   * written on the filter worker pool when it has one (./vl-image-offload.ts).
    */
   fromRequest(req: ChunkRequest, src: Uint8Array): VlChunk {
     const lane = laneOf(src);
     if (lane && !this.shape.sparse) {
       const { n } = this.shape;
-      const mem =
-        lane.columnar instanceof VLStrings
-          ? (slabChunk(n, req.runs, lane.columnar, this.base(src)) ?? columnChunk(n, req.runs, lane.columnar, this.base(src)))
-          : this.objectValues.text && !lane.columnar
-            ? textChunk(n, req.runs, lane.values, this.base(src))
-            : null;
+      const base = this.base(src);
+      const runs = req.runs;
+      const col = lane.columnar;
+      if (col instanceof VLStrings) {
+        let bytes = 0;
+        for (let r = 0; r < runs.length; r += 3) bytes += col.offsets[base + runs[r + 1]! + runs[r + 2]!]! - col.offsets[base + runs[r + 1]!]!;
+        return deferredChunk(n, bytes, (mem) => {
+          if (slabChunk(n, runs, col, base, mem) ?? columnChunk(n, runs, col, base, mem)) return;
+          this.memWrite(mem, req, src);
+        });
+      }
+      // (built at once: a string that is not ASCII makes it write value by value, which may refuse it in this call)
+      const mem = this.objectValues.text && !col ? textChunk(n, runs, lane.values, base) : null;
       if (mem) return mem;
     }
     const mem = this.fill();
@@ -125,6 +136,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   }
 
   memWrite(mem: VlChunk, req: ChunkRequest, src: Uint8Array): void {
+    built(mem);
     ownImage(mem);
     const lane = laneOf(src);
     if (lane?.columnar instanceof VLStrings) {
@@ -143,7 +155,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
   }
 
   memSize(mem: VlChunk): number {
-    return mem.heap.length + mem.n * ENTRY_SIZE + (mem.defined ? mem.defined.length : 0) + 64;
+    return (pendingBytes(mem) ?? mem.heap.length) + mem.n * ENTRY_SIZE + (mem.defined ? mem.defined.length : 0) + 64;
   }
 
   isEmpty(mem: VlChunk): boolean {

@@ -39,7 +39,7 @@ export interface SealImagesArgs {
  * against 0.14 s, main thread 70 against 90 ms, wall the same): BENCHMARKS.md "vlpar". To be
  * measured again on a quiet machine before pools of 2 take this path.
  */
-export const MIN_POOL_THREADS = 3;
+export const MIN_POOL_THREADS = Number(process.env.VL_MIN_POOL ?? 3);
 
 /** Chunks per worker job: one message each way for several chunks. */
 export const CHUNKS_PER_JOB = 4;
@@ -131,8 +131,9 @@ let awaited: Unsealed[] = [];
  * null when it is built the usual way here: a chunk of several runs (a 2-D chunk narrower than the
  * dataset), no worker pool of {@link MIN_POOL_THREADS} threads that runs tasks, a chunk below its
  * size threshold, no `SharedArrayBuffer`, a big-endian host, or more than 4 GiB of values.
+ * `into`: an empty dense chunk of `n` elements to build it in (./vl-deferred.ts), else a new one.
  */
-export function slabChunk(n: number, runs: Float64Array, col: ColumnBytes, base: number): VlChunk | null {
+export function slabChunk(n: number, runs: Float64Array, col: ColumnBytes, base: number, into?: VlChunk): VlChunk | null {
   const offload = pipelineOffload();
   if (runs.length !== 3 || !LITTLE_ENDIAN || !offload?.runTask || !((offload.threads ?? 0) >= MIN_POOL_THREADS) || typeof SharedArrayBuffer !== 'function') return null;
   const { bytes, offsets, origin = 0 } = col;
@@ -156,7 +157,7 @@ export function slabChunk(n: number, runs: Float64Array, col: ColumnBytes, base:
     image.set(bytes.subarray(o0 - origin, o0 - origin + total), eb + HEAP_HEADER);
   }
   entriesOf(new Uint32Array(slab.memory, start, n * 4), runs[0]!, offsets, b, m, HEAP_HEADER - o0, size - eb >= 0x80000000);
-  const mem = new VlChunk(n, null);
+  const mem = into ?? new VlChunk(n, null);
   adoptImage(mem, image);
   slab.hold();
   inSlab.set(mem, slab);

@@ -21,7 +21,7 @@ const JOIN = 64;
  * ./vl-image-pool.ts): its heap's unused-byte count zero, and its entries zero (every value empty)
  * unless `covered` says the caller writes every entry.
  */
-function imageChunk(n: number, values: number, covered: boolean): { mem: VlChunk; image: Uint8Array; words: Uint32Array; eb: number } {
+function imageChunk(n: number, values: number, covered: boolean, into?: VlChunk): { mem: VlChunk; image: Uint8Array; words: Uint32Array; eb: number } {
   const eb = n * ENTRY_SIZE + 4;
   const { image, reused } = takeImage(eb + (values > 0 ? HEAP_HEADER + values + 4 : 0));
   const words = new Uint32Array(image.buffer, 0, n * 4);
@@ -29,7 +29,7 @@ function imageChunk(n: number, values: number, covered: boolean): { mem: VlChunk
     if (!covered) words.fill(0);
     if (values > 0) image.fill(0, eb, eb + HEAP_HEADER);
   }
-  const mem = new VlChunk(n, null);
+  const mem = into ?? new VlChunk(n, null);
   mem.words = words;
   return { mem, image, words, eb };
 }
@@ -68,9 +68,10 @@ export interface ColumnBytes {
 /**
  * A whole dense chunk of `n` elements from the strings of `col` (checked) at the request's runs
  * (column positions from `base`): one copy of each run's bytes, the entries from the column's
- * offsets. Null on a big-endian host (the caller writes value by value).
+ * offsets. Null on a big-endian host (the caller writes value by value). `into`: an empty dense
+ * chunk of `n` elements to build it in (./vl-deferred.ts), else a new one.
  */
-export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, base: number): VlChunk | null {
+export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, base: number, into?: VlChunk): VlChunk | null {
   if (!LITTLE_ENDIAN) return null;
   const { bytes, offsets, origin = 0 } = col;
   let total = 0;
@@ -81,7 +82,7 @@ export function columnChunk(n: number, runs: Float64Array, col: ColumnBytes, bas
     total += offsets[b + runs[r + 2]!]! - offsets[b]!;
   }
   // (the runs of a request do not overlap: `count === n` covers every entry)
-  const { mem, image, words, eb } = imageChunk(n, total, count === n);
+  const { mem, image, words, eb } = imageChunk(n, total, count === n, into);
   let at = HEAP_HEADER; // (heap offsets count from the heap section's start)
   for (let r = 0; r < runs.length; r += 3) {
     const c = runs[r]!;
@@ -137,16 +138,16 @@ export function entriesOf(w: Uint32Array, c: number, offsets: VLOffsets, b: numb
  * (positions from `base`), when every one is ASCII: strings joined and encoded `JOIN` at a time
  * straight into the heap section, each value's entry from its length. Null when a string is not
  * ASCII, or on a big-endian host (the caller then writes value by value, which encodes UTF-8 or
- * refuses the string for an ASCII dataset).
+ * refuses the string for an ASCII dataset). `into`: as {@link columnChunk}'s (left empty when null).
  */
-export function textChunk(n: number, runs: Float64Array, values: readonly unknown[], base: number): VlChunk | null {
+export function textChunk(n: number, runs: Float64Array, values: readonly unknown[], base: number, into?: VlChunk): VlChunk | null {
   if (!LITTLE_ENDIAN) return null;
   let chars = 0;
   for (let r = 0; r < runs.length; r += 3) {
     const b = base + runs[r + 1]!;
     for (let k = 0; k < runs[r + 2]!; k++) chars += (values[b + k] as string).length;
   }
-  const { mem, image, words, eb } = imageChunk(n, chars, false);
+  const { mem, image, words, eb } = imageChunk(n, chars, false, into);
   const parts: string[] = [];
   let at = HEAP_HEADER;
   for (let r = 0; r < runs.length; r += 3) {
@@ -160,6 +161,7 @@ export function textChunk(n: number, runs: Float64Array, values: readonly unknow
       for (let q = 0; q < mm; q++) cc += (parts[q] = values[b + k + q] as string).length;
       if (!putAsciiBatch(parts, cc, image, eb + at)) {
         giveBack(image); // (not handed out)
+        if (into) into.words = null; // (left empty)
         return null;
       }
       for (let q = 0, j = 4 * (c + k); q < mm; q++, j += 4) {
