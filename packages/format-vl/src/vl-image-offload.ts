@@ -39,7 +39,7 @@ export interface SealImagesArgs {
  * against 0.14 s, main thread 70 against 90 ms, wall the same): BENCHMARKS.md "vlpar". To be
  * measured again on a quiet machine before pools of 2 take this path.
  */
-export const MIN_POOL_THREADS = Number(process.env.VL_MIN_POOL ?? 3);
+export const MIN_POOL_THREADS = 3;
 
 /** Chunks per worker job: one message each way for several chunks. */
 export const CHUNKS_PER_JOB = 4;
