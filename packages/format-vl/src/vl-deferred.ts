@@ -1,6 +1,6 @@
 /**
  * Whole dense chunks built when they are encoded, not when they are written (docs/format-vl.md
- * §5.1): `fromRequest` hands the chunk engine an empty chunk that remembers how to build itself from
+ * §5.2): `fromRequest` hands the chunk engine an empty chunk that remembers how to build itself from
  * the caller's values, and the build runs at the first use of the chunk — its encoding, which the
  * engine starts inside the same write call (at once, or when its background queue has room: core's
  * chunk/write-queue.ts `add` calls the encoder before it returns), so the caller's values are read
