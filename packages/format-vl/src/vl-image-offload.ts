@@ -36,8 +36,12 @@ export interface SealImagesArgs {
  * load of other processes (load average 10–14) a pool of 2 was not faster in bench/vl.ts, whose rows
  * each write once in a fresh process (8192-string chunks: 3.56× h5py wall, process CPU 0.16 s, against
  * 4.75× and 0.14 s built on the main thread), though in one warm process it used less CPU (0.12 s
- * against 0.14 s, main thread 70 against 90 ms, wall the same): BENCHMARKS.md "vlpar". To be
- * measured again on a quiet machine before pools of 2 take this path.
+ * against 0.14 s, main thread 70 against 90 ms, wall the same): BENCHMARKS.md "vlpar". Measured again
+ * with chunks built at their first use (BENCHMARKS.md "vlwrite3"), a pool of 2 still loses: the
+ * calling thread seals about as many sections itself (its event loop turns while the engine's queue of
+ * 8 chunks waits on the head chunk, and the one worker has no free core) as it hashes without a pool,
+ * and pays on top for the first write's new slabs (2–9 of 4 MiB, copied into at a quarter of the speed
+ * of kept buffers) and ≈ 50 job messages: process CPU 0.12–0.14 s against 0.07–0.10 s.
  */
 export const MIN_POOL_THREADS = 3;
 
