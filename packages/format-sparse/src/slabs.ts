@@ -105,6 +105,33 @@ export function appendBoxes(boxes: Float64Array, runs: Float64Array, from: numbe
   return out;
 }
 
+/**
+ * Boxes `[from, to)` of `boxes` (rank `rank`) in a new array: dimension 0 cut to `[a, b)` (a slab:
+ * only its first and last groups can reach out of it), then every dimension moved by `origin`
+ * (chunk-relative boxes to dataset coordinates). One copy and one pass over the boxes, so that a
+ * frame read from a cached chunk gets boxes of its own (nothing the chunk keeps).
+ */
+export function placedBoxes(boxes: Float64Array, from: number, to: number, rank: number, origin: readonly number[], a: number, b: number): Float64Array {
+  const w = 2 * rank;
+  const out = boxes.slice(from * w, to * w);
+  const o = origin[0]!;
+  for (let i = 0; i < out.length; i += w) {
+    const s = out[i]!;
+    const e = out[i + 1]!;
+    out[i] = (s < a ? a : s) + o;
+    out[i + 1] = (e > b ? b : e) + o;
+  }
+  for (let d = 1; d < rank; d++) {
+    const od = origin[d]!;
+    if (od === 0) continue;
+    for (let i = 2 * d; i < out.length; i += w) {
+      out[i] += od;
+      out[i + 1] += od;
+    }
+  }
+  return out;
+}
+
 /** Per canonical box list: the elements before each box (prefix sums of the box volumes). */
 const boxIndexes = new WeakMap<Float64Array, Float64Array>();
 

@@ -21,7 +21,7 @@ import {
 import { blocksFromCanonical, trustSelection } from '@chunkform/core/plugin';
 import { runsToBoxes } from './canonical.js';
 import { keepValues } from './owned-values.js';
-import { appendBoxes, appendDefined, appendsAfter, boxesInSlab } from './slabs.js';
+import { appendBoxes, appendDefined, appendsAfter, boxesInSlab, placedBoxes } from './slabs.js';
 import {
   DEF,
   allocValues,
@@ -343,9 +343,16 @@ export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly n
 /**
  * The defined elements within `sel` (chunk-relative) and their values in C order of them: the
  * chunk's own values (not copied) when `sel` holds every defined element, else read along the runs
- * of the part.
+ * of the part. Without `origin` the selection is chunk-relative and may share arrays with the chunk;
+ * with `origin` (the chunk's start) it is in dataset coordinates, in arrays of its own (`placed`).
  */
-export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[]): { selection: Selection; values: Uint8Array } {
+export function definedValuesWithin(
+  mem: SparseChunk,
+  sel: Selection,
+  es: number,
+  dims: readonly number[],
+  origin?: readonly number[],
+): { selection: Selection; values: Uint8Array; placed?: boolean } {
   keepValues(mem.values); // the caller may hold a view of them while the chunk is written out
   const range = offsetRange(sel, dims);
   const all = mem.selection;
@@ -357,8 +364,14 @@ export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number
     const a = range[0] / inner;
     const b = range[1] / inner;
     const s = boxesInSlab(all.boxes, all.rank, a, b);
-    if (s.from === 0 && s.to === all.boxCount && !s.clip) return { selection: all, values: mem.values };
-    const values = mem.values.subarray(s.first * es, (s.first + s.count) * es);
+    const whole = s.from === 0 && s.to === all.boxCount && !s.clip;
+    const values = whole ? mem.values : mem.values.subarray(s.first * es, (s.first + s.count) * es);
+    if (origin) {
+      // the frame's boxes copied out of the chunk's list in one piece, cut and moved in one pass
+      const selection = s.count === 0 ? selectNone() : blocksFromCanonical(placedBoxes(all.boxes, s.from, s.to, all.rank, origin, a, b), all.rank);
+      return { selection, values, placed: true };
+    }
+    if (whole) return { selection: all, values };
     if (s.count === 0) return { selection: selectNone(), values };
     const w = 2 * all.rank;
     let boxes = all.boxes.subarray(s.from * w, s.to * w);
@@ -372,12 +385,17 @@ export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number
     return { selection: blocksFromCanonical(boxes, all.rank), values };
   }
   const part = definedWithin(mem, sel, dims);
-  if (part === mem.selection) return { selection: part, values: mem.values };
-  // every run of the part lies inside one (maximal) defined run: the values move like an erase's
-  const runs = pairsToDefined(selectionRuns(part, dims));
-  const values = new Uint8Array(definedCount(runs) * es);
-  moveValues(mem.runs, mem.values, runs, values, es, true);
-  return { selection: part, values };
+  let values = mem.values;
+  if (part !== mem.selection) {
+    // every run of the part lies inside one (maximal) defined run: the values move like an erase's
+    const runs = pairsToDefined(selectionRuns(part, dims));
+    values = new Uint8Array(definedCount(runs) * es);
+    moveValues(mem.runs, mem.values, runs, values, es, true);
+  }
+  if (!origin) return { selection: part, values };
+  const b = toBlocks(part, dims);
+  const selection = b.kind === 'blocks' ? blocksFromCanonical(placedBoxes(b.boxes, 0, b.boxCount, b.rank, origin, -Infinity, Infinity), b.rank) : selectNone();
+  return { selection, values, placed: true };
 }
 
 /**

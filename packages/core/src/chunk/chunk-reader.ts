@@ -252,7 +252,9 @@ export class ChunkReader<Mem> {
       try {
         const hit = this.o.cache.get(one.coords.join(','));
         this.ahead?.readOn(one, hit !== undefined, dims);
-        const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel);
+        const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel, one.start);
+        // placed: in dataset coordinates already, in arrays of this result's own
+        if (r.placed) return { selection: r.selection, bytes: r.values.slice() };
         const b = toBlocks(r.selection, chunkDims);
         return { selection: concatSlabs(b.kind === 'none' ? [] : [b.boxes], dims.length, [one.start]), bytes: r.values.slice() };
       } catch (e) {
