@@ -343,8 +343,9 @@ export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly n
 /**
  * The defined elements within `sel` (chunk-relative) and their values in C order of them: the
  * chunk's own values (not copied) when `sel` holds every defined element, else read along the runs
- * of the part. Without `origin` the selection is chunk-relative and may share arrays with the chunk;
- * with `origin` (the chunk's start) it is in dataset coordinates, in arrays of its own (`placed`).
+ * of the part. The selection is chunk-relative and may share arrays with the chunk, except for a slab
+ * of dimension 0 with `origin` (the chunk's start): then it is in dataset coordinates, in arrays of
+ * its own (`placed`).
  */
 export function definedValuesWithin(
   mem: SparseChunk,
@@ -384,18 +385,14 @@ export function definedValuesWithin(
     }
     return { selection: blocksFromCanonical(boxes, all.rank), values };
   }
+  // (not placed: the caller moves the part to its chunk's place)
   const part = definedWithin(mem, sel, dims);
-  let values = mem.values;
-  if (part !== mem.selection) {
-    // every run of the part lies inside one (maximal) defined run: the values move like an erase's
-    const runs = pairsToDefined(selectionRuns(part, dims));
-    values = new Uint8Array(definedCount(runs) * es);
-    moveValues(mem.runs, mem.values, runs, values, es, true);
-  }
-  if (!origin) return { selection: part, values };
-  const b = toBlocks(part, dims);
-  const selection = b.kind === 'blocks' ? blocksFromCanonical(placedBoxes(b.boxes, 0, b.boxCount, b.rank, origin, -Infinity, Infinity), b.rank) : selectNone();
-  return { selection, values, placed: true };
+  if (part === mem.selection) return { selection: part, values: mem.values };
+  // every run of the part lies inside one (maximal) defined run: the values move like an erase's
+  const runs = pairsToDefined(selectionRuns(part, dims));
+  const values = new Uint8Array(definedCount(runs) * es);
+  moveValues(mem.runs, mem.values, runs, values, es, true);
+  return { selection: part, values };
 }
 
 /**
@@ -424,7 +421,17 @@ export function eraseChunk(mem: SparseChunk, sel: Selection, es: number, dims: r
  */
 function offsetRange(sel: Selection, dims: readonly number[]): [number, number, number] | null {
   if (dims.length < 2 || sel.kind === 'points' || sel.kind === 'none') return null;
-  if (sel.kind === 'blocks' && sel.boxCount !== 1) return null;
+  if (sel.kind === 'blocks') {
+    // one box (a frame, as the one-chunk reads give it) is its own bounding box, all of it selected
+    if (sel.boxCount !== 1) return null;
+    const box = sel.boxes;
+    let inner = 1;
+    for (let d = 1; d < dims.length; d++) {
+      if (box[2 * d] !== 0 || box[2 * d + 1] !== dims[d]) return null;
+      inner *= dims[d]!;
+    }
+    return [box[0]! * inner, box[1]! * inner, inner];
+  }
   const bb = boundingBox(sel, dims);
   if (!bb) return null;
   let inner = 1;
