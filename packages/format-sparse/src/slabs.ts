@@ -105,24 +105,7 @@ export function appendBoxes(boxes: Float64Array, runs: Float64Array, from: numbe
   return out;
 }
 
-/** Per canonical box list read in slabs with an origin: the list moved there, and the origin. */
-const moved = new WeakMap<Float64Array, { at: readonly number[]; boxes: Float64Array }>();
-
-/**
- * `boxes` (a chunk's canonical list, `w` numbers per box) moved by `origin`, computed once per list
- * and origin and kept while the list lives (a chunk's list is replaced, never changed, when it is
- * written). Only {@link placedBoxes} reads it, and it hands out copies: nothing outside holds it.
- */
-function movedList(boxes: Float64Array, w: number, origin: readonly number[]): Float64Array {
-  const hit = moved.get(boxes);
-  if (hit && origin.every((o, d) => hit.at[d] === o)) return hit.boxes;
-  const out = boxes.slice();
-  for (let d = 0; d < w >> 1; d++) if (origin[d]) moveDimension(out, w, d, origin[d]!);
-  moved.set(boxes, { at: origin.slice(), boxes: out });
-  return out;
-}
-
-/** Adds `o` to dimension `d` of every box (a function of its own: one tight loop, compiled on the stack early). */
+/** Adds `o` to dimension `d` of every box (`w` numbers per box). */
 function moveDimension(out: Float64Array, w: number, d: number, o: number): void {
   for (let i = 2 * d; i < out.length; i += w) {
     out[i] += o;
@@ -132,23 +115,20 @@ function moveDimension(out: Float64Array, w: number, d: number, o: number): void
 
 /**
  * Boxes `[from, to)` of `boxes` (rank `rank`, a chunk's canonical list) in a new array of the
- * caller's own, moved by `origin` (chunk-relative boxes to dataset coordinates), dimension 0 cut
- * to the slab `[a, b)` (chunk-relative; only a slab's first and last groups can reach out of it).
- * A frame read from a cached chunk costs one copy (`slice`) of the list moved once per chunk: no
- * per-box work while V8 has not yet compiled the frame path.
+ * caller's own (one `slice`), dimension 0 cut to the slab `[a, b)` (only a slab's first and last
+ * groups can reach out of it), then moved by `origin` (chunk-relative boxes to dataset coordinates:
+ * for chunks that are slabs, dimension 0 only).
  */
 export function placedBoxes(boxes: Float64Array, from: number, to: number, rank: number, origin: readonly number[], a: number, b: number): Float64Array {
   const w = 2 * rank;
-  const out = movedList(boxes, w, origin).slice(from * w, to * w);
-  // dimension 0 cut to the slab (moved too): only the first and the last group can reach out of it
-  const lo = a + origin[0]!;
-  const hi = b + origin[0]!;
-  if (out[0]! < lo || out[out.length - w + 1]! > hi) {
+  const out = boxes.slice(from * w, to * w);
+  if (out[0]! < a || out[out.length - w + 1]! > b) {
     for (let i = 0; i < out.length; i += w) {
-      if (out[i]! < lo) out[i] = lo;
-      if (out[i + 1]! > hi) out[i + 1] = hi;
+      if (out[i]! < a) out[i] = a;
+      if (out[i + 1]! > b) out[i + 1] = b;
     }
   }
+  for (let d = 0; d < rank; d++) if (origin[d]) moveDimension(out, w, d, origin[d]!);
   return out;
 }
 
