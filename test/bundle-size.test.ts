@@ -79,7 +79,7 @@ const root = resolve(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-bundle-'));
 const KB = 1024;
 /** Ceilings (KB, min+gzip): issue #14's budget for the read-only bundle; the size measured, rounded up to the next 0.5 KB, for everything (see the comment above). */
-const EVERYTHING_CEILING = 163;
+const EVERYTHING_CEILING = 163.5;
 const READ_CEILING = 60;
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

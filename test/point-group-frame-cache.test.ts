@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import './setup-registrations.js';
 import { xorshift32 } from '../bench/xorshift.js';
 import { createFile, H5Error, MemoryStore, openFile, type Dataset } from '../packages/core/src/index.js';
-import { selectAll, selectBlocks, selectHyperslab, type Box } from '../packages/core/src/selection/index.js';
+import { selectAll, selectBlocks, selectHyperslab, type Box, type Selection } from '../packages/core/src/selection/index.js';
 import { frameModelOps, type FrameModel } from './support/frame-model.js';
 
 const H = 32;
@@ -171,4 +171,73 @@ describe('frame reads from cached chunks of several frames', () => {
     expect(String((err as Error).message)).toMatch(/\[1, 0, 0\]|\[3, 0, 0\]/);
     await h.close();
   });
+});
+
+/**
+ * Everything a read returns, spoiled by the caller: every element changed, and the buffers detached
+ * (transferred away, as a caller posting them to a worker does). Nothing of it may be shared with
+ * the chunk cache, the decoded chunk or another result.
+ */
+function spoil(...arrays: ArrayBufferView[]): void {
+  for (const a of arrays) {
+    if (a instanceof Float64Array || a instanceof Uint16Array) a.fill(7);
+  }
+  const buffers = [...new Set(arrays.map((a) => a.buffer))].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer && b.byteLength > 0);
+  structuredClone(buffers, { transfer: buffers });
+}
+
+function arraysOf(sel: Selection): ArrayBufferView[] {
+  return sel.kind === 'blocks' ? [sel.boxes] : [];
+}
+
+describe('results of frame reads are the caller\'s own', () => {
+  for (const gzip of [false, true]) {
+    for (const mode of ['r', 'r+'] as const) {
+      it(`changing or detaching any returned array changes no later read (${gzip ? 'deflate' : 'unfiltered'}, mode ${mode})`, async () => {
+        const r = xorshift32(gzip ? 31 : 32);
+        const m: Model = new Uint16Array(FRAMES * H * W);
+        const store = new MemoryStore();
+        const f = await createFile(store);
+        const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [FRAMES, H, W], chunks: [PER_CHUNK, H, W], ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
+        let prev: Box[] = [];
+        for (let i = 0; i < FRAMES; i++) {
+          const boxes = frameGroups(r, i, prev);
+          if (boxes.length > 0) {
+            const n = boxes.reduce((a, b) => a + (b.end[1]! - b.start[1]!) * (b.end[2]! - b.start[2]!), 0);
+            const values = Uint16Array.from({ length: n }, () => 1 + (r() % 60000));
+            await ds.write(values, selectBlocks(boxes));
+            modelWrite(m, boxes, values);
+          }
+          prev = boxes;
+        }
+        await f.close();
+        const h = await openFile(store, { mode });
+        const d = (await h.get('frames')) as Dataset;
+        // forwards (reading ahead in a read-only file), the same frame twice, backwards, skipping
+        const order = [...Array.from({ length: FRAMES }, (_, i) => i), 5, 5, ...Array.from({ length: FRAMES }, (_, i) => FRAMES - 1 - i), 0, 7, 13, 1, 12];
+        for (const i of order) {
+          const frame = selectHyperslab({ start: [i, 0, 0], block: [1, H, W] });
+          const want = modelRead(m, { start: [i, 0, 0], end: [i + 1, H, W] });
+          const got = await d.readDefined(frame);
+          expect(linOf(got.selection), `frame ${i}`).toEqual(want.lin);
+          expect(Array.from(got.values as Uint16Array), `frame ${i}`).toEqual(want.values);
+          const defined = await d.getDefined(frame);
+          expect(linOf(defined), `frame ${i} (getDefined)`).toEqual(want.lin);
+          // a part of the frame too (the general path of a chunk's defined values)
+          const part = await d.readDefined(selectBlocks([{ start: [i, 2, 3], end: [i + 1, H - 5, W - 2] }]));
+          expect(linOf(part.selection), `part of frame ${i}`).toEqual(modelRead(m, { start: [i, 2, 3], end: [i + 1, H - 5, W - 2] }).lin);
+          spoil(...arraysOf(got.selection), got.values as Uint16Array, ...arraysOf(defined), ...arraysOf(part.selection), part.values as Uint16Array);
+          if (i % 4 === 0) {
+            const whole = await d.readDefined(selectAll());
+            const all = modelRead(m, { start: [0, 0, 0], end: [FRAMES, H, W] });
+            expect(linOf(whole.selection)).toEqual(all.lin);
+            expect(Array.from(whole.values as Uint16Array)).toEqual(all.values);
+            spoil(...arraysOf(whole.selection), whole.values as Uint16Array);
+          }
+        }
+        await expectFrames(d, m, 'after spoiling every result');
+        await h.close();
+      });
+    }
+  }
 });
