@@ -27,7 +27,8 @@
  * filter workers decode each chunk straight into), `read ordinary` (`read()` with `allowShared: false`:
  * an ordinary `ArrayBuffer`, the chunks staged through shared memory and copied by the main thread) and
  * `readInto shared` (`readInto` an array over a `SharedArrayBuffer` allocated once, a frame buffer
- * reused across reads: no result pages to touch for the first time).
+ * reused across reads: no result pages to touch for the first time). The write's garbage is collected
+ * (untimed) before the read rows, so that the first read that allocates does not pay for it.
  * @module
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -35,6 +36,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { createFile, openFile, selectBlocks, type CreateDatasetOptions, type Dataset } from '../packages/core/src/index.js';
 import { registerIndexes } from '../packages/indexes/src/index.js';
@@ -139,6 +142,26 @@ function busySince(c0: number): void {
 }
 /** A pair of runs counts as quiet when other processes kept fewer cores than this busy in each. */
 const QUIET_CORES = Number(process.env.BENCH_QUIET_CORES ?? 0.25);
+
+/** This thread's collector (taken from a new context with `--expose-gc` set for that moment only). */
+const collectGarbage: () => void = (() => {
+  setFlagsFromString('--expose-gc');
+  try {
+    return runInNewContext('gc') as () => void;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
+})();
+/**
+ * Collects the write's garbage before the read rows are timed (untimed, like deleting the file before
+ * the write): otherwise the first read that allocates (`read`; `readInto` allocates nothing) runs the
+ * collection the write's buffers made due — 4–14 ms on the main thread and 10–30 ms on V8's helper
+ * threads, which at 2 worker threads take the cores from the workers — and measures the write.
+ */
+async function settleGarbage(): Promise<void> {
+  collectGarbage();
+  await new Promise((r) => setTimeout(r, 20)); // (V8's helper threads finish sweeping)
+}
 
 /** Create + write every frame at once + close. */
 async function writeWhole(path: string, data: Uint16Array, frames: number, opts: Filters): Promise<number> {
@@ -301,6 +324,7 @@ export async function runThreads(dir: string): Promise<void> {
         rmSync(path, { force: true }); // a new file: truncating the last one (kernel time on the main thread) is no part of the write
         const w = await writeWhole(path, data, FRAMES, fl.opts);
         note(`write ${fl.name}`, rep, th, w);
+        if (picked(`read ${fl.name}`) || picked(`readInto shared ${fl.name}`) || picked(`read ordinary ${fl.name}`)) await settleGarbage();
         const r = picked(`read ${fl.name}`) ? await readWhole(path, lastSum) : NaN;
         note(`read ${fl.name}`, rep, th, r);
         const ri = picked(`readInto shared ${fl.name}`) ? await readWhole(path, lastSum, shared) : NaN;

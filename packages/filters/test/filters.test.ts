@@ -481,9 +481,11 @@ describe('package', () => {
       else if (f.endsWith('workers/worker.ts')) expect(text).toMatch(/from 'node:worker_threads'/);
       // the worker's reads of stored chunks: imported by the worker entry alone (checked below)
       else if (f.endsWith('workers/stored-read.ts')) expect(text).toMatch(/from 'node:fs'/);
+      // the worker's collections after jobs with shared memory: imported by the worker entry alone (checked below)
+      else if (f.endsWith('workers/release-shared.ts')) expect(text).toMatch(/from 'node:v8'/);
       else expect(text, f).not.toMatch(/from 'node:|require\(/);
       if (!f.endsWith('workers/threads-node.ts')) expect(text, f).not.toMatch(/from '\.\/worker\.js'|from '\.\/threads-node\.js'/);
-      if (!f.endsWith('workers/worker.ts')) expect(text, f).not.toMatch(/from '\.\/stored-read\.js'/);
+      if (!f.endsWith('workers/worker.ts')) expect(text, f).not.toMatch(/from '\.\/stored-read\.js'|from '\.\/release-shared\.js'/);
     }
     const pkg = JSON.parse(readFileSync(join(src, '../package.json'), 'utf8'));
     expect(pkg.sideEffects).toBe(false);

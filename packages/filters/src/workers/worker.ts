@@ -15,6 +15,7 @@ import { shuffle, shuffleElementSize, shuffleFilter } from '../shuffle/index.js'
 import { CLAIM_STARTED, READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 import { beginRead, endRead } from './stored-read.js';
+import { carriesShared, jobEnded, jobStarted } from './release-shared.js';
 
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve = (id: number) => byId.get(id);
@@ -96,19 +97,22 @@ const claims = (workerData as FilterWorkerData | null)?.claims;
 
 parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number; slot?: number }) => {
   // a job the pool took back (it runs on another worker): not run, no reply
-  if (m.slot !== undefined && claims && Atomics.compareExchange(claims, m.slot, m.id, CLAIM_STARTED) !== m.id) return;
+  if (m.slot !== undefined && claims && Atomics.compareExchange(claims, m.slot, m.id, CLAIM_STARTED) !== m.id) return jobEnded(carriesShared(m as FilterJob));
+  jobStarted();
+  // (after the reply: this job's objects over shared memory are collected once the worker idles, ./release-shared.ts)
+  const ended = () => jobEnded(m.direction !== 'task' && carriesShared(m));
   if (m.direction === 'task') {
     runTask(m).then(
       (r) => parentPort!.postMessage({ id: m.id, done: true, value: r.value } satisfies FilterReply, r.transfer),
       (e: unknown) => parentPort!.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FilterReply),
-    );
+    ).finally(ended);
     return;
   }
   if (m.direction === 'sections') {
     runSections(m).then(
       (r) => parentPort!.postMessage({ id: m.id, ...r } satisfies FilterReply, [r.bytes.buffer as ArrayBuffer]),
       (e: unknown) => parentPort!.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FilterReply),
-    );
+    ).finally(ended);
     return;
   }
   run(m).then(
@@ -139,7 +143,7 @@ parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number
       const reply: FilterReply = { id: m.id, error: e instanceof Error ? e.message : String(e) };
       parentPort!.postMessage(reply);
     },
-  );
+  ).finally(ended);
 });
 
 // Ready once the codecs of the filters the pool has used are loaded (./warm.ts).
