@@ -21,6 +21,10 @@ import { machineThreads, startFilterWorker } from '#workers';
 import { ALL_FILTERS } from '../builtin.js';
 import { STORED_READ_FAILED, type FilterJob, type FilterResult, type FilterWorker, type SectionsJob, type TaskJob } from './protocol.js';
 import { CopyPool } from '../util/copy-pool.js';
+import { lz4Filter, lz4FrameBound } from '../lz4/index.js';
+
+/** The LZ4 filter's id: a pipeline ending in it compresses into result buffers the pool reuses ({@link outputs}). */
+const LZ4_ID = lz4Filter.id;
 import { checkWorkerOptions, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './options.js';
 
 export { DEFAULT_WORKER_MIN_BYTES, type WorkerOptions };
@@ -117,6 +121,18 @@ const UNREADABLE_KEPT = 64;
  */
 const INPUTS_MAX_BYTES = 64 << 20;
 const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
+/**
+ * Shared memory for the encode jobs (reused, never transferred): each chunk's private copy goes to
+ * the worker in one (`inShared`), and a pipeline ending in LZ4 builds its frame in another
+ * (`outShared`), written to the file from there (the encode result's `written` gives it back). No
+ * buffer moves between the threads per chunk: moved buffers are new objects on the receiving
+ * thread, whose external memory set off garbage collections on the calling thread every few chunks.
+ * As many as chunks a write keeps in flight, 64 MiB each at most.
+ */
+const sharedLimits = { buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES, minBufferBytes: 64 << 10 };
+const inShared = new CopyPool({ ...sharedLimits, shared: true });
+const outShared = new CopyPool({ ...sharedLimits, shared: true });
+
 /** Buffers given out by `inputBuffer` (sent to a worker without a copy when they come back as a chunk's bytes). */
 const handed = new WeakSet<ArrayBuffer>();
 
@@ -213,8 +229,20 @@ const offload: PipelineOffload = {
   },
   encode(bytes, pipeline, impls, ctx) {
     if (!takes(bytes.length, impls, 0, ctx)) return null;
-    // shared memory (the copy a streamed write owns) goes to the worker as it is: no second copy
-    return send({ direction: 'encode', bytes: isShared(bytes) ? bytes : inputs.copy(bytes), pipeline, filterMask: 0, ctx });
+    // shared memory (the copy a streamed write owns) goes to the worker as it is: no second copy;
+    // else a copy in reused shared memory, kept again once the worker is done with it
+    const copy = isShared(bytes) ? null : inShared.copy(bytes);
+    const fs = pipeline.filters;
+    const out = fs[fs.length - 1]?.id === LZ4_ID ? outShared.sharedBuffer(lz4FrameBound(bytes.length)) : undefined;
+    const job: FilterJob = { direction: 'encode', bytes: copy ?? bytes, pipeline, filterMask: 0, ctx, ...(out ? { out } : {}) };
+    return dispatch(job).then((r) => {
+      // (the work failed there, or the worker was stopped, perhaps while still running the job: its memory is not reused)
+      if (!r) return null;
+      if (copy) inShared.keep(copy.buffer);
+      if (out && r.outLength !== undefined) return { bytes: new Uint8Array(out, 0, r.outLength), filterMask: r.filterMask, written: () => outShared.keep(out) };
+      if (out) outShared.keep(out); // (not used: the frame did not fit there)
+      return r.bytes ? { bytes: r.bytes, filterMask: r.filterMask } : null;
+    });
   },
   encodeSections(sections) {
     // one job for the whole chunk when it is large enough and every section's filters are ours
@@ -282,6 +310,8 @@ export async function startWorkers(): Promise<number> {
 export function stopWorkers(): void {
   while (workers.length > 0) workers.pop()!.terminate();
   inputs.clear();
+  inShared.clear();
+  outShared.clear();
 }
 
 /** Enables the pool in core's pipeline (what `registerFilters()` does). */
