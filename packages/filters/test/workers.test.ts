@@ -209,7 +209,7 @@ describe('filter worker pool', () => {
     expect(Buffer.compare(back!.bytes, plain)).toBe(0);
   });
 
-  it('a pipeline ending in LZ4 compresses into the pool\'s shared memory, reused only once the caller says the bytes are written', async () => {
+  it('a pipeline ending in LZ4 (or bitshuffle + LZ4) compresses into the pool\'s shared memory, reused only once the caller says the bytes are written', async () => {
     const off = pipelineOffload()!;
     const run = (p: FilterPipeline, data: Uint8Array) => off.encode(data, p, p.filters.map((x) => resolve(x.id)), ctx)!;
     const p = PIPELINES.lz4!;
@@ -238,9 +238,20 @@ describe('filter worker pool', () => {
     expect(d.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer);
     expect(d.written).toBeUndefined();
     expect(Buffer.compare(d.bytes, (await inline(() => encodeChunk(da, then, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
-    // bitshuffle + LZ4 (its own filter, 32008) and gzip: no shared result memory, the calling thread's bytes
-    const pipelines = [PIPELINES['bitshuffle+lz4']!, PIPELINES.gzip!];
-    for (const q of pipelines) expect(Buffer.compare((await run(q, da))!.bytes, (await inline(() => encodeChunk(da, q, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
+    // bitshuffle + LZ4 (fused) builds its result in shared memory too; gzip gives its own buffer
+    const bs = PIPELINES['bitshuffle+lz4']!;
+    const e = (await run(bs, da))!;
+    expect(e.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.compare(e.bytes, (await inline(() => encodeChunk(da, bs, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
+    e.written!();
+    const g = (await run(PIPELINES.gzip!, da))!;
+    expect(g.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(g.written).toBeUndefined();
+    // bitshuffle without compression (the fused path is LZ4's): the worker's own buffer, same bytes
+    const plainBs: FilterPipeline = { filters: [f(32008, bitshuffleSetLocal([0, 0], 2))] };
+    const h = (await run(plainBs, da))!;
+    expect(h.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.compare(h.bytes, (await inline(() => encodeChunk(da, plainBs, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
   });
 
   it('the sections of a structured chunk go to one worker task and come back joined, each as the calling thread encodes it', async () => {

@@ -46,7 +46,14 @@ export interface Lz4BlockCodec {
    * blocks after `headerBytes` bytes left for the caller (possibly computed in part on another
    * thread: then a Promise), or null to use the per-block path.
    */
-  bitshuffleCompress?(data: Uint8Array, elemSize: number, blockSize: number, headerBytes: number): Uint8Array | Promise<Uint8Array> | null;
+  bitshuffleCompress?(
+    data: Uint8Array,
+    elemSize: number,
+    blockSize: number,
+    headerBytes: number,
+    /** Memory to build the result in (as {@link Lz4EncodeOptions.into}); a codec may ignore it. */
+    into?: (cap: number) => Uint8Array | undefined,
+  ): Uint8Array | Promise<Uint8Array> | null;
   /**
    * Optional inverse of {@link bitshuffleCompress} (blocks start at `data[offset]`; into `into` of
    * `total` bytes when given), or null to use the per-block path.
@@ -96,8 +103,8 @@ export const defaultLz4Codec: Lz4BlockCodec = {
     const c = dEnd - dPos > LZ4_WASM_MAX_INPUT || sEnd - sPos > LZ4_WASM_MAX_INPUT ? jsLz4Codec : pick();
     c.decompress(src, sPos, sEnd, dst, dPos, dEnd);
   },
-  bitshuffleCompress(data, elemSize, blockSize, headerBytes) {
-    return pick().bitshuffleCompress?.(data, elemSize, blockSize, headerBytes) ?? null;
+  bitshuffleCompress(data, elemSize, blockSize, headerBytes, into) {
+    return pick().bitshuffleCompress?.(data, elemSize, blockSize, headerBytes, into) ?? null;
   },
   bitshuffleDecompress(data, offset, total, elemSize, blockSize, into) {
     return pick().bitshuffleDecompress?.(data, offset, total, elemSize, blockSize, into) ?? null;

@@ -22,9 +22,11 @@ import { ALL_FILTERS } from '../builtin.js';
 import { STORED_READ_FAILED, type FilterJob, type FilterResult, type FilterWorker, type SectionsJob, type TaskJob } from './protocol.js';
 import { CopyPool } from '../util/copy-pool.js';
 import { lz4Filter, lz4FrameBound } from '../lz4/index.js';
+import { bitshuffleFilter } from '../bitshuffle/index.js';
 
-/** The LZ4 filter's id: a pipeline ending in it compresses into result buffers the pool reuses ({@link outputs}). */
+/** The LZ4 and bitshuffle filters' ids: a pipeline ending in one compresses into shared memory the pool reuses (`outShared`). */
 const LZ4_ID = lz4Filter.id;
+const BITSHUFFLE_ID = bitshuffleFilter.id;
 import { checkWorkerOptions, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './options.js';
 
 export { DEFAULT_WORKER_MIN_BYTES, type WorkerOptions };
@@ -123,7 +125,7 @@ const INPUTS_MAX_BYTES = 64 << 20;
 const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
 /**
  * Shared memory for the encode jobs (reused, never transferred): each chunk's private copy goes to
- * the worker in one (`inShared`), and a pipeline ending in LZ4 builds its frame in another
+ * the worker in one (`inShared`), and a pipeline ending in LZ4 (or bitshuffle + LZ4) builds its result in another
  * (`outShared`), written to the file from there (the encode result's `written` gives it back). No
  * buffer moves between the threads per chunk: moved buffers are new objects on the receiving
  * thread, whose external memory set off garbage collections on the calling thread every few chunks.
@@ -233,7 +235,9 @@ const offload: PipelineOffload = {
     // else a copy in reused shared memory, kept again once the worker is done with it
     const copy = isShared(bytes) ? null : inShared.copy(bytes);
     const fs = pipeline.filters;
-    const out = fs[fs.length - 1]?.id === LZ4_ID ? outShared.sharedBuffer(lz4FrameBound(bytes.length)) : undefined;
+    const lastId = fs[fs.length - 1]?.id;
+    // (bitshuffle + LZ4: room for 20 bytes of block framing per KiB, more than blocks of the default 8 KiB need)
+    const out = lastId === LZ4_ID ? outShared.sharedBuffer(lz4FrameBound(bytes.length)) : lastId === BITSHUFFLE_ID ? outShared.sharedBuffer(lz4FrameBound(bytes.length) + 20 * Math.ceil(bytes.length / 1024)) : undefined;
     const job: FilterJob = { direction: 'encode', bytes: copy ?? bytes, pipeline, filterMask: 0, ctx, ...(out ? { out } : {}) };
     return dispatch(job).then((r) => {
       // (the work failed there, or the worker was stopped, perhaps while still running the job: its memory is not reused)

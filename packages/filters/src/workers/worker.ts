@@ -13,6 +13,7 @@ import { decodeChunk, decodeChunkInto, encodeChunk, type Filter, type FilterPipe
 import { ALL_FILTERS } from '../builtin.js';
 import { shuffle, shuffleElementSize, shuffleFilter } from '../shuffle/index.js';
 import { lz4EncodeInto, lz4Filter } from '../lz4/index.js';
+import { bitshuffleEncode, bitshuffleFilter } from '../bitshuffle/index.js';
 import { CLAIM_STARTED, READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 import { beginRead, endRead } from './stored-read.js';
@@ -28,18 +29,23 @@ const SCRATCH_MIN_BYTES = 64 << 10;
 /**
  * Core's forward pipeline (the calling thread's bytes); a leading shuffle followed by other filters
  * writes into a kept buffer (the page faults and garbage of a new one per chunk slowed two workers),
- * and a trailing LZ4 builds its frame in `out` (the pool's shared memory) when it fits there.
+ * and a trailing LZ4 (or bitshuffle + LZ4) builds its result in `out` (the pool's shared memory)
+ * when it fits there.
  */
 async function encode(bytes: Uint8Array, pipeline: FilterPipeline, ctx: OffloadContext, out?: SharedArrayBuffer): Promise<{ bytes: Uint8Array; filterMask: number }> {
   const where = { path: '', chunk: [] };
   const fs = pipeline.filters;
   let last = resolve;
-  if (out && fs.length > 0 && fs[fs.length - 1]!.id === lz4Filter.id) {
-    // (only the last filter: an earlier LZ4's output is the next filter's input, not the result)
-    let lz4Calls = fs.filter((f) => f.id === lz4Filter.id).length;
+  const lastId = fs.length > 0 ? fs[fs.length - 1]!.id : -1;
+  if (out && (lastId === lz4Filter.id || lastId === bitshuffleFilter.id)) {
+    // (only the last filter: an earlier one's output is the next filter's input, not the result)
+    let calls = fs.filter((f) => f.id === lastId).length;
     const into = (cap: number): Uint8Array | undefined => (out.byteLength >= cap ? new Uint8Array(out, 0, cap) : undefined);
-    const viaOut: Filter = { ...lz4Filter, encode: (d, c) => lz4EncodeInto(d, c, into) };
-    last = (id) => (id === lz4Filter.id && --lz4Calls === 0 ? viaOut : resolve(id));
+    const viaOut: Filter =
+      lastId === lz4Filter.id
+        ? { ...lz4Filter, encode: (d, c) => lz4EncodeInto(d, c, into) }
+        : { ...bitshuffleFilter, encode: (d, c) => bitshuffleEncode(d, c.clientData, undefined, into) };
+    last = (id) => (id === lastId && --calls === 0 ? viaOut : resolve(id));
   }
   if (fs.length < 2 || fs[0]!.id !== shuffleFilter.id || bytes.length < SCRATCH_MIN_BYTES) return encodeChunk(bytes, pipeline, last, ctx, where);
   let buf = scratch.pop();
