@@ -23,15 +23,14 @@ import { STORED_READ_FAILED, type FilterJob, type FilterResult, type FilterWorke
 import { CopyPool } from '../util/copy-pool.js';
 import { lz4Filter, lz4FrameBound } from '../lz4/index.js';
 import { bitshuffleFilter } from '../bitshuffle/index.js';
-
-/** The LZ4 and bitshuffle filters' ids: a pipeline ending in one compresses into shared memory the pool reuses (`outShared`). */
-const LZ4_ID = lz4Filter.id;
-const BITSHUFFLE_ID = bitshuffleFilter.id;
 import { checkWorkerOptions, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './options.js';
 
 export { DEFAULT_WORKER_MIN_BYTES, type WorkerOptions };
 
 const builtin = new Set<Filter>(ALL_FILTERS);
+/** The LZ4 and bitshuffle filters' ids: a pipeline ending in one compresses into shared memory the pool reuses (`outShared`). */
+const LZ4_ID = lz4Filter.id;
+const BITSHUFFLE_ID = bitshuffleFilter.id;
 let threads = -1; // not configured yet
 let minBytes = DEFAULT_WORKER_MIN_BYTES;
 const workers: FilterWorker[] = [];
@@ -116,10 +115,9 @@ const unreadable = new Set<string>();
 const UNREADABLE_KEPT = 64;
 
 /**
- * Input buffers the workers sent back, reused for the next copies (no garbage per chunk): about one
- * per chunk in flight — a write keeps 8 or two per thread plus two, a stream of small chunks (a
- * sparse ROI per frame) as many as its byte bound holds, so at least 16 — and 64 MiB in all (a few
- * large chunks do not pin hundreds of MiB once the work is done).
+ * Input buffers of decode jobs that the workers sent back, reused for the next copies (no garbage per
+ * chunk): about one per chunk in flight, at least 16, and 64 MiB in all (a few large chunks do not pin
+ * hundreds of MiB once the work is done). Encode jobs' copies go in shared memory instead (`inShared`).
  */
 const INPUTS_MAX_BYTES = 64 << 20;
 const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
@@ -129,7 +127,8 @@ const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBy
  * (`outShared`), written to the file from there (the encode result's `written` gives it back). No
  * buffer moves between the threads per chunk: moved buffers are new objects on the receiving
  * thread, whose external memory set off garbage collections on the calling thread every few chunks.
- * As many as chunks a write keeps in flight, 64 MiB each at most.
+ * About one per chunk in flight (a write keeps 8 or two per thread plus two, a stream of small
+ * chunks as many as its byte bound holds: at least 16), 64 MiB in all.
  */
 const sharedLimits = { buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES, minBufferBytes: 64 << 10 };
 const inShared = new CopyPool({ ...sharedLimits, shared: true });

@@ -29,7 +29,7 @@ export interface FilterJob {
   target?: DecodeTarget;
   /**
    * Encode: shared memory (shared, not copied, by the message) for the result of a pipeline ending
-   * in LZ4 — the worker builds the frame there and replies with its length ({@link FilterReply.outLength})
+   * in LZ4 or bitshuffle + LZ4 — the worker builds the result there and replies with its length ({@link FilterReply.outLength})
    * instead of bytes, so no buffer comes back (./worker.ts).
    */
   out?: SharedArrayBuffer;
