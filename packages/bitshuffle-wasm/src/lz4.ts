@@ -65,9 +65,17 @@ export interface WasmLz4Codec {
    * chunk is too large for the WebAssembly memory (use the JS path). In Node with
    * {@link setLz4Parallel}(true), a chunk of at least {@link PARALLEL_MIN_BYTES} is split at a block
    * boundary and its second half compressed on a worker thread at the same time (same bytes): then
-   * a Promise.
+   * a Promise. `into` (on this thread only): called with the worst-case size of the result, it returns
+   * memory of at least that many bytes (or undefined) that the result is then built in — a view of it,
+   * no buffer of the result's own.
    */
-  bitshuffleCompress(data: Uint8Array, elemSize: number, blockSize: number, headerBytes: number): Uint8Array | Promise<Uint8Array> | null;
+  bitshuffleCompress(
+    data: Uint8Array,
+    elemSize: number,
+    blockSize: number,
+    headerBytes: number,
+    into?: (cap: number) => Uint8Array | undefined,
+  ): Uint8Array | Promise<Uint8Array> | null;
   /**
    * Inverse of {@link bitshuffleCompress}: decodes the blocks starting at `data[offset]` into
    * `total` bytes — a new buffer, or `into` (of `total` bytes) when given. Returns null when too
@@ -116,10 +124,16 @@ class Codec implements WasmLz4Codec {
     dst.set(new Uint8Array(buf, outPtr, dLen), dPos);
   }
 
-  bitshuffleCompress(data: Uint8Array, elemSize: number, blockSize: number, headerBytes: number): Uint8Array | Promise<Uint8Array> | null {
+  bitshuffleCompress(
+    data: Uint8Array,
+    elemSize: number,
+    blockSize: number,
+    headerBytes: number,
+    into?: (cap: number) => Uint8Array | undefined,
+  ): Uint8Array | Promise<Uint8Array> | null {
     const bs = checkParams(data.length, elemSize, blockSize);
     const full = Math.floor(data.length / elemSize / bs);
-    if (data.length >= PARALLEL_MIN_BYTES && full >= 2 && fusedFits(data.length)) {
+    if (!into && data.length >= PARALLEL_MIN_BYTES && full >= 2 && fusedFits(data.length)) {
       const w = worker(this.k);
       if (w) {
         // blocks are independent: [first half of the blocks] + [the rest, incl. the last partial
@@ -138,11 +152,11 @@ class Codec implements WasmLz4Codec {
         );
       }
     }
-    return this.fused(data, elemSize, bs, headerBytes);
+    return this.fused(data, elemSize, bs, headerBytes, into);
   }
 
-  /** bshufLz4Compress on this thread (bs already resolved). */
-  private fused(data: Uint8Array, elemSize: number, bs: number, headerBytes: number): Uint8Array | null {
+  /** bshufLz4Compress on this thread (bs already resolved); the result in `into`'s memory when it gives enough. */
+  private fused(data: Uint8Array, elemSize: number, bs: number, headerBytes: number, into?: (cap: number) => Uint8Array | undefined): Uint8Array | null {
     const len = data.length;
     if (!fusedFits(len)) return null;
     const size = len / elemSize;
@@ -166,7 +180,8 @@ class Codec implements WasmLz4Codec {
       n += k.ex.bshufLz4Compress(inPtr, (e - s) / elemSize, elemSize, bs, outPtr + n, block, tmp, table);
       if (e === len) break;
     }
-    const out = new Uint8Array(headerBytes + n);
+    const given = into?.(headerBytes + cap);
+    const out = given && given.length >= headerBytes + cap ? given.subarray(0, headerBytes + n) : new Uint8Array(headerBytes + n);
     out.set(new Uint8Array(buf, outPtr, n), headerBytes);
     return out;
   }

@@ -87,6 +87,22 @@ describe('bitshuffle filter', () => {
     }
   });
 
+  it('the fused LZ4 sub-mode builds its result in the memory `into` gives (a view of it, same bytes), else in its own', async () => {
+    const data = new Uint8Array(new Uint16Array(Array.from({ length: 40_000 }, (_, i) => 100 + ((i * 2654435761) >>> 30))).buffer);
+    const cd = bitshuffleSetLocal([0, 2], 2);
+    const plain = await bitshuffleEncode(data, cd);
+    const mem = new SharedArrayBuffer(2 * data.length);
+    const asked: number[] = [];
+    const inMem = await bitshuffleEncode(data, cd, undefined, (cap) => (asked.push(cap), new Uint8Array(mem)));
+    expect(asked.length).toBe(1);
+    expect(asked[0]).toBeGreaterThanOrEqual(plain.length);
+    expect(inMem.buffer).toBe(mem);
+    expect(Buffer.compare(inMem, plain)).toBe(0);
+    const small = await bitshuffleEncode(data, cd, undefined, () => new Uint8Array(8));
+    expect(small.buffer).not.toBe(mem);
+    expect(Buffer.compare(small, plain)).toBe(0);
+  });
+
   it('corrupt framing and blocks give FilterErrors naming the filter', async () => {
     const x = rand(4000 * 2, 9, true);
     const cd = [0, 4, 2, 0, 2];

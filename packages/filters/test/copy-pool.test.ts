@@ -51,4 +51,18 @@ describe('CopyPool', () => {
     q.clear();
     expect(q.copy(new Uint8Array(100)).buffer).not.toBe(x);
   });
+
+  it('a shared pool makes SharedArrayBuffers and hands a kept one of n–2n bytes out again', () => {
+    const p = new CopyPool({ buffers: () => 4, maxBytes: 1 << 20, maxBufferBytes: 1 << 16, minBufferBytes: 16, shared: true });
+    const c = p.copy(new Uint8Array([1, 2, 3]).subarray(1));
+    expect(c.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect([...c]).toEqual([2, 3]);
+    const b = p.sharedBuffer(100);
+    expect(b).toBeInstanceOf(SharedArrayBuffer);
+    p.keep(b);
+    expect(p.sharedBuffer(60)).toBe(b);
+    expect(p.sharedBuffer(60)).not.toBe(b); // handed out: no longer kept
+    p.keep(b);
+    expect(p.sharedBuffer(40)).not.toBe(b); // 100 > 2 × 40
+  });
 });

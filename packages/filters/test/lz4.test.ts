@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FilterError, decodeChunk, encodeChunk, type FilterContext } from '@chunkform/core/plugin';
 import { ALL_FILTERS, LZ4_DEFAULT_BLOCK_SIZE, lz4CompressBound, lz4Decode, lz4Encode, lz4Filter } from '../src/index.js';
 import { lz4CompressBlock, lz4DecompressBlock, Lz4BlockError, lz4Scratch } from '../src/lz4/block.js';
+import { lz4EncodeInto, lz4FrameBound } from '../src/lz4/index.js';
 import { MALFORMED_LZ4_BLOCKS } from './support/lz4-malformed.js';
 
 const ctx = (elementSize: number, n: number, clientData: number[] = []): FilterContext => ({
@@ -112,6 +113,26 @@ describe('LZ4 filter framing (H5Zlz4.c)', () => {
     const c = Uint8Array.from({ length: 300_000 }, (_, i) => (i >> 3) & 0x3f);
     expect(Buffer.from(lz4Decode(lz4Encode(c))).equals(Buffer.from(c))).toBe(true);
     expect(Buffer.from(lz4Decode(ea)).equals(Buffer.from(a))).toBe(true);
+  });
+
+  it('builds the frame in the memory `into` gives (a view of it, same bytes), else in a buffer of its own', () => {
+    const a = Uint8Array.from({ length: 100_000 }, (_, i) => (i >> 6) & 0xff);
+    const plain = lz4Encode(a);
+    const mem = new SharedArrayBuffer(lz4FrameBound(a.length) + 100);
+    const asked: number[] = [];
+    const inMem = lz4EncodeInto(a, { clientData: [] }, (cap) => (asked.push(cap), new Uint8Array(mem)));
+    expect(asked).toEqual([lz4FrameBound(a.length)]); // one block: the bound is the worst case asked for
+    expect(inMem.buffer).toBe(mem);
+    expect(inMem.byteOffset).toBe(0);
+    expect(Buffer.from(inMem).equals(Buffer.from(plain))).toBe(true);
+    // too small, or none given: the frame leaves in a buffer of its own
+    const small = lz4EncodeInto(a, { clientData: [] }, () => new Uint8Array(16));
+    expect(small.buffer.byteLength).toBe(small.length);
+    expect(Buffer.from(small).equals(Buffer.from(plain))).toBe(true);
+    expect(Buffer.from(lz4EncodeInto(a, { clientData: [] }, () => undefined)).equals(Buffer.from(plain))).toBe(true);
+    // several blocks (client data [blockSize]) ask for more than the one-block bound; same bytes as the filter
+    const blocks = lz4EncodeInto(a, { clientData: [4096] }, (cap) => new Uint8Array(cap));
+    expect(Buffer.from(blocks).equals(Buffer.from(lz4Encode(a, { blockSize: 4096 })))).toBe(true);
   });
 
   it('round-trips through the filter for any element size, block size and length', async () => {

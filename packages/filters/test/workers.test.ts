@@ -209,6 +209,51 @@ describe('filter worker pool', () => {
     expect(Buffer.compare(back!.bytes, plain)).toBe(0);
   });
 
+  it('a pipeline ending in LZ4 (or bitshuffle + LZ4) compresses into the pool\'s shared memory, reused only once the caller says the bytes are written', async () => {
+    const off = pipelineOffload()!;
+    const run = (p: FilterPipeline, data: Uint8Array) => off.encode(data, p, p.filters.map((x) => resolve(x.id)), ctx)!;
+    const p = PIPELINES.lz4!;
+    const [da, db, dc] = [frame(61), frame(62), frame(63)];
+    const before = workerStats();
+    const a = (await run(p, da))!;
+    expect(workerStats().done - before.done).toBe(1);
+    expect(a.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(a.written).toBeTypeOf('function');
+    const aBytes = a.bytes.slice();
+    expect(Buffer.compare(a.bytes, (await inline(() => encodeChunk(da, p, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
+    // not written yet: the next chunks go elsewhere, and a's bytes stay as they were
+    const b = (await run(p, db))!;
+    expect(b.bytes.buffer).not.toBe(a.bytes.buffer);
+    expect(Buffer.compare(a.bytes, aBytes)).toBe(0);
+    a.written!();
+    const c = (await run(p, dc))!;
+    expect(c.bytes.buffer).toBe(a.bytes.buffer); // a's memory, reused once written
+    expect(Buffer.compare(c.bytes, (await inline(() => encodeChunk(dc, p, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
+    expect(Buffer.compare(b.bytes, (await inline(() => encodeChunk(db, p, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
+    b.written!();
+    c.written!();
+    // LZ4 followed by another filter: the result is the caller's own, as for every other pipeline
+    const then: FilterPipeline = { filters: [f(32004, [0]), f(3)] };
+    const d = (await run(then, da))!;
+    expect(d.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(d.written).toBeUndefined();
+    expect(Buffer.compare(d.bytes, (await inline(() => encodeChunk(da, then, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
+    // bitshuffle + LZ4 (fused) builds its result in shared memory too; gzip gives its own buffer
+    const bs = PIPELINES['bitshuffle+lz4']!;
+    const e = (await run(bs, da))!;
+    expect(e.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.compare(e.bytes, (await inline(() => encodeChunk(da, bs, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
+    e.written!();
+    const g = (await run(PIPELINES.gzip!, da))!;
+    expect(g.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(g.written).toBeUndefined();
+    // bitshuffle without compression (the fused path is LZ4's): the worker's own buffer, same bytes
+    const plainBs: FilterPipeline = { filters: [f(32008, bitshuffleSetLocal([0, 0], 2))] };
+    const h = (await run(plainBs, da))!;
+    expect(h.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.compare(h.bytes, (await inline(() => encodeChunk(da, plainBs, resolve, ctx, where(0, 0)))).bytes)).toBe(0);
+  });
+
   it('the sections of a structured chunk go to one worker task and come back joined, each as the calling thread encodes it', async () => {
     const gzip = PIPELINES['gzip']!;
     const shuffled = PIPELINES['shuffle+gzip']!;

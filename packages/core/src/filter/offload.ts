@@ -76,9 +76,16 @@ export interface PipelineOffload {
    * bytes in a `SharedArrayBuffer`, which it may send as they are: the caller then leaves them
    * unchanged until the returned promise settles).
    * `impls[i]` is the implementation resolved for filter i (undefined: not registered). Returns
-   * null to decline (or when the work failed there), else the encoded bytes and the filter mask.
+   * null to decline (or when the work failed there), else the encoded bytes and the filter mask —
+   * and optionally `written`, which the caller calls once nothing uses the bytes any more (the
+   * offload may then reuse their memory; a caller that never calls it only forgoes that reuse).
    */
-  encode(bytes: Uint8Array, pipeline: FilterPipeline, impls: readonly (Filter | undefined)[], ctx: OffloadContext): Promise<{ bytes: Uint8Array; filterMask: number } | null> | null;
+  encode(
+    bytes: Uint8Array,
+    pipeline: FilterPipeline,
+    impls: readonly (Filter | undefined)[],
+    ctx: OffloadContext,
+  ): Promise<{ bytes: Uint8Array; filterMask: number; written?: () => void } | null> | null;
   /**
    * Optional: every section of a structured chunk through its own pipeline in one job (the bytes of
    * each as {@link encode} would give them), joined into one image there, so the calling thread

@@ -41,6 +41,12 @@ export interface EncodedChunk {
   bytes: Uint8Array;
   /** Filter mask to store with the chunk: bit i set = filter i of the pipeline was not applied. */
   filterMask: number;
+  /**
+   * Set when the bytes live in memory the pipeline offload reuses (a buffer its worker compressed
+   * into): call it once nothing uses them any more — as `ChunkImage.written`, which a format that
+   * returns this object as its image gets for free. Never calling it only forgoes the reuse.
+   */
+  written?: () => void;
 }
 
 function filterName(f: FilterDescription, impl?: Filter): string | undefined {

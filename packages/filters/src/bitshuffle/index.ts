@@ -109,13 +109,21 @@ function wholeElements(data: Uint8Array, elemSize: number): void {
   if (data.length % elemSize !== 0) throw fail(`chunk of ${data.length} bytes is not a whole number of ${elemSize}-byte elements`);
 }
 
-/** Spec IV.A.2.l, filter 32008 (bshuf_h5_filter, forward): bitshuffles and optionally compresses a chunk. */
-export function bitshuffleEncode(data: Uint8Array, clientData: readonly number[], codecs: BitshuffleCodecs = DEFAULT_BITSHUFFLE_CODECS): Uint8Array | Promise<Uint8Array> {
+/**
+ * Spec IV.A.2.l, filter 32008 (bshuf_h5_filter, forward): bitshuffles and optionally compresses a chunk.
+ * `into`: memory the fused bitshuffle + LZ4 path may build its result in (see lz4's `Lz4EncodeOptions.into`).
+ */
+export function bitshuffleEncode(
+  data: Uint8Array,
+  clientData: readonly number[],
+  codecs: BitshuffleCodecs = DEFAULT_BITSHUFFLE_CODECS,
+  into?: (cap: number) => Uint8Array | undefined,
+): Uint8Array | Promise<Uint8Array> {
   const p = bitshuffleParams(clientData);
   wholeElements(data, p.elemSize);
   if (p.compression === BSHUF_COMPRESS_LZ4 && codecs.lz4?.bitshuffleCompress) {
     // fused bitshuffle + LZ4 over the whole chunk (bitshuffle.c bshuf_compress_lz4) in one call
-    const out = codecs.lz4.bitshuffleCompress(data, p.elemSize, p.blockSize, 12);
+    const out = codecs.lz4.bitshuffleCompress(data, p.elemSize, p.blockSize, 12, into);
     const header = (o: Uint8Array): Uint8Array => {
       writeHeader(o, data.length, p.blockSize * p.elemSize);
       return o;

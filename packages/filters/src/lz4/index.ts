@@ -46,7 +46,14 @@ export interface Lz4BlockCodec {
    * blocks after `headerBytes` bytes left for the caller (possibly computed in part on another
    * thread: then a Promise), or null to use the per-block path.
    */
-  bitshuffleCompress?(data: Uint8Array, elemSize: number, blockSize: number, headerBytes: number): Uint8Array | Promise<Uint8Array> | null;
+  bitshuffleCompress?(
+    data: Uint8Array,
+    elemSize: number,
+    blockSize: number,
+    headerBytes: number,
+    /** Memory to build the result in (as {@link Lz4EncodeOptions.into}); a codec may ignore it. */
+    into?: (cap: number) => Uint8Array | undefined,
+  ): Uint8Array | Promise<Uint8Array> | null;
   /**
    * Optional inverse of {@link bitshuffleCompress} (blocks start at `data[offset]`; into `into` of
    * `total` bytes when given), or null to use the per-block path.
@@ -96,8 +103,8 @@ export const defaultLz4Codec: Lz4BlockCodec = {
     const c = dEnd - dPos > LZ4_WASM_MAX_INPUT || sEnd - sPos > LZ4_WASM_MAX_INPUT ? jsLz4Codec : pick();
     c.decompress(src, sPos, sEnd, dst, dPos, dEnd);
   },
-  bitshuffleCompress(data, elemSize, blockSize, headerBytes) {
-    return pick().bitshuffleCompress?.(data, elemSize, blockSize, headerBytes) ?? null;
+  bitshuffleCompress(data, elemSize, blockSize, headerBytes, into) {
+    return pick().bitshuffleCompress?.(data, elemSize, blockSize, headerBytes, into) ?? null;
   },
   bitshuffleDecompress(data, offset, total, elemSize, blockSize, into) {
     return pick().bitshuffleDecompress?.(data, offset, total, elemSize, blockSize, into) ?? null;
@@ -120,6 +127,12 @@ export interface Lz4EncodeOptions {
   encoderParam?: number;
   /** Block codec (default {@link defaultLz4Codec}). */
   codec?: Lz4BlockCodec;
+  /**
+   * Memory to build the frame in: called with the worst-case frame size, it returns a buffer of at
+   * least that many bytes (or undefined: a buffer of the encoder's own), and the frame is returned
+   * as a view of it — no copy of the frame into a buffer of its own size. The caller owns it.
+   */
+  into?: (cap: number) => Uint8Array | undefined;
 }
 
 /** Spec IV.A.2.l, filter 32004 (H5Zlz4.c, forward): frames `data` as header + blocks. */
@@ -133,7 +146,8 @@ export function lz4Encode(data: Uint8Array, options: Lz4EncodeOptions = {}): Uin
   const acceleration = p < 0 ? Math.min(65537, 1 - p) : 1;
   const nBlocks = nbytes === 0 ? 0 : Math.ceil(nbytes / blockSize);
   const cap = LZ4_HEADER_SIZE + nBlocks * 4 + nbytes + Math.floor(nbytes / 255) + 16 * nBlocks;
-  const out = frameBuffer(cap);
+  const given = options.into?.(cap);
+  const out = given && given.length >= cap ? given.subarray(0, cap) : frameBuffer(cap);
   const view = new DataView(out.buffer, out.byteOffset, cap);
   view.setUint32(0, Math.floor(nbytes / 0x100000000));
   view.setUint32(4, nbytes >>> 0);
@@ -151,7 +165,9 @@ export function lz4Encode(data: Uint8Array, options: Lz4EncodeOptions = {}): Uin
     view.setUint32(d, size);
     d += 4 + size;
   }
-  // the frame leaves in a buffer of its own, of its size (the kept one is the next chunk's)
+  // built in the caller's memory: a view of it; else the frame leaves in a buffer of its own, of
+  // its size (the kept one is the next chunk's)
+  if (given && out.buffer === given.buffer) return out.subarray(0, d);
   return out.buffer === kept?.buffer ? out.slice(0, d) : d * 4 >= cap * 3 ? out.subarray(0, d) : out.slice(0, d);
 }
 
@@ -219,6 +235,16 @@ export function lz4Decode(data: Uint8Array, limit = 0, codec: Lz4BlockCodec = de
 function encodeOptions(ctx: Pick<FilterContext, 'clientData'>, codec: Lz4BlockCodec): Lz4EncodeOptions {
   const cd = ctx.clientData;
   return { blockSize: cd[0] ?? 0, encoderParam: toInt32(cd[1]), codec };
+}
+
+/** Worst-case size of the frame of a chunk of `nbytes` in one block (what {@link Lz4EncodeOptions.into} is asked for at most then). */
+export function lz4FrameBound(nbytes: number): number {
+  return LZ4_HEADER_SIZE + 4 + nbytes + Math.floor(nbytes / 255) + 16;
+}
+
+/** {@link lz4Filter}'s forward direction (client data from `ctx`), the frame built in `into`'s memory (see {@link Lz4EncodeOptions.into}). */
+export function lz4EncodeInto(data: Uint8Array, ctx: Pick<FilterContext, 'clientData'>, into: (cap: number) => Uint8Array | undefined): Uint8Array {
+  return lz4Encode(data, { ...encodeOptions(ctx, defaultLz4Codec), into });
 }
 
 /** An LZ4 filter (id 32004) using `codec` for the blocks. */

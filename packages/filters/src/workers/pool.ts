@@ -21,11 +21,16 @@ import { machineThreads, startFilterWorker } from '#workers';
 import { ALL_FILTERS } from '../builtin.js';
 import { STORED_READ_FAILED, type FilterJob, type FilterResult, type FilterWorker, type SectionsJob, type TaskJob } from './protocol.js';
 import { CopyPool } from '../util/copy-pool.js';
+import { lz4Filter, lz4FrameBound } from '../lz4/index.js';
+import { bitshuffleFilter } from '../bitshuffle/index.js';
 import { checkWorkerOptions, DEFAULT_WORKER_MIN_BYTES, type WorkerOptions } from './options.js';
 
 export { DEFAULT_WORKER_MIN_BYTES, type WorkerOptions };
 
 const builtin = new Set<Filter>(ALL_FILTERS);
+/** The LZ4 and bitshuffle filters' ids: a pipeline ending in one compresses into shared memory the pool reuses (`outShared`). */
+const LZ4_ID = lz4Filter.id;
+const BITSHUFFLE_ID = bitshuffleFilter.id;
 let threads = -1; // not configured yet
 let minBytes = DEFAULT_WORKER_MIN_BYTES;
 const workers: FilterWorker[] = [];
@@ -110,13 +115,25 @@ const unreadable = new Set<string>();
 const UNREADABLE_KEPT = 64;
 
 /**
- * Input buffers the workers sent back, reused for the next copies (no garbage per chunk): about one
- * per chunk in flight — a write keeps 8 or two per thread plus two, a stream of small chunks (a
- * sparse ROI per frame) as many as its byte bound holds, so at least 16 — and 64 MiB in all (a few
- * large chunks do not pin hundreds of MiB once the work is done).
+ * Input buffers of decode jobs that the workers sent back, reused for the next copies (no garbage per
+ * chunk): about one per chunk in flight, at least 16, and 64 MiB in all (a few large chunks do not pin
+ * hundreds of MiB once the work is done). Encode jobs' copies go in shared memory instead (`inShared`).
  */
 const INPUTS_MAX_BYTES = 64 << 20;
 const inputs = new CopyPool({ buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES });
+/**
+ * Shared memory for the encode jobs (reused, never transferred): each chunk's private copy goes to
+ * the worker in one (`inShared`), and a pipeline ending in LZ4 (or bitshuffle + LZ4) builds its result in another
+ * (`outShared`), written to the file from there (the encode result's `written` gives it back). No
+ * buffer moves between the threads per chunk: moved buffers are new objects on the receiving
+ * thread, whose external memory set off garbage collections on the calling thread every few chunks.
+ * About one per chunk in flight (a write keeps 8 or two per thread plus two, a stream of small
+ * chunks as many as its byte bound holds: at least 16), 64 MiB in all.
+ */
+const sharedLimits = { buffers: () => Math.max(16, 2 * size() + 2), maxBytes: INPUTS_MAX_BYTES, maxBufferBytes: INPUTS_MAX_BYTES, minBufferBytes: 64 << 10 };
+const inShared = new CopyPool({ ...sharedLimits, shared: true });
+const outShared = new CopyPool({ ...sharedLimits, shared: true });
+
 /** Buffers given out by `inputBuffer` (sent to a worker without a copy when they come back as a chunk's bytes). */
 const handed = new WeakSet<ArrayBuffer>();
 
@@ -213,8 +230,22 @@ const offload: PipelineOffload = {
   },
   encode(bytes, pipeline, impls, ctx) {
     if (!takes(bytes.length, impls, 0, ctx)) return null;
-    // shared memory (the copy a streamed write owns) goes to the worker as it is: no second copy
-    return send({ direction: 'encode', bytes: isShared(bytes) ? bytes : inputs.copy(bytes), pipeline, filterMask: 0, ctx });
+    // shared memory (the copy a streamed write owns) goes to the worker as it is: no second copy;
+    // else a copy in reused shared memory, kept again once the worker is done with it
+    const copy = isShared(bytes) ? null : inShared.copy(bytes);
+    const fs = pipeline.filters;
+    const lastId = fs[fs.length - 1]?.id;
+    // (bitshuffle + LZ4: room for 20 bytes of block framing per KiB, more than blocks of the default 8 KiB need)
+    const out = lastId === LZ4_ID ? outShared.sharedBuffer(lz4FrameBound(bytes.length)) : lastId === BITSHUFFLE_ID ? outShared.sharedBuffer(lz4FrameBound(bytes.length) + 20 * Math.ceil(bytes.length / 1024)) : undefined;
+    const job: FilterJob = { direction: 'encode', bytes: copy ?? bytes, pipeline, filterMask: 0, ctx, ...(out ? { out } : {}) };
+    return dispatch(job).then((r) => {
+      // (the work failed there, or the worker was stopped, perhaps while still running the job: its memory is not reused)
+      if (!r) return null;
+      if (copy) inShared.keep(copy.buffer);
+      if (out && r.outLength !== undefined) return { bytes: new Uint8Array(out, 0, r.outLength), filterMask: r.filterMask, written: () => outShared.keep(out) };
+      if (out) outShared.keep(out); // (not used: the frame did not fit there)
+      return r.bytes ? { bytes: r.bytes, filterMask: r.filterMask } : null;
+    });
   },
   encodeSections(sections) {
     // one job for the whole chunk when it is large enough and every section's filters are ours
@@ -282,6 +313,8 @@ export async function startWorkers(): Promise<number> {
 export function stopWorkers(): void {
   while (workers.length > 0) workers.pop()!.terminate();
   inputs.clear();
+  inShared.clear();
+  outShared.clear();
 }
 
 /** Enables the pool in core's pipeline (what `registerFilters()` does). */

@@ -27,6 +27,12 @@ export interface FilterJob {
    * of a `SharedArrayBuffer`, shared, not copied, by the message) and sends no bytes back.
    */
   target?: DecodeTarget;
+  /**
+   * Encode: shared memory (shared, not copied, by the message) for the result of a pipeline ending
+   * in LZ4 or bitshuffle + LZ4 — the worker builds the result there and replies with its length ({@link FilterReply.outLength})
+   * instead of bytes, so no buffer comes back (./worker.ts).
+   */
+  out?: SharedArrayBuffer;
 }
 
 /** One section of a {@link SectionsJob} (bytes in shared memory go as they are, others are copied by the message). */
@@ -59,6 +65,8 @@ export interface FilterReply {
   written?: boolean;
   /** The job's input buffer, sent back for reuse (absent when the result lives in it). */
   input?: Uint8Array;
+  /** An encode job's result is the first `outLength` bytes of its {@link FilterJob.out}. */
+  outLength?: number;
   /** A {@link SectionsJob}: stored bytes and filter mask of each section. */
   sizes?: number[];
   masks?: number[];
@@ -102,6 +110,8 @@ export interface FilterResult {
   bytes?: Uint8Array;
   filterMask: number;
   input?: Uint8Array;
+  /** The result is the first `outLength` bytes of the job's {@link FilterJob.out} (no `bytes`). */
+  outLength?: number;
   /** A {@link SectionsJob}'s stored size and mask of each section. */
   sizes?: number[];
   masks?: number[];

@@ -70,8 +70,14 @@ export function startFilterWorker(warm: readonly number[] = [], warmBytes = 0): 
     pending.delete(m.id);
     if (pending.size === 0) worker.unref();
     if (m.done) p.resolve({ filterMask: 0, value: m.value });
-    else if (m.bytes || m.written) {
-      p.resolve({ ...(m.bytes ? { bytes: m.bytes } : {}), filterMask: m.filterMask ?? 0, ...(m.input ? { input: m.input } : {}), ...(m.sizes ? { sizes: m.sizes, masks: m.masks! } : {}) });
+    else if (m.bytes || m.written || m.outLength !== undefined) {
+      p.resolve({
+        ...(m.bytes ? { bytes: m.bytes } : {}),
+        filterMask: m.filterMask ?? 0,
+        ...(m.input ? { input: m.input } : {}),
+        ...(m.outLength !== undefined ? { outLength: m.outLength } : {}),
+        ...(m.sizes ? { sizes: m.sizes, masks: m.masks! } : {}),
+      });
     }
     else p.reject(new Error(m.error ?? 'filters: the worker failed'));
   });

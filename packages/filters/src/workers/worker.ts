@@ -12,6 +12,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { decodeChunk, decodeChunkInto, encodeChunk, type Filter, type FilterPipeline, type OffloadContext } from '@chunkform/core/plugin';
 import { ALL_FILTERS } from '../builtin.js';
 import { shuffle, shuffleElementSize, shuffleFilter } from '../shuffle/index.js';
+import { lz4EncodeInto, lz4Filter } from '../lz4/index.js';
+import { bitshuffleEncode, bitshuffleFilter } from '../bitshuffle/index.js';
 import { CLAIM_STARTED, READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 import { beginRead, endRead } from './stored-read.js';
@@ -27,19 +29,33 @@ const SCRATCH_MIN_BYTES = 64 << 10;
 
 /**
  * Core's forward pipeline (the calling thread's bytes); a leading shuffle followed by other filters
- * writes into a kept buffer (the page faults and garbage of a new one per chunk slowed two workers).
+ * writes into a kept buffer (the page faults and garbage of a new one per chunk slowed two workers),
+ * and a trailing LZ4 (or bitshuffle + LZ4) builds its result in `out` (the pool's shared memory)
+ * when it fits there.
  */
-async function encode(bytes: Uint8Array, pipeline: FilterPipeline, ctx: OffloadContext): Promise<{ bytes: Uint8Array; filterMask: number }> {
+async function encode(bytes: Uint8Array, pipeline: FilterPipeline, ctx: OffloadContext, out?: SharedArrayBuffer): Promise<{ bytes: Uint8Array; filterMask: number }> {
   const where = { path: '', chunk: [] };
   const fs = pipeline.filters;
-  if (fs.length < 2 || fs[0]!.id !== shuffleFilter.id || bytes.length < SCRATCH_MIN_BYTES) return encodeChunk(bytes, pipeline, resolve, ctx, where);
+  let last = resolve;
+  const lastId = fs.length > 0 ? fs[fs.length - 1]!.id : -1;
+  if (out && (lastId === lz4Filter.id || lastId === bitshuffleFilter.id)) {
+    // (only the last filter: an earlier one's output is the next filter's input, not the result)
+    let calls = fs.filter((f) => f.id === lastId).length;
+    const into = (cap: number): Uint8Array | undefined => (out.byteLength >= cap ? new Uint8Array(out, 0, cap) : undefined);
+    const viaOut: Filter =
+      lastId === lz4Filter.id
+        ? { ...lz4Filter, encode: (d, c) => lz4EncodeInto(d, c, into) }
+        : { ...bitshuffleFilter, encode: (d, c) => bitshuffleEncode(d, c.clientData, undefined, into) };
+    last = (id) => (id === lastId && --calls === 0 ? viaOut : resolve(id));
+  }
+  if (fs.length < 2 || fs[0]!.id !== shuffleFilter.id || bytes.length < SCRATCH_MIN_BYTES) return encodeChunk(bytes, pipeline, last, ctx, where);
   let buf = scratch.pop();
   if (!buf || buf.byteLength < bytes.length) buf = new ArrayBuffer(bytes.length);
   const into = new Uint8Array(buf);
   let first = true; // (only the first filter: a later shuffle may read the scratch)
   const viaScratch: Filter = { ...shuffleFilter, encode: (d, c) => (first ? ((first = false), shuffle(d, shuffleElementSize(c), into)) : shuffleFilter.encode(d, c)) };
   try {
-    const r = await encodeChunk(bytes, pipeline, (id) => (id === shuffleFilter.id ? viaScratch : resolve(id)), ctx, where);
+    const r = await encodeChunk(bytes, pipeline, (id) => (id === shuffleFilter.id ? viaScratch : last(id)), ctx, where);
     // (an optional filter that failed after it leaves the shuffled bytes as the result: a copy of them goes back)
     return r.bytes.buffer === buf ? { bytes: r.bytes.slice(), filterMask: r.filterMask } : r;
   } finally {
@@ -60,7 +76,7 @@ async function run(job: FilterJob): Promise<{ bytes: Uint8Array; filterMask: num
     return null;
   }
   if (!job.bytes) throw new Error('filters: a job without bytes');
-  if (job.direction === 'encode') return encode(job.bytes, job.pipeline, job.ctx);
+  if (job.direction === 'encode') return encode(job.bytes, job.pipeline, job.ctx, job.out);
   if (job.target) {
     // decoded straight into the shared result: nothing goes back but the input buffer
     await decodeChunkInto(job.bytes, job.pipeline, job.filterMask, resolve, job.ctx, where, job.target);
@@ -131,6 +147,12 @@ parentPort!.on('message', (m: (FilterJob | SectionsJob | TaskJob) & { id: number
       // Part of the input (whose buffer goes back for reuse) goes as its own copy. Shared memory (an
       // input sent as it is) is never transferred: a result in it goes as a copy.
       const b = r.bytes;
+      if (m.direction === 'encode' && m.out && b.buffer === m.out) {
+        // built in the pool's shared memory: only its length goes back
+        const reply: FilterReply = { id: m.id, outLength: b.length, filterMask: r.filterMask };
+        parentPort!.postMessage(reply);
+        return;
+      }
       const whole = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
       const own = !(b.buffer instanceof SharedArrayBuffer) && (b.buffer === m.bytes?.buffer ? whole : true);
       const bytes = own ? b : b.slice();
