@@ -467,11 +467,15 @@ export function definedFromPoints(req: Float64Array, src: Uint8Array, es: number
 export function definedFromSorted(req: Float64Array, src: Uint8Array, es: number, owned = false): { runs: Float64Array; values: Uint8Array } | null {
   if (req.length === 0 || !requestSorted(req)) return null;
   const runs = pairsToDefined(requestSet(req));
-  const count = definedCount(runs);
+  return { runs, values: sortedValues(req, src, es, definedCount(runs), owned) };
+}
+
+/** The values of {@link definedFromSorted}: the `count` elements a sorted request reads from `src`, in request order. */
+export function sortedValues(req: Float64Array, src: Uint8Array, es: number, count: number, owned = false): Uint8Array {
   let contiguous = true;
   for (let i = 3; i < req.length && contiguous; i += 3) contiguous = req[i + 1]! === req[i - 2]! + req[i - 1]!;
   const b = req[1]! * es;
-  if (contiguous && owned && count * es >= OWNED_MIN_BYTES) return { runs, values: ownedValues(src.subarray(b, b + count * es)) };
+  if (contiguous && owned && count * es >= OWNED_MIN_BYTES) return ownedValues(src.subarray(b, b + count * es));
   const values = allocValues(count * es);
   if (contiguous) {
     values.set(src.subarray(b, b + count * es));
@@ -483,5 +487,5 @@ export function definedFromSorted(req: Float64Array, src: Uint8Array, es: number
       vi += len;
     }
   }
-  return { runs, values };
+  return values;
 }

@@ -41,6 +41,7 @@ import {
   sectionPipeline,
   selectionExtentMaxDims,
 } from '@chunkform/core/plugin';
+import { encodePlan, sectionZeroOf } from './encode-plan.js';
 import { headroomOf, pairsToDefined } from './runs.js';
 import { lazyRuns, lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 
@@ -134,11 +135,15 @@ function joinSections(s0: Uint8Array, s1: Uint8Array, room: number): Uint8Array 
 /** Memory form → stored chunk (docs/architecture.md §3 `mem_to_file`; docs/structured-chunk-format.md §6.1, §4.5, §5.1). */
 // Structured chunk, 2-section sparse (docs/structured-chunk-format.md §6.1–6.4 (RFC tables 3–5)).
 export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContext, coords: readonly number[]): Promise<ChunkImage> {
-  const raw = [encodeSelectionSection(mem, ctx), mem.values];
+  // pipelines, filter implementations and the last chunk's section 0 (the same region of every frame) kept per dataset
+  const plan = encodePlan(ctx, SPARSE_SECTION_COUNT);
+  const sel = mem.selection;
+  const s0 = sel.kind === 'blocks' ? sectionZeroOf(plan, sel, selectionExtentMaxDims(ctx), () => encodeSelectionSection(mem, ctx)) : encodeSelectionSection(mem, ctx);
+  const raw = [s0, mem.values];
   const sizes = [raw[0]!.length, raw[1]!.length];
   const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, coords);
   const where: ChunkWhere = { path: ctx.datasetPath, chunk: [...coords] };
-  const pipelines = raw.map((_, s) => sectionPipeline(ctx, s));
+  const pipelines = plan.pipelines;
   const fctxs = [sectionContext(ctx, 1, sizes[0]!), sectionContext(ctx, ctx.elementSize, sizes[1]! / ctx.elementSize)];
   const image = (bytes: Uint8Array, offset: number, masks: number[]): ChunkImage => {
     const sections: StructuredChunkSections = { offsets: [offset] };
@@ -151,7 +156,7 @@ export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContex
   // Filtered values: both sections in one job on a filter thread when one takes them (it gives the
   // bytes the loop below gives, the image already joined); else each section here.
   const offload = skip || pipelines[1]!.filters.length === 0 ? null : pipelineOffload();
-  const job = offload?.encodeSections?.(raw.map((bytes, s) => ({ bytes, pipeline: pipelines[s]!, impls: pipelines[s]!.filters.map((f) => ctx.resolveFilter(f.id)), ctx: fctxs[s]! })));
+  const job = offload?.encodeSections?.(raw.map((bytes, s) => ({ bytes, pipeline: pipelines[s]!, impls: plan.impls(s), ctx: fctxs[s]! })));
   const done = job ? await job : null;
   if (done) return image(done.bytes, done.sizes[0]!, done.filterMasks);
   const stored: Uint8Array[] = [];

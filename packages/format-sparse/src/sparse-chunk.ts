@@ -20,6 +20,7 @@ import {
 } from '@chunkform/core';
 import { blocksFromCanonical, trustSelection } from '@chunkform/core/plugin';
 import { runsToBoxes } from './canonical.js';
+import type { FreshLayout } from './fresh-layout.js';
 import { keepValues } from './owned-values.js';
 import { appendBoxes, appendDefined, appendsAfter, boxesInSlab } from './slabs.js';
 import {
@@ -28,6 +29,7 @@ import {
   copyBytes,
   definedFromPoints,
   definedFromSorted,
+  sortedValues,
   definedCount,
   findRun,
   seekRun,
@@ -205,17 +207,27 @@ export function readChunk(mem: SparseChunk, req: ChunkRequest, out: Uint8Array, 
  * the defined set) with the new values; the value array is rebuilt by merging runs, O(defined +
  * written). Later runs of a request win over earlier ones for the same element (point duplicates).
  */
-export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[], owned = false): void {
+export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[], owned = false, layout?: FreshLayout): void {
   const r = req.runs;
   if (r.length === 0) return;
   if (mem.runs.length === 0) {
     // Nothing defined yet: the written set is the defined set (no union, no value merge); `owned`:
-    // large values in a kept buffer (./owned-values.ts)
-    const fresh = definedFromSorted(r, src, es, owned) ?? definedFromPoints(r, src, es);
+    // large values in a kept buffer (./owned-values.ts); `layout`: the same request as the last
+    // fresh chunk's (a region of every frame) reuses its runs and selection
+    const known = layout?.match(r);
+    if (known) {
+      mem.values = sortedValues(r, src, es, known.count, owned);
+      mem.runs = known.runs;
+      mem.selection = known.selection;
+      return;
+    }
+    const sorted = definedFromSorted(r, src, es, owned);
+    const fresh = sorted ?? definedFromPoints(r, src, es);
     if (fresh) {
       mem.runs = fresh.runs;
       mem.values = fresh.values;
       mem.selection = runsSelection(fresh.runs, dims);
+      if (sorted) layout?.keep(r, fresh.runs, fresh.values.length / es, mem.selection);
       return;
     }
   }

@@ -16,6 +16,7 @@ import {
 } from '@chunkform/core';
 import { anySectionFiltered, sectionPipeline } from '@chunkform/core/plugin';
 import { SECTION_VALUES, decodeSparseChunk, encodeSparseChunk, selectionEncodingOf } from './sections.js';
+import { FreshLayout } from './fresh-layout.js';
 import { releaseValues } from './owned-values.js';
 import {
   FillWriter,
@@ -51,6 +52,8 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   private lastDecoded: { address: number; image: Uint8Array; mem: SparseChunk } | null = null;
   /** Values go through filters: large value arrays of fresh chunks are kept in reused buffers (./owned-values.ts). */
   private readonly ownedValues: boolean;
+  /** The last empty chunk's defined runs and selection, for the next written by the same request (./fresh-layout.ts). */
+  private readonly layout = new FreshLayout();
 
   constructor(private readonly ctx: ChunkFormatContext) {
     if (ctx.chunkDims.length === 0) {
@@ -102,7 +105,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   }
 
   memWrite(mem: SparseChunk, req: ChunkRequest, src: Uint8Array): void {
-    writeChunk(mem, req, src, this.es, this.ctx.chunkDims, this.ownedValues);
+    writeChunk(mem, req, src, this.es, this.ctx.chunkDims, this.ownedValues, this.layout);
   }
 
   fromRequest(req: ChunkRequest, src: Uint8Array): SparseChunk {
