@@ -1,8 +1,7 @@
 /**
  * A stream writing the same region of each frame: the sparse format reuses the last empty chunk's
- * defined runs and selection for the next chunk written by the same request (format-sparse
- * fresh-layout.ts) and the last chunk's section 0 for the next chunk defining the same boxes
- * (encode-plan.ts). Chunks that share those arrays are then changed one by one — a second region
+ * defined runs and selection for the next chunk written by the same request and the last chunk's
+ * section 0 for the next chunk defining the same boxes (format-sparse encode-plan.ts). Chunks that share those arrays are then changed one by one — a second region
  * written into an earlier frame (after or before the first in C order), part of one erased, another
  * region between two equal ones — and every frame must read back as written, its stored sections
  * the bytes of a file written without any sharing (each frame in a dataset of its own), with the

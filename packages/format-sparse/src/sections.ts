@@ -38,10 +38,11 @@ import {
   isPartialEdgeChunk,
   pipelineOffload,
   pointOffsets,
+  sameNumbers,
   sectionPipeline,
   selectionExtentMaxDims,
 } from '@chunkform/core/plugin';
-import { encodePlan, sectionZeroOf } from './encode-plan.js';
+import { encodePlan } from './encode-plan.js';
 import { headroomOf, pairsToDefined } from './runs.js';
 import { lazyRuns, lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 
@@ -135,10 +136,13 @@ function joinSections(s0: Uint8Array, s1: Uint8Array, room: number): Uint8Array 
 /** Memory form → stored chunk (docs/architecture.md §3 `mem_to_file`; docs/structured-chunk-format.md §6.1, §4.5, §5.1). */
 // Structured chunk, 2-section sparse (docs/structured-chunk-format.md §6.1–6.4 (RFC tables 3–5)).
 export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContext, coords: readonly number[]): Promise<ChunkImage> {
-  // pipelines, filter implementations and the last chunk's section 0 (the same region of every frame) kept per dataset
-  const plan = encodePlan(ctx, SPARSE_SECTION_COUNT);
+  // pipelines and the last chunk's section 0 (the same region of every frame) kept per dataset
+  const plan = encodePlan(ctx);
   const sel = mem.selection;
-  const s0 = sel.kind === 'blocks' ? sectionZeroOf(plan, sel, selectionExtentMaxDims(ctx), () => encodeSelectionSection(mem, ctx)) : encodeSelectionSection(mem, ctx);
+  const z = plan.zero;
+  // (a section 0 is never written into once made: chunks share it)
+  const s0 = z && sel.kind === 'blocks' && sameNumbers(z.sel.boxes, sel.boxes) ? z.bytes : encodeSelectionSection(mem, ctx);
+  if (sel.kind === 'blocks') plan.zero = { sel, bytes: s0 };
   const raw = [s0, mem.values];
   const sizes = [raw[0]!.length, raw[1]!.length];
   const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, coords);
@@ -156,7 +160,7 @@ export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContex
   // Filtered values: both sections in one job on a filter thread when one takes them (it gives the
   // bytes the loop below gives, the image already joined); else each section here.
   const offload = skip || pipelines[1]!.filters.length === 0 ? null : pipelineOffload();
-  const job = offload?.encodeSections?.(raw.map((bytes, s) => ({ bytes, pipeline: pipelines[s]!, impls: plan.impls(s), ctx: fctxs[s]! })));
+  const job = offload?.encodeSections?.(raw.map((bytes, s) => ({ bytes, pipeline: pipelines[s]!, impls: pipelines[s]!.filters.map((f) => ctx.resolveFilter(f.id)), ctx: fctxs[s]! })));
   const done = job ? await job : null;
   if (done) return image(done.bytes, done.sizes[0]!, done.filterMasks);
   const stored: Uint8Array[] = [];
