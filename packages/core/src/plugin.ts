@@ -18,7 +18,7 @@ export { indexTypeLookup } from './di/container.js';
 export * from './errors.js';
 
 // ---- bytes, addresses, checksums -----------------------------------------------------------------
-export { ByteReader, ByteWriter, DEFAULT_SIZES, UNDEFINED_ADDRESS, isDefinedAddress, type SizeContext } from './format/bytes.js';
+export { ByteReader, ByteWriter, DEFAULT_SIZES, UNDEFINED_ADDRESS, isDefinedAddress, sameNumbers, type SizeContext } from './format/bytes.js';
 export { SourceMetadataReader, type MetadataReader } from './file/metadata-reader.js';
 
 // ---- chunk formats -------------------------------------------------------------------------------

@@ -462,11 +462,12 @@ export function definedFromPoints(req: Float64Array, src: Uint8Array, es: number
  * The defined runs and values of an empty chunk written by a request whose runs are sorted and do
  * not overlap (every hyperslab or block request): values keep the request order, copied with one
  * `set` when the request reads its buffer contiguously — with `owned` (values that go through
- * filters), into a kept buffer when large (./owned-values.ts). Null for other requests.
+ * filters), into a kept buffer when large (./owned-values.ts). Null for other requests. `known`: the
+ * runs the same request defined before (./encode-plan.ts).
  */
-export function definedFromSorted(req: Float64Array, src: Uint8Array, es: number, owned = false): { runs: Float64Array; values: Uint8Array } | null {
+export function definedFromSorted(req: Float64Array, src: Uint8Array, es: number, owned = false, known?: Float64Array): { runs: Float64Array; values: Uint8Array } | null {
   if (req.length === 0 || !requestSorted(req)) return null;
-  const runs = pairsToDefined(requestSet(req));
+  const runs = known ?? pairsToDefined(requestSet(req));
   const count = definedCount(runs);
   let contiguous = true;
   for (let i = 3; i < req.length && contiguous; i += 3) contiguous = req[i + 1]! === req[i - 2]! + req[i - 1]!;

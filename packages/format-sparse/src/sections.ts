@@ -38,9 +38,11 @@ import {
   isPartialEdgeChunk,
   pipelineOffload,
   pointOffsets,
+  sameNumbers,
   sectionPipeline,
   selectionExtentMaxDims,
 } from '@chunkform/core/plugin';
+import { encodePlan } from './encode-plan.js';
 import { headroomOf, pairsToDefined } from './runs.js';
 import { lazyRuns, lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 
@@ -134,11 +136,18 @@ function joinSections(s0: Uint8Array, s1: Uint8Array, room: number): Uint8Array 
 /** Memory form → stored chunk (docs/architecture.md §3 `mem_to_file`; docs/structured-chunk-format.md §6.1, §4.5, §5.1). */
 // Structured chunk, 2-section sparse (docs/structured-chunk-format.md §6.1–6.4 (RFC tables 3–5)).
 export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContext, coords: readonly number[]): Promise<ChunkImage> {
-  const raw = [encodeSelectionSection(mem, ctx), mem.values];
+  // pipelines and the last chunk's section 0 (the same region of every frame) kept per dataset
+  const plan = encodePlan(ctx);
+  const sel = mem.selection;
+  const z = plan.zero;
+  // (a section 0 is never written into once made: chunks share it)
+  const s0 = z && sel.kind === 'blocks' && sameNumbers(z.sel.boxes, sel.boxes) ? z.bytes : encodeSelectionSection(mem, ctx);
+  if (sel.kind === 'blocks') plan.zero = { sel, bytes: s0 };
+  const raw = [s0, mem.values];
   const sizes = [raw[0]!.length, raw[1]!.length];
   const skip = ctx.dontFilterPartialChunks && isPartialEdgeChunk(ctx, coords);
   const where: ChunkWhere = { path: ctx.datasetPath, chunk: [...coords] };
-  const pipelines = raw.map((_, s) => sectionPipeline(ctx, s));
+  const pipelines = plan.pipelines;
   const fctxs = [sectionContext(ctx, 1, sizes[0]!), sectionContext(ctx, ctx.elementSize, sizes[1]! / ctx.elementSize)];
   const image = (bytes: Uint8Array, offset: number, masks: number[]): ChunkImage => {
     const sections: StructuredChunkSections = { offsets: [offset] };

@@ -18,8 +18,9 @@ import {
   type NoneSelection,
   type Selection,
 } from '@chunkform/core';
-import { blocksFromCanonical, trustSelection } from '@chunkform/core/plugin';
+import { blocksFromCanonical, sameNumbers, trustSelection } from '@chunkform/core/plugin';
 import { runsToBoxes } from './canonical.js';
+import type { EncodePlan } from './encode-plan.js';
 import { keepValues } from './owned-values.js';
 import { appendBoxes, appendDefined, appendsAfter, boxesInSlab, placedBoxes } from './slabs.js';
 import {
@@ -205,17 +206,22 @@ export function readChunk(mem: SparseChunk, req: ChunkRequest, out: Uint8Array, 
  * the defined set) with the new values; the value array is rebuilt by merging runs, O(defined +
  * written). Later runs of a request win over earlier ones for the same element (point duplicates).
  */
-export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[], owned = false): void {
+export function writeChunk(mem: SparseChunk, req: ChunkRequest, src: Uint8Array, es: number, dims: readonly number[], owned = false, plan?: EncodePlan): void {
   const r = req.runs;
   if (r.length === 0) return;
   if (mem.runs.length === 0) {
     // Nothing defined yet: the written set is the defined set (no union, no value merge); `owned`:
-    // large values in a kept buffer (./owned-values.ts)
-    const fresh = definedFromSorted(r, src, es, owned) ?? definedFromPoints(r, src, es);
+    // large values in a kept buffer (./owned-values.ts); `plan`: the same request as the last
+    // fresh chunk's (a region of every frame) reuses its runs and selection (./encode-plan.ts)
+    const last = plan?.fresh;
+    const hit = last && sameNumbers(last.req, r) ? last : undefined;
+    const sorted = definedFromSorted(r, src, es, owned, hit?.runs);
+    const fresh = sorted ?? definedFromPoints(r, src, es);
     if (fresh) {
       mem.runs = fresh.runs;
       mem.values = fresh.values;
-      mem.selection = runsSelection(fresh.runs, dims);
+      mem.selection = hit ? hit.selection : runsSelection(fresh.runs, dims);
+      if (sorted && plan && !hit) plan.fresh = { req: r.slice(), runs: fresh.runs, selection: mem.selection };
       return;
     }
   }

@@ -14,8 +14,9 @@ import {
   type ChunkRequest,
   type Selection,
 } from '@chunkform/core';
-import { anySectionFiltered, sectionPipeline } from '@chunkform/core/plugin';
+import { anySectionFiltered, sameNumbers, sectionPipeline } from '@chunkform/core/plugin';
 import { SECTION_VALUES, decodeSparseChunk, encodeSparseChunk, selectionEncodingOf } from './sections.js';
+import { encodePlan } from './encode-plan.js';
 import { releaseValues } from './owned-values.js';
 import {
   FillWriter,
@@ -33,12 +34,6 @@ import {
 
 /** Largest stored chunk whose decoded form is kept for the next `fileToMem` of the same bytes. */
 const MEMO_MAX_BYTES = 1 << 16;
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /** Sparse structured chunks (layout class 4, structured chunk type 0). */
 export class SparseFormat implements ChunkFormat<SparseChunk> {
@@ -76,7 +71,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
     // `getDefined` then `read` of the same chunk (readDefined) decode the same stored bytes twice:
     // the last small decoded chunk is kept and handed out shared (copy-on-write values).
     const last = this.lastDecoded;
-    if (last && last.address === rec.address && sameBytes(last.image, image)) return shareChunk(last.mem);
+    if (last && last.address === rec.address && sameNumbers(last.image, image)) return shareChunk(last.mem);
     const mem = await decodeSparseChunk(image, rec, this.ctx);
     if (image.length > MEMO_MAX_BYTES) return mem;
     this.lastDecoded = { address: rec.address, image: image.slice(), mem };
@@ -102,7 +97,7 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   }
 
   memWrite(mem: SparseChunk, req: ChunkRequest, src: Uint8Array): void {
-    writeChunk(mem, req, src, this.es, this.ctx.chunkDims, this.ownedValues);
+    writeChunk(mem, req, src, this.es, this.ctx.chunkDims, this.ownedValues, encodePlan(this.ctx));
   }
 
   fromRequest(req: ChunkRequest, src: Uint8Array): SparseChunk {

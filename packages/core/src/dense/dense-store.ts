@@ -8,7 +8,7 @@
  * @module
  */
 import { UnsupportedError } from '../errors.js';
-import { isDefinedAddress, UNDEFINED_ADDRESS, utf8Encode, type SizeContext } from '../format/bytes.js';
+import { isDefinedAddress, sameNumbers, UNDEFINED_ADDRESS, utf8Encode, type SizeContext } from '../format/bytes.js';
 import { lookup3 } from '../format/checksum/lookup3.js';
 import { iterateV2BTree, openV2BTree } from '../format/btree/v2.js';
 import type { DenseStorageInfo } from '../format/messages/dense-storage-info.js';
@@ -196,16 +196,10 @@ export class DenseStore<M> {
     const current = this.kind.decodeInfo(msg.body, this.ctx.sizes, this.model.address);
     if (current.maxCreationIndex !== undefined) next.maxCreationIndex = current.maxCreationIndex;
     const body = this.kind.encodeInfo(next, this.ctx.sizes);
-    if (!sameBytes(body, msg.body)) {
+    if (!sameNumbers(body, msg.body)) {
       msg.body = body;
       this.model.dirty = true;
     }
     this.info = next;
   }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

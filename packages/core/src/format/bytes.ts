@@ -394,6 +394,13 @@ export class ByteWriter {
 const decoder = new TextDecoder('utf-8');
 const encoder = new TextEncoder();
 
+/** True when `a` and `b` hold the same numbers (bytes, coordinates, runs). */
+export function sameNumbers(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** UTF-8 decode (invalid sequences become U+FFFD, never throw). */
 export function utf8Decode(b: Uint8Array): string {
   return decoder.decode(b);

@@ -489,6 +489,8 @@ export class ReadDataset {
 
   /** The storage of the dataset's layout (opened once per dataset, shared by its handles). @internal */
   async storage(create = false): Promise<DatasetStorage> {
+    // opened already: its parts (layout, filters, fill value) are not worked out again for every call
+    if (this.state.storageP) return this.state.storageP;
     return storageOf(this.ctx, this.model, this.state, {
       path: this.path,
       layout: this.layout,
