@@ -105,33 +105,6 @@ export function appendBoxes(boxes: Float64Array, runs: Float64Array, from: numbe
   return out;
 }
 
-/** Adds `o` to dimension `d` of every box (`w` numbers per box). */
-function moveDimension(out: Float64Array, w: number, d: number, o: number): void {
-  for (let i = 2 * d; i < out.length; i += w) {
-    out[i] += o;
-    out[i + 1] += o;
-  }
-}
-
-/**
- * Boxes `[from, to)` of `boxes` (rank `rank`, a chunk's canonical list) in a new array of the
- * caller's own (one `slice`), dimension 0 cut to the slab `[a, b)` (only a slab's first and last
- * groups can reach out of it), then moved by `origin` (chunk-relative boxes to dataset coordinates:
- * for chunks that are slabs, dimension 0 only).
- */
-export function placedBoxes(boxes: Float64Array, from: number, to: number, rank: number, origin: readonly number[], a: number, b: number): Float64Array {
-  const w = 2 * rank;
-  const out = boxes.slice(from * w, to * w);
-  if (out[0]! < a || out[out.length - w + 1]! > b) {
-    for (let i = 0; i < out.length; i += w) {
-      if (out[i]! < a) out[i] = a;
-      if (out[i + 1]! > b) out[i + 1] = b;
-    }
-  }
-  for (let d = 0; d < rank; d++) if (origin[d]) moveDimension(out, w, d, origin[d]!);
-  return out;
-}
-
 /** Per canonical box list: the elements before each box (prefix sums of the box volumes). */
 const boxIndexes = new WeakMap<Float64Array, Float64Array>();
 

@@ -22,7 +22,7 @@ import { blocksFromCanonical, sameNumbers, trustSelection } from '@chunkform/cor
 import { runsToBoxes } from './canonical.js';
 import type { EncodePlan } from './encode-plan.js';
 import { keepValues } from './owned-values.js';
-import { appendBoxes, appendDefined, appendsAfter, boxesInSlab, placedBoxes } from './slabs.js';
+import { appendBoxes, appendDefined, appendsAfter, boxesInSlab } from './slabs.js';
 import {
   DEF,
   allocValues,
@@ -349,17 +349,9 @@ export function definedWithin(mem: SparseChunk, sel: Selection, dims: readonly n
 /**
  * The defined elements within `sel` (chunk-relative) and their values in C order of them: the
  * chunk's own values (not copied) when `sel` holds every defined element, else read along the runs
- * of the part. The selection is chunk-relative and may share arrays with the chunk, except for a slab
- * of dimension 0 with `origin` (the chunk's start): then it is in dataset coordinates, in arrays of
- * its own (`placed`).
+ * of the part.
  */
-export function definedValuesWithin(
-  mem: SparseChunk,
-  sel: Selection,
-  es: number,
-  dims: readonly number[],
-  origin?: readonly number[],
-): { selection: Selection; values: Uint8Array; placed?: boolean } {
+export function definedValuesWithin(mem: SparseChunk, sel: Selection, es: number, dims: readonly number[]): { selection: Selection; values: Uint8Array } {
   keepValues(mem.values); // the caller may hold a view of them while the chunk is written out
   const range = offsetRange(sel, dims);
   const all = mem.selection;
@@ -371,14 +363,8 @@ export function definedValuesWithin(
     const a = range[0] / inner;
     const b = range[1] / inner;
     const s = boxesInSlab(all.boxes, all.rank, a, b);
-    const whole = s.from === 0 && s.to === all.boxCount && !s.clip;
-    const values = whole ? mem.values : mem.values.subarray(s.first * es, (s.first + s.count) * es);
-    if (origin) {
-      // the frame's boxes copied out of the chunk's list in one piece, cut and moved in one pass
-      const selection = s.count === 0 ? selectNone() : blocksFromCanonical(placedBoxes(all.boxes, s.from, s.to, all.rank, origin, a, b), all.rank);
-      return { selection, values, placed: true };
-    }
-    if (whole) return { selection: all, values };
+    if (s.from === 0 && s.to === all.boxCount && !s.clip) return { selection: all, values: mem.values };
+    const values = mem.values.subarray(s.first * es, (s.first + s.count) * es);
     if (s.count === 0) return { selection: selectNone(), values };
     const w = 2 * all.rank;
     let boxes = all.boxes.subarray(s.from * w, s.to * w);
@@ -391,7 +377,6 @@ export function definedValuesWithin(
     }
     return { selection: blocksFromCanonical(boxes, all.rank), values };
   }
-  // (not placed: the caller moves the part to its chunk's place)
   const part = definedWithin(mem, sel, dims);
   if (part === mem.selection) return { selection: part, values: mem.values };
   // every run of the part lies inside one (maximal) defined run: the values move like an erase's
@@ -427,17 +412,7 @@ export function eraseChunk(mem: SparseChunk, sel: Selection, es: number, dims: r
  */
 function offsetRange(sel: Selection, dims: readonly number[]): [number, number, number] | null {
   if (dims.length < 2 || sel.kind === 'points' || sel.kind === 'none') return null;
-  if (sel.kind === 'blocks') {
-    // one box (a frame, as the one-chunk reads give it) is its own bounding box, all of it selected
-    if (sel.boxCount !== 1) return null;
-    const box = sel.boxes;
-    let inner = 1;
-    for (let d = 1; d < dims.length; d++) {
-      if (box[2 * d] !== 0 || box[2 * d + 1] !== dims[d]) return null;
-      inner *= dims[d]!;
-    }
-    return [box[0]! * inner, box[1]! * inner, inner];
-  }
+  if (sel.kind === 'blocks' && sel.boxCount !== 1) return null;
   const bb = boundingBox(sel, dims);
   if (!bb) return null;
   let inner = 1;

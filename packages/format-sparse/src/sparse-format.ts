@@ -113,8 +113,8 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
     return definedWithin(mem, chunkSel, this.ctx.chunkDims);
   }
 
-  definedValues(mem: SparseChunk, chunkSel: Selection, origin?: readonly number[]): { selection: Selection; values: Uint8Array; placed?: boolean } {
-    return definedValuesWithin(mem, chunkSel, this.es, this.ctx.chunkDims, origin);
+  definedValues(mem: SparseChunk, chunkSel: Selection): { selection: Selection; values: Uint8Array } {
+    return definedValuesWithin(mem, chunkSel, this.es, this.ctx.chunkDims);
   }
 
   erase(mem: SparseChunk, chunkSel: Selection): void {

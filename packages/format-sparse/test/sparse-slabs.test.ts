@@ -128,27 +128,6 @@ describe('reads of a slab of dimension 0', () => {
           expect(gotValues).toEqual(want.map(([, v]) => v));
           // canonical: equal to the general intersection's selection
           if (got.selection.kind === 'blocks') expect(got.selection).toEqual(toBlocks(intersect(mem.selection, slab, dims), dims));
-          // with the chunk's origin, a slab is placed: the same, moved, in arrays the chunk does not
-          // hold — changing them changes no later read (another origin, then the first again); a
-          // selection that is no slab comes back as without it (not placed: the caller moves it)
-          const origin = dims.map((_, d) => (d === 0 ? 64 + a : d));
-          const listBefore = mem.selection.kind === 'blocks' ? mem.selection.boxes.slice() : null;
-          const other = definedValuesWithin(mem, sel, es, dims, origin);
-          if (!other.placed) expect(other).toEqual(definedValuesWithin(mem, sel, es, dims));
-          for (const o of [origin, origin.map((v) => v + 1), origin]) {
-            const plain = definedValuesWithin(mem, slab, es, dims);
-            const want = toBlocks(plain.selection, dims);
-            const wantBoxes = want.kind === 'none' ? null : want.boxes.map((v, i) => v + o[(i >> 1) % dims.length]!);
-            for (let round = 0; round < 2; round++) {
-              const moved = definedValuesWithin(mem, slab, es, dims, o);
-              expect(moved.placed).toBe(true);
-              expect(moved.values).toEqual(plain.values);
-              if (wantBoxes === null) expect(moved.selection.kind).toBe('none');
-              else expect(moved.selection).toEqual({ ...want, boxes: wantBoxes });
-              if (moved.selection.kind === 'blocks') moved.selection.boxes.fill(-7);
-            }
-          }
-          if (listBefore) expect(mem.selection.kind === 'blocks' && mem.selection.boxes).toEqual(listBefore);
         },
       ),
       { numRuns: 600 },

@@ -171,13 +171,9 @@ export interface ChunkFormat<Mem = unknown> {
   /**
    * {@link defined} and the values of those elements in one pass (docs/architecture.md §3 `defined` + `mem_read`):
    * the values in C order of the returned selection, as bytes. `values` may be a view of the chunk's
-   * own storage: the caller copies it before anything else can change the chunk. A format may take
-   * `origin` (the chunk's start in the dataset): it then returns the selection in dataset
-   * coordinates, in arrays of its own that nothing else holds (the caller may hand them out as they
-   * are), and says so with `placed: true`; without `placed` the selection is chunk-relative and may
-   * share arrays with the chunk.
+   * own storage: the caller copies it before anything else can change the chunk.
    */
-  definedValues?(mem: Mem, chunkSel: Selection, origin?: readonly number[]): { selection: Selection; values: Uint8Array; placed?: boolean };
+  definedValues?(mem: Mem, chunkSel: Selection): { selection: Selection; values: Uint8Array };
   /** Makes the elements of `chunkSel` (chunk-relative) undefined, docs/architecture.md §3 `erase`. */
   erase?(mem: Mem, chunkSel: Selection): void;
   /** True when no element of the chunk is defined (the engine then removes the chunk). */

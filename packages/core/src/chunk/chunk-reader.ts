@@ -242,27 +242,23 @@ export class ChunkReader<Mem> {
   async readDefined(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined> {
     if (this.queue?.busy) await this.settle();
     const { format, chunkDims } = this.o;
+    const dims = [...this.o.dims()];
     if (!format.definedValues) return undefined;
     const { chunkParts, chunksAreSlabs, concatDefinedValues, concatSlabs, oneChunkPart } = definedWalks(format.name, this.o.path);
-    // the shape as of this call, read before any await (the one-chunk path uses it only then)
-    const now = this.o.dims();
-    if (!chunksAreSlabs(now, chunkDims)) return undefined;
-    const one = oneChunkPart(sel, now, chunkDims);
+    if (!chunksAreSlabs(dims, chunkDims)) return undefined;
+    const one = oneChunkPart(sel, dims, chunkDims);
     if (one) {
       // one box in one chunk (a frame): the chunk from the cache when there (no await), no candidate search
       try {
         const hit = this.o.cache.get(one.coords.join(','));
-        this.ahead?.readOn(one, hit !== undefined, now);
-        const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel, one.start);
-        // placed: in dataset coordinates already, in arrays of this result's own
-        if (r.placed) return { selection: r.selection, bytes: r.values.slice() };
+        this.ahead?.readOn(one, hit !== undefined, dims);
+        const r = format.definedValues(hit ? hit.mem : await this.loadPart(one, this.p.changes), one.chunkSel);
         const b = toBlocks(r.selection, chunkDims);
-        return { selection: concatSlabs(b.kind === 'none' ? [] : [b.boxes], chunkDims.length, [one.start]), bytes: r.values.slice() };
+        return { selection: concatSlabs(b.kind === 'none' ? [] : [b.boxes], dims.length, [one.start]), bytes: r.values.slice() };
       } catch (e) {
         throw this.p.named(one.coords, e);
       }
     }
-    const dims = [...now];
     const { list, at } = await this.candidates(sel);
     const parts = chunkParts(sel, dims, chunkDims, list);
     return concatDefinedValues(parts, dims, chunkDims, (p) => this.p.guardValue(p.coords, async () => format.definedValues!(await this.loadPart(p, at), p.chunkSel)));

@@ -41,11 +41,6 @@ export class ReadAhead<Mem> {
   private readonly under = new Map<string, Ahead<Mem>>();
   /** Where the last one-chunk read ended in dimension 0 (a read starting there reads on). */
   private lastEnd = -1;
-  /**
-   * The chunk (index in dimension 0; the chunks are slabs) whose next chunk was last seen to — started,
-   * found cached or under way, or beyond the dataset: the frames after the first one of a chunk skip it.
-   */
-  private handled = -1;
 
   constructor(
     private readonly o: ChunkEngineOptions<Mem>,
@@ -65,12 +60,7 @@ export class ReadAhead<Mem> {
     const from = part.start[0]! + sel.boxes[0]!;
     const on = from === this.lastEnd || (!cached && sel.boxes[0] === 0);
     this.lastEnd = part.start[0]! + sel.boxes[1]!;
-    const c0 = part.coords[0]!;
-    if (!on || c0 === this.handled) {
-      if (c0 !== this.handled) this.handled = -1;
-      return;
-    }
-    this.handled = c0;
+    if (!on) return;
     const coords = part.coords.slice();
     coords[0] = coords[0]! + 1;
     if (coords[0] * this.o.chunkDims[0]! >= dims[0]!) return;
