@@ -5,11 +5,42 @@
  * updates and removal, with the error context of ./guard.ts.
  * @module
  */
-import { UnsupportedError } from '../errors.js';
+import { H5Error, InvalidStateError, UnsupportedError } from '../errors.js';
 import { ChunkGuard } from './guard.js';
 import type { ChunkIndex, ChunkRecord } from './chunk-index.js';
 import type { ChunkImage, ChunkStore } from './chunk-format.js';
 import type { WriteSteps } from './gather.js';
+
+/** A chunk image whose file write has started ({@link ChunkPlacement.start}). */
+export interface StartedWrite {
+  /** Settles once the bytes are in the file; rejects with the write's failure, naming the chunk. */
+  readonly done: Promise<void>;
+  /**
+   * Once {@link done} has resolved: records the chunk in the index, then releases its old space and
+   * gives the image's buffers back (`ChunkImage.written`). Call at most once.
+   */
+  finish(): Promise<void>;
+  /**
+   * Once {@link done} has settled, for a chunk that is not recorded: gives back the space it was
+   * written to (the index still names the old). Does nothing after {@link finish} succeeded.
+   */
+  abandon(): void;
+}
+
+/**
+ * Writes a chunk image to `address`; a failure that is not one of ours becomes an {@link H5Error}
+ * saying what was written where (the guard adds the dataset and chunk), the system error its cause.
+ */
+async function writeImage(store: ChunkStore, address: number, bytes: Uint8Array): Promise<void> {
+  try {
+    await store.write(address, bytes);
+  } catch (e) {
+    if (e instanceof H5Error) throw e;
+    const err = new H5Error(`writing the ${bytes.length}-byte chunk image at address ${address} failed: ${e instanceof Error ? e.message : String(e)}`);
+    Object.defineProperty(err, 'cause', { value: e, writable: true, configurable: true });
+    throw err;
+  }
+}
 
 /** Places, records and removes the chunks of one dataset. */
 export class ChunkPlacement extends ChunkGuard implements WriteSteps {
@@ -17,12 +48,58 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
     super(o.path);
   }
 
-  /** Writes a chunk image (to its old space when that is fresh and the size is unchanged) and records it in the index. */
+  /**
+   * Writes a chunk image (to its old space when that is fresh and the size is unchanged) and records
+   * it in the index; on a failure the index keeps the chunk's old record (see {@link start}).
+   */
   async put(coords: readonly number[], image: ChunkImage): Promise<void> {
-    const { address, old } = await this.place(coords, image.bytes.length);
-    await this.o.store.write(address, image.bytes);
-    await this.record(coords, address, image, old);
-    image.written?.();
+    const w = await this.start(coords, image);
+    try {
+      await w.done;
+    } catch (e) {
+      w.abandon();
+      throw e;
+    }
+    try {
+      await w.finish();
+    } catch (e) {
+      w.abandon();
+      throw e;
+    }
+  }
+
+  /**
+   * Places a chunk image and starts writing it, without waiting for the write: for writes of
+   * several chunks in flight at once (./write-queue.ts). The chunk's old space and record stay as
+   * they are until {@link StartedWrite.finish}, so a write that fails leaves what was flushed as it
+   * was. The one exception is the image's own fresh space (written since the last flush, same size:
+   * rewritten in place, as an index that computes addresses or cannot record new ones needs): a
+   * failed write leaves that unflushed chunk's bytes undefined until it is written again.
+   */
+  async start(coords: readonly number[], image: ChunkImage): Promise<StartedWrite> {
+    const { store } = this.o;
+    const size = image.bytes.length;
+    const old = await this.forRewrite(coords);
+    const same = this.inOldSpace(old, size);
+    const address = old && same ? old.address : store.alloc(size);
+    const done = this.guard(coords, () => writeImage(store, address, image.bytes));
+    done.catch(() => undefined); // the caller awaits it
+    let open = true;
+    return {
+      done,
+      finish: async () => {
+        if (!open) throw new InvalidStateError(`chunk [${coords.join(', ')}]: its write was recorded or given up already`, { path: this.o.path });
+        await this.guard(coords, () => this.record(coords, address, image, old));
+        open = false;
+        if (old && !same) store.release(old.address, old.size);
+        image.written?.();
+      },
+      abandon: () => {
+        if (!open) return;
+        open = false;
+        if (!same) store.release(address, size);
+      },
+    };
   }
 
   /** Removes a chunk from the index and releases its space (a chunk with no defined element, resize pruning). */
@@ -40,9 +117,14 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
   async place(coords: readonly number[], size: number): Promise<{ address: number; old: ChunkRecord | null }> {
     const { store } = this.o;
     const old = await this.forRewrite(coords);
-    if (old && old.size === size && store.isFresh(old.address, old.size)) return { address: old.address, old };
+    if (old && this.inOldSpace(old, size)) return { address: old.address, old };
     if (old) store.release(old.address, old.size);
     return { address: store.alloc(size), old };
+  }
+
+  /** True when an image of `size` bytes goes to the space of `old`: fresh (written since the last flush), the same size. */
+  private inOldSpace(old: ChunkRecord | null, size: number): boolean {
+    return old !== null && old.size === size && this.o.store.isFresh(old.address, old.size);
   }
 
   /**

@@ -7,13 +7,25 @@
  * order) — at the latest by `flush()` / `close()`. The bytes queued are bounded: a call that would
  * exceed the bound first waits for the oldest chunks and stores them (back-pressure).
  *
+ * Storing a chunk has two steps: its image is placed and its file write started (a positional write
+ * to space no index record names yet, or to the chunk's own fresh space), and — once that write
+ * has finished — the chunk is recorded in the index, its old space released and its image's
+ * buffers given back (`ChunkImage.written`). Up to {@link WRITES_IN_FLIGHT} writes run at once,
+ * behind the caller, while the next chunks are built and encoded; they finish in any order, but
+ * chunks are recorded in queue order, each only after its bytes are in the file, and always inside
+ * a call. A chunk whose write is in flight stays queued (and counts against the bounds) until then.
+ *
  * A chunk whose encoding failed is not stored (the file keeps what it had for that chunk; nothing
  * flushed is touched); the failure, naming the chunk, is thrown by the next call that stores
  * queued chunks — the next call on the dataset, or the flush. A chunk whose *storing* failed (an I/O
- * error) stays queued: the failure is thrown the same way, and the next call or flush stores it again.
+ * error, or its place refused) stays queued, and so do the chunks queued after it whose writes were
+ * in flight (written, but not recorded: their new space is given back and they are stored again):
+ * the file holds the chunks queued before it, as if stored one by one in order up to the failure.
+ * The failure is thrown the same way, and the next call or flush stores those chunks again.
  * @module
  */
 import type { ChunkImage } from './chunk-format.js';
+import type { StartedWrite } from './placement.js';
 import { pipelineOffload } from '../filter/offload.js';
 
 /** Something queued chunks hold on to (the copy of a write's data they were built from). */
@@ -23,6 +35,13 @@ export interface Holder {
   /** That chunk is stored (or failed). */
   drop(): void;
 }
+
+/**
+ * File writes of queued chunks in flight at once, per dataset. One is enough for the main thread
+ * not to wait on the file while it builds the next chunk (writes of 256 KiB or more run on libuv's
+ * threads: io/node-file.ts); more let the threads' writes overlap each other too.
+ */
+export const WRITES_IN_FLIGHT = 2;
 
 /** One queued chunk. */
 interface Entry {
@@ -35,6 +54,14 @@ interface Entry {
   image: Promise<ChunkImage>;
   /** Set once {@link image} settled. */
   done: boolean;
+  /** Its encoding failed: removed (unstored) when it reaches the head. */
+  dropped: boolean;
+  /** Its file write, once started. */
+  write: StartedWrite | undefined;
+  /** Set once {@link write}'s bytes are in the file (true) or the write failed (false). */
+  written: boolean | undefined;
+  /** Why the write failed. */
+  error: unknown;
 }
 
 /**
@@ -55,17 +82,25 @@ export function queuedChunks(threads: number): number {
   return Math.max(8, 2 * threads + 2);
 }
 
-/** What the queue needs of the engine: store an encoded chunk (inside the current call). */
-export type StoreEncoded = (coords: readonly number[], image: Promise<ChunkImage>) => Promise<void>;
+/**
+ * What the queue needs of the engine (inside the current call): place an encoded chunk and start
+ * its file write (./placement.ts `ChunkPlacement.start`); errors name the chunk.
+ */
+export type StartStore = (coords: readonly number[], image: ChunkImage) => Promise<StartedWrite>;
 
 /** The background-encoding queue of one dataset's chunk engine. */
 export class WriteQueue {
   private entries: Entry[] = [];
+  /** First entry not stored yet (its write, if started, not recorded). */
   private head = 0;
+  /** First entry whose write has not started (`head <= next`). */
+  private next = 0;
   private queuedBytes = 0;
   /** Queued chunks by key (coordinates joined by commas): how many entries each has. */
   private readonly keys = new Map<string, number>();
-  /** The store step running (stores never overlap: they keep queue order). */
+  /** Keys of the chunks whose writes have started and are not recorded yet. */
+  private readonly writing = new Set<string>();
+  /** The store step running (store steps never overlap: they keep queue order). */
   private storing: Promise<void> = Promise.resolve();
   /** First failure not reported yet. */
   private failure: unknown = undefined;
@@ -73,14 +108,16 @@ export class WriteQueue {
   /**
    * @param maxBytes Bound on the bytes queued (a chunk larger than it is still queued alone).
    * @param maxChunks Bound on the chunks queued.
+   * @param writesInFlight File writes of queued chunks in flight at once (at least 1).
    */
   constructor(
     readonly maxBytes: number,
-    private readonly store: StoreEncoded,
+    private readonly start: StartStore,
     private readonly maxChunks = Infinity,
+    private readonly writesInFlight = WRITES_IN_FLIGHT,
   ) {}
 
-  /** True while chunks are queued (encoding or waiting to be stored) or a failure is unreported. */
+  /** True while chunks are queued (encoding, being written, or waiting to be stored) or a failure is unreported. */
   get busy(): boolean {
     return this.head < this.entries.length || this.failure !== undefined;
   }
@@ -91,16 +128,13 @@ export class WriteQueue {
   }
 
   /**
-   * Queues a chunk holding `bytes`: first stores the chunks already encoded at the head and, while
-   * the queue would exceed its bounds, waits for the oldest ones and stores them (back-pressure);
-   * then starts `encode` and returns without waiting for it.
+   * Queues a chunk holding `bytes`: first stores the chunks already encoded at the head (starting
+   * their writes) and, while the queue would exceed its bounds, waits for the oldest ones and
+   * stores them (back-pressure); then starts `encode` and returns without waiting for it.
    * @throws the failure of an earlier queued chunk (this chunk is then neither encoded nor queued).
    */
   async add(coords: readonly number[], bytes: number, encode: () => Promise<ChunkImage>, holder?: Holder): Promise<void> {
-    await this.storeWhile(() => {
-      const h = this.entries[this.head];
-      return h !== undefined && (h.done || this.queuedBytes + bytes > this.maxBytes || this.entries.length - this.head >= this.maxChunks);
-    });
+    await this.storeWhile(() => this.head < this.entries.length && (this.queuedBytes + bytes > this.maxBytes || this.entries.length - this.head >= this.maxChunks));
     holder?.hold();
     let image: Promise<ChunkImage>;
     try {
@@ -109,7 +143,7 @@ export class WriteQueue {
       image = Promise.reject(err);
     }
     const key = coords.join(',');
-    const e: Entry = { holder, coords, key, bytes, image, done: false };
+    const e: Entry = { holder, coords, key, bytes, image, done: false, dropped: false, write: undefined, written: undefined, error: undefined };
     this.keys.set(key, (this.keys.get(key) ?? 0) + 1);
     image.then(
       () => void (e.done = true),
@@ -120,53 +154,42 @@ export class WriteQueue {
   }
 
   /**
-   * Stores the chunks at the head whose encoding has finished, without waiting for the others;
-   * throws the first failure seen (a call that queues nothing still reports an earlier failure).
+   * Stores the chunks at the head whose encoding has finished (starting their writes, recording
+   * those written), without waiting for the others; throws the first failure seen (a call that
+   * queues nothing still reports an earlier failure).
    */
   async storeEncoded(): Promise<void> {
     if (!this.busy) return;
-    await this.storeWhile(() => this.entries[this.head]?.done === true);
+    await this.storeWhile(() => false);
   }
 
-  /** Stores every queued chunk (waiting for their encoding); throws the first failure seen. */
+  /** Stores every queued chunk (waiting for their encoding and writes); throws the first failure seen. */
   async settle(): Promise<void> {
     if (!this.busy) return;
     await this.storeWhile(() => this.head < this.entries.length);
   }
 
-  /** Stores chunks from the head while `more()`, one store step at a time; then reports a failure. */
-  private async storeWhile(more: () => boolean): Promise<void> {
+  /**
+   * One store step (after the previous one): records the chunks at the head whose writes have
+   * finished, starts the writes of the encoded chunks after them (up to the writes in flight), and
+   * while `wait()` waits for the oldest write or encoding and goes on; then reports a failure.
+   */
+  private async storeWhile(wait: () => boolean): Promise<void> {
     const run = this.storing.then(async () => {
-      while (more()) {
-        const e = this.entries[this.head]!;
-        let encoded = true;
-        try {
-          await e.image;
-        } catch (err) {
-          // an encoding failure is final: the chunk is dropped, the failure reported
-          encoded = false;
-          this.failure ??= err;
+      for (;;) {
+        if (!(await this.recordWritten()) || !(await this.startEncoded())) {
+          await this.unwind();
+          break;
         }
-        if (encoded) {
-          try {
-            await this.store(e.coords, e.image);
-          } catch (err) {
-            // Storing failed (I/O): the chunk stays at the head of the queue, to be stored by the
-            // next call or flush — as a dirty cached chunk would be after a failed write.
-            this.failure ??= err;
-            break;
-          }
-        }
-        this.entries[this.head++] = undefined as never;
-        e.holder?.drop();
-        this.queuedBytes -= e.bytes;
-        const n = this.keys.get(e.key)!;
-        if (n > 1) this.keys.set(e.key, n - 1);
-        else this.keys.delete(e.key);
+        if (!wait()) break;
+        const next = this.nextEvent();
+        if (!next) break;
+        await next;
       }
       if (this.head === this.entries.length) {
         this.entries = [];
         this.head = 0;
+        this.next = 0;
       }
     });
     this.storing = run.catch(() => undefined);
@@ -176,6 +199,141 @@ export class WriteQueue {
       this.failure = undefined;
       throw f;
     }
+  }
+
+  /**
+   * Records (in order) the chunks at the head whose writes have finished and removes them, and the
+   * chunks at the head whose encoding failed. False when a write or its record failed.
+   */
+  private async recordWritten(): Promise<boolean> {
+    while (this.head < this.next) {
+      const e = this.entries[this.head]!;
+      if (!e.dropped) {
+        if (e.written === undefined) return true; // still in flight
+        if (!e.written) {
+          this.failure ??= e.error;
+          return false;
+        }
+        try {
+          await e.write!.finish();
+        } catch (err) {
+          this.failure ??= err;
+          e.written = false; // not recorded: its new space is given back by unwind, and it is stored again later
+          return false;
+        }
+        this.writing.delete(e.key);
+        e.write = undefined;
+      }
+      this.entries[this.head++] = undefined as never;
+      this.release(e);
+    }
+    return true;
+  }
+
+  /**
+   * Starts the writes of the encoded chunks after the started ones, in order, up to the writes in
+   * flight (a chunk whose earlier write is not recorded yet waits for it). A chunk whose encoding
+   * failed is dropped (the failure kept for the report). False when starting a write failed.
+   */
+  private async startEncoded(): Promise<boolean> {
+    while (this.next < this.entries.length && this.writing.size < this.writesInFlight) {
+      const e = this.entries[this.next]!;
+      if (!e.done || this.writing.has(e.key)) return true;
+      let image: ChunkImage;
+      try {
+        image = await e.image;
+      } catch (err) {
+        // an encoding failure is final: the chunk is dropped, the failure reported
+        this.failure ??= err;
+        e.dropped = true;
+        if (this.head === this.next) {
+          // at the head: it goes at once (else when the writes before it are recorded)
+          this.entries[this.head++] = undefined as never;
+          this.release(e);
+        }
+        this.next++;
+        continue;
+      }
+      try {
+        e.write = await this.start(e.coords, image);
+      } catch (err) {
+        this.failure ??= err; // its place was refused: it stays queued, to be stored by the next call
+        return false;
+      }
+      e.written = undefined;
+      this.writing.add(e.key);
+      e.write.done.then(
+        () => void (e.written = true),
+        (err: unknown) => {
+          e.written = false;
+          e.error = err;
+        },
+      );
+      this.next++;
+    }
+    return true;
+  }
+
+  /**
+   * After a failure: waits for the writes in flight, records (in order) those that were written,
+   * and keeps the others queued before the chunks not started yet, their new space given back:
+   * they are placed and written again by the next call or flush. Chunks recorded past a failed one
+   * are other chunks (a chunk is never written twice at once), so the file holds the result of
+   * storing the queue in some order that leaves the failed chunks out.
+   */
+  private async unwind(): Promise<void> {
+    for (let i = this.head; i < this.next; i++) await this.entries[i]!.write?.done.catch(() => undefined);
+    const kept: Entry[] = [];
+    for (let i = this.head; i < this.next; i++) {
+      const e = this.entries[i]!;
+      this.entries[i] = undefined as never;
+      const w = e.write;
+      if (w) {
+        let ok = e.written === true;
+        if (ok) {
+          try {
+            await w.finish();
+          } catch (err) {
+            this.failure ??= err;
+            ok = false;
+          }
+        } else if (e.error !== undefined) this.failure ??= e.error;
+        if (!ok) w.abandon();
+        this.writing.delete(e.key);
+        e.write = undefined;
+        e.written = undefined;
+        e.error = undefined;
+        if (!ok) {
+          kept.push(e);
+          continue;
+        }
+      }
+      this.release(e);
+    }
+    this.entries = [...kept, ...this.entries.slice(this.next)];
+    this.head = 0;
+    this.next = 0;
+  }
+
+  /** What to wait for next: the oldest write in flight, or the encoding of the next chunk to start. */
+  private nextEvent(): Promise<unknown> | undefined {
+    const waits: Promise<unknown>[] = [];
+    const h = this.entries[this.head];
+    if (this.head < this.next && h?.write) waits.push(h.write.done);
+    const n = this.entries[this.next];
+    // (encoded since it was looked at: no wait; one whose earlier write is not recorded waits for the head)
+    if (n && this.writing.size < this.writesInFlight && !this.writing.has(n.key)) waits.push(n.image);
+    if (waits.length === 0) return undefined;
+    return Promise.race(waits).catch(() => undefined);
+  }
+
+  /** Lets go of entry `e`, stored or dropped (taken out of {@link entries} by the caller). */
+  private release(e: Entry): void {
+    e.holder?.drop();
+    this.queuedBytes -= e.bytes;
+    const n = this.keys.get(e.key)!;
+    if (n > 1) this.keys.set(e.key, n - 1);
+    else this.keys.delete(e.key);
   }
 }
 

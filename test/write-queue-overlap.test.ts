@@ -1,0 +1,337 @@
+/**
+ * File writes of the background write queue in flight while the next chunks are built and encoded
+ * (packages/core/src/chunk/write-queue.ts, `ChunkPlacement.start`): first the queue alone with
+ * writes the test completes in any order or fails, then whole files on a store whose chunk writes
+ * finish late and out of order (the bytes are read when the write completes, as libuv's threads
+ * do) or fail half-written. Checked: several writes are in flight while a call returns; chunks are
+ * recorded only after their bytes are in the file, in queue order; buffers are given back
+ * (`ChunkImage.written`) only then; a failed write surfaces as a typed error naming the chunk,
+ * leaves the flushed state readable and the chunk's old value in place, and is stored again by the
+ * next call; un-awaited calls give the result of their call order.
+ */
+import { deflateSync, inflateSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import './setup-registrations.js';
+import { createFile, H5Error, MemoryStore, openFile, selectBlocks, type ByteStore, type Dataset } from '../packages/core/src/index.js';
+import { pipelineOffload, setPipelineOffload, type PipelineOffload } from '../packages/core/src/plugin.js';
+import { WriteQueue, WRITES_IN_FLIGHT } from '../packages/core/src/chunk/write-queue.js';
+import type { ChunkImage } from '../packages/core/src/chunk/chunk-format.js';
+import type { StartedWrite } from '../packages/core/src/chunk/placement.js';
+import { promiseState } from './support/gate-filter.js';
+
+const saved = pipelineOffload();
+afterEach(() => setPipelineOffload(saved));
+
+/** A write the test settles: `ok()` or `fail()`. */
+interface FakeWrite {
+  coords: number;
+  ok(): void;
+  fail(e: unknown): void;
+}
+
+/** A queue whose writes the test completes; logs starts, records and abandons. */
+function fakeQueue(opts: { maxChunks?: number; inFlight?: number } = {}) {
+  const log: string[] = [];
+  const writes: FakeWrite[] = [];
+  const start = async (coords: readonly number[], image: ChunkImage): Promise<StartedWrite> => {
+    const c = coords[0]!;
+    log.push(`start ${c}`);
+    let ok!: () => void;
+    let fail!: (e: unknown) => void;
+    const done = new Promise<void>((res, rej) => ((ok = res), (fail = rej)));
+    done.catch(() => undefined);
+    writes.push({ coords: c, ok, fail });
+    return {
+      done,
+      finish: async () => {
+        log.push(`record ${c}`);
+        image.written?.();
+      },
+      abandon: () => void log.push(`abandon ${c}`),
+    };
+  };
+  const q = new WriteQueue(1 << 30, start, opts.maxChunks ?? 8, opts.inFlight ?? WRITES_IN_FLIGHT);
+  const image = (c: number): ChunkImage => ({ bytes: new Uint8Array(4), filterMask: 0, written: () => void log.push(`written ${c}`) });
+  const add = (c: number) => q.add([c], 4, async () => image(c));
+  const flushMicrotasks = () => new Promise((r) => setTimeout(r, 0));
+  return { q, log, writes, add, flushMicrotasks };
+}
+
+describe('write queue: several file writes in flight', () => {
+  it('starts writes of encoded chunks without waiting for them, up to the bound, and records them in queue order once written', async () => {
+    const { q, log, writes, add, flushMicrotasks } = fakeQueue({ inFlight: 2 });
+    for (let c = 0; c < 4; c++) {
+      expect(await promiseState(add(c))).toBe('done'); // no call waits for a file write
+      await flushMicrotasks();
+    }
+    expect(log).toEqual(['start 0', 'start 1']); // two in flight
+    writes[1]!.ok(); // completes out of order
+    await q.storeEncoded();
+    expect(log).toEqual(['start 0', 'start 1']); // chunk 1 waits for chunk 0 to be recorded
+    writes[0]!.ok();
+    await q.storeEncoded();
+    expect(log).toEqual(['start 0', 'start 1', 'record 0', 'written 0', 'record 1', 'written 1', 'start 2', 'start 3']);
+    const s = q.settle();
+    expect(await promiseState(s)).toBe('pending'); // settle waits for the writes in flight
+    writes[3]!.ok();
+    writes[2]!.ok();
+    await s;
+    expect(log.slice(8)).toEqual(['record 2', 'written 2', 'record 3', 'written 3']);
+    expect(q.busy).toBe(false);
+  });
+
+  it('back-pressure counts chunks whose writes are in flight', async () => {
+    const { q, log, writes, add, flushMicrotasks } = fakeQueue({ maxChunks: 2, inFlight: 2 });
+    await add(0);
+    await flushMicrotasks();
+    await add(1);
+    await flushMicrotasks();
+    const third = add(2);
+    expect(await promiseState(third)).toBe('pending'); // two chunks queued, both being written
+    expect(log).toEqual(['start 0', 'start 1']);
+    writes[0]!.ok();
+    await third;
+    expect(log).toEqual(['start 0', 'start 1', 'record 0', 'written 0']);
+    writes[1]!.ok();
+    await flushMicrotasks();
+    const s = q.settle();
+    await flushMicrotasks();
+    writes[2]!.ok();
+    await s;
+    expect(log.filter((l) => l.startsWith('record'))).toEqual(['record 0', 'record 1', 'record 2']);
+  });
+
+  it('a failed write: the chunks written are recorded, the failed one gives its space back, stays queued and is written again by the next call', async () => {
+    const { q, log, writes, add, flushMicrotasks } = fakeQueue({ inFlight: 3 });
+    for (let c = 0; c < 3; c++) {
+      await add(c);
+      await flushMicrotasks();
+    }
+    await q.storeEncoded();
+    expect(writes.length).toBe(3);
+    writes[2]!.ok();
+    writes[1]!.fail(new H5Error('disk full'));
+    writes[0]!.ok();
+    const err = await q.storeEncoded().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(H5Error);
+    expect(log.filter((l) => !l.startsWith('start'))).toEqual(['record 0', 'written 0', 'abandon 1', 'record 2', 'written 2']);
+    expect(q.has('1')).toBe(true);
+    expect(q.has('2')).toBe(false);
+    expect(q.busy).toBe(true);
+    const s = q.settle(); // reported once; stores chunk 1 again
+    await flushMicrotasks();
+    expect(log.at(-1)).toBe('start 1');
+    writes[3]!.ok();
+    await s;
+    expect(log.slice(-2)).toEqual(['record 1', 'written 1']);
+    expect(q.busy).toBe(false);
+  });
+
+  it('a chunk queued twice is not written twice at once: the second write starts once the first is recorded', async () => {
+    const { q, log, writes, flushMicrotasks } = fakeQueue({ inFlight: 4 });
+    const img = (): ChunkImage => ({ bytes: new Uint8Array(4), filterMask: 0 });
+    await q.add([5], 4, async () => img());
+    await flushMicrotasks();
+    await q.add([5], 4, async () => img());
+    await flushMicrotasks();
+    await q.storeEncoded();
+    expect(log).toEqual(['start 5']);
+    writes[0]!.ok();
+    await q.storeEncoded();
+    expect(log).toEqual(['start 5', 'record 5', 'start 5']);
+    writes[1]!.ok();
+    await q.settle();
+    expect(log).toEqual(['start 5', 'record 5', 'start 5', 'record 5']);
+  });
+});
+
+/**
+ * A store over memory whose writes of `min` bytes or more (chunk images; the file's own small
+ * writes go through at once) finish after a random delay, reading the bytes when they finish;
+ * `failAt(n)` makes the n-th such write (from 0) write half its bytes and fail, `failAll` every one.
+ */
+class LateStore implements ByteStore {
+  readonly mem = new MemoryStore();
+  inFlight = 0;
+  maxInFlight = 0;
+  count = 0;
+  failAt = -1;
+  failAll = false;
+  private rnd = 12345;
+  constructor(private readonly min: number) {}
+  size(): Promise<number> {
+    return this.mem.size();
+  }
+  read(offset: number, length: number): Promise<Uint8Array> {
+    return this.mem.read(offset, length);
+  }
+  truncate(size: number): Promise<void> {
+    return this.mem.truncate(size);
+  }
+  flush(): Promise<void> {
+    return this.mem.flush();
+  }
+  async write(offset: number, bytes: Uint8Array): Promise<void> {
+    if (bytes.length < this.min) return this.mem.write(offset, bytes);
+    const n = this.count++;
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    this.rnd = (this.rnd * 1103515245 + 12345) >>> 0;
+    await new Promise((r) => setTimeout(r, (this.rnd >>> 16) % 4));
+    this.inFlight--;
+    if (this.failAll || n === this.failAt) {
+      await this.mem.write(offset, bytes.subarray(0, bytes.length >> 1)); // torn
+      throw new Error(`EIO: write ${n} failed`);
+    }
+    await this.mem.write(offset, bytes);
+  }
+  /** The bytes as they are now (a file a crash would leave). */
+  snapshot(): Uint8Array {
+    return this.mem.toBytes().slice();
+  }
+}
+
+const N = 12;
+const H = 32;
+const W = 64; // uint8 frames, one chunk each (2 KiB; the bytes below do not deflate)
+/** Writes of chunk images (the file's own small writes go through at once). */
+const MIN = 1500;
+const frameSel = (i: number, n = 1) => selectBlocks([{ start: [i, 0, 0], end: [i + n, H, W] }]);
+function frames(seed: number, n = N): Uint8Array {
+  const d = new Uint8Array(n * H * W);
+  let x = seed * 2654435761 + 1;
+  for (let i = 0; i < d.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    d[i] = x & 0x7f;
+  }
+  return d;
+}
+
+/** An offload deflating with a delay whose `written` overwrites the result's bytes (as reused memory would be). */
+function poisoningOffload(): PipelineOffload & { encoded: number; written: number } {
+  const o = {
+    encoded: 0,
+    written: 0,
+    threads: 2,
+    async encode(bytes: Uint8Array) {
+      await new Promise((r) => setTimeout(r, o.encoded % 3));
+      const out = new Uint8Array(deflateSync(bytes, { level: 1 }));
+      o.encoded++;
+      let given = false;
+      return {
+        bytes: out,
+        filterMask: 0,
+        written: () => {
+          expect(given).toBe(false);
+          given = true;
+          o.written++;
+          out.fill(0xee);
+        },
+      };
+    },
+    decode: async (bytes: Uint8Array) => new Uint8Array(inflateSync(bytes)),
+  };
+  return o;
+}
+
+async function readAll(bytes: Uint8Array): Promise<Uint8Array> {
+  const g = await openFile(bytes);
+  try {
+    return (await ((await g.get('d')) as Dataset).read()) as Uint8Array;
+  } finally {
+    await g.close();
+  }
+}
+
+async function newFile(store: ByteStore) {
+  const f = await createFile(store, { backgroundWrites: true });
+  const ds = (await f.createDataset('d', { dtype: 'uint8', shape: [N, H, W], chunks: [1, H, W], compression: 'gzip', compressionOpts: 1 })) as Dataset;
+  return { f, ds };
+}
+
+describe('background writes on a store whose writes finish late and out of order', () => {
+  it('several chunk writes are in flight; every chunk reads back, also before close; buffers are given back only once written', async () => {
+    const off = poisoningOffload();
+    setPipelineOffload(off);
+    const store = new LateStore(MIN);
+    const { f, ds } = await newFile(store);
+    const data = frames(1);
+    for (let i = 0; i < N / 2; i++) await ds.write(data.subarray(i * H * W, (i + 1) * H * W), frameSel(i)); // frame by frame
+    await ds.write(data.subarray((N / 2) * H * W), frameSel(N / 2, N / 2)); // the rest in one call
+    expect(store.maxInFlight).toBeGreaterThanOrEqual(2);
+    expect(Buffer.compare((await ds.read()) as Uint8Array, data)).toBe(0);
+    const again = frames(2);
+    await ds.write(again); // every chunk rewritten (fresh space): old space released once recorded
+    await f.close();
+    expect(off.written).toBe(off.encoded);
+    setPipelineOffload(saved);
+    expect(Buffer.compare(await readAll(store.snapshot()), again)).toBe(0);
+  });
+
+  it('un-awaited writes and reads of the same frames give the result of their call order', async () => {
+    setPipelineOffload(poisoningOffload());
+    const store = new LateStore(MIN);
+    const { f, ds } = await newFile(store);
+    const a = frames(3);
+    const b = frames(4);
+    const calls = [ds.write(a), ds.read(frameSel(5)), ds.write(b.subarray(0, 6 * H * W), frameSel(0, 6)), ds.read(frameSel(4, 2)), ds.write(a.subarray(5 * H * W, 6 * H * W), frameSel(5)), ds.read()];
+    const results = await Promise.all(calls);
+    const frame = (d: Uint8Array, i: number) => d.subarray(i * H * W, (i + 1) * H * W);
+    expect(Buffer.compare(results[1] as Uint8Array, frame(a, 5))).toBe(0);
+    expect(Buffer.compare(results[3] as Uint8Array, b.subarray(4 * H * W, 6 * H * W))).toBe(0);
+    const model = a.slice();
+    model.set(b.subarray(0, 5 * H * W));
+    expect(Buffer.compare(results[5] as Uint8Array, model)).toBe(0);
+    await f.close();
+  });
+
+  it('a write that fails half-way surfaces as a typed error naming the chunk; the flushed state stays readable; the chunk is stored again by the next call', async () => {
+    setPipelineOffload(poisoningOffload());
+    const store = new LateStore(MIN);
+    const { f, ds } = await newFile(store);
+    const old = frames(5);
+    await ds.write(old);
+    await f.flush();
+    const flushed = store.snapshot();
+    const next = frames(6);
+    // the last chunk's write fails (started by the next call, while the one before may still be in flight)
+    store.failAt = store.count + N - 1;
+    await ds.write(next); // returns before the writes finish
+    const err = await ds.read(frameSel(0)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(H5Error);
+    expect(String((err as Error).message)).toMatch(/chunk \[\d+, 0, 0\]/);
+    expect(String((err as Error).message)).toMatch(/EIO: write \d+ failed/);
+    expect(String((err as Error).message)).toMatch(/\/d/);
+    // nothing flushed was written over: the flushed state reads back from the bytes now
+    expect(Buffer.compare(await readAll(store.snapshot()), old)).toBe(0);
+    expect(Buffer.compare(await readAll(flushed), old)).toBe(0);
+    // the next call stores the failed chunk again: every frame has its new value
+    expect(Buffer.compare((await ds.read()) as Uint8Array, next)).toBe(0);
+    await f.close();
+    expect(Buffer.compare(await readAll(store.snapshot()), next)).toBe(0);
+  });
+
+  it('writes that keep failing: each call reports it, reads see the chunks stored, and the file on disk keeps the last flushed state', async () => {
+    setPipelineOffload(poisoningOffload());
+    const store = new LateStore(MIN);
+    const { f, ds } = await newFile(store);
+    const old = frames(7);
+    await ds.write(old);
+    await f.flush();
+    store.failAll = true;
+    // the first failures may surface in the write itself (back-pressure stores chunks in it)
+    const first = await ds.write(frames(8)).catch((e: unknown) => e);
+    if (first !== undefined) expect(first).toBeInstanceOf(H5Error);
+    for (let k = 0; k < 3; k++) {
+      const err = await ds.read(frameSel(0)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(H5Error);
+      expect(String((err as Error).message)).toMatch(/chunk \[\d+, 0, 0\]/);
+    }
+    expect(Buffer.compare(await readAll(store.snapshot()), old)).toBe(0);
+    const closing = await f.close().catch((e: unknown) => e);
+    expect(closing).toBeInstanceOf(Error); // a chunk's write, or the file's own (metadata: not typed here)
+    expect(Buffer.compare(await readAll(store.snapshot()), old)).toBe(0);
+  });
+});
