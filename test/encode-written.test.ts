@@ -10,44 +10,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deflateSync, inflateSync } from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
 import { createFile, openFile, selectBlocks, type Dataset } from '../packages/core/src/index.js';
-import { pipelineOffload, setPipelineOffload, type PipelineOffload } from '../packages/core/src/plugin.js';
+import { pipelineOffload, setPipelineOffload } from '../packages/core/src/plugin.js';
+import { poisoningOffload } from './support/poisoning-offload.js';
 import { configureWorkers, startWorkers } from '../packages/filters/src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-written-'));
 const saved = pipelineOffload();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => setPipelineOffload(saved));
-
-/** Deflates on the calling thread after a timer; `written` overwrites the result's bytes at once (as reused memory would be). */
-function poisoningOffload(): PipelineOffload & { encoded: number; written: number } {
-  const o = {
-    encoded: 0,
-    written: 0,
-    threads: 2,
-    async encode(bytes: Uint8Array) {
-      await new Promise((r) => setTimeout(r, 1));
-      const out = new Uint8Array(deflateSync(bytes, { level: 1 }));
-      o.encoded++;
-      let done = false;
-      return {
-        bytes: out,
-        filterMask: 0,
-        written: () => {
-          expect(done).toBe(false); // once per chunk
-          done = true;
-          o.written++;
-          out.fill(0xee);
-        },
-      };
-    },
-    decode: async (bytes: Uint8Array) => new Uint8Array(inflateSync(bytes)),
-  };
-  return o;
-}
 
 const N = 12;
 const H = 64;

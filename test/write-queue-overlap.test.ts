@@ -9,11 +9,11 @@
  * leaves the flushed state readable and the chunk's old value in place, and is stored again by the
  * next call; un-awaited calls give the result of their call order.
  */
-import { deflateSync, inflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
 import { createFile, H5Error, MemoryStore, openFile, selectBlocks, type ByteStore, type Dataset } from '../packages/core/src/index.js';
-import { pipelineOffload, setPipelineOffload, type PipelineOffload } from '../packages/core/src/plugin.js';
+import { pipelineOffload, setPipelineOffload } from '../packages/core/src/plugin.js';
+import { poisoningOffload } from './support/poisoning-offload.js';
 import { WriteQueue, WRITES_IN_FLIGHT } from '../packages/core/src/chunk/write-queue.js';
 import type { ChunkImage } from '../packages/core/src/chunk/chunk-format.js';
 import type { StartedWrite } from '../packages/core/src/chunk/placement.js';
@@ -209,33 +209,6 @@ function frames(seed: number, n = N): Uint8Array {
   return d;
 }
 
-/** An offload deflating with a delay whose `written` overwrites the result's bytes (as reused memory would be). */
-function poisoningOffload(): PipelineOffload & { encoded: number; written: number } {
-  const o = {
-    encoded: 0,
-    written: 0,
-    threads: 2,
-    async encode(bytes: Uint8Array) {
-      await new Promise((r) => setTimeout(r, o.encoded % 3));
-      const out = new Uint8Array(deflateSync(bytes, { level: 1 }));
-      o.encoded++;
-      let given = false;
-      return {
-        bytes: out,
-        filterMask: 0,
-        written: () => {
-          expect(given).toBe(false);
-          given = true;
-          o.written++;
-          out.fill(0xee);
-        },
-      };
-    },
-    decode: async (bytes: Uint8Array) => new Uint8Array(inflateSync(bytes)),
-  };
-  return o;
-}
-
 async function readAll(bytes: Uint8Array): Promise<Uint8Array> {
   const g = await openFile(bytes);
   try {
@@ -251,9 +224,20 @@ async function newFile(store: ByteStore) {
   return { f, ds };
 }
 
+/** A file on a {@link LateStore} whose dataset holds `frames(seed)`, flushed. */
+async function flushedFile(seed: number) {
+  setPipelineOffload(poisoningOffload((n) => n % 3));
+  const store = new LateStore(MIN);
+  const { f, ds } = await newFile(store);
+  const old = frames(seed);
+  await ds.write(old);
+  await f.flush();
+  return { store, f, ds, old };
+}
+
 describe('background writes on a store whose writes finish late and out of order', () => {
   it('several chunk writes are in flight; every chunk reads back, also before close; buffers are given back only once written', async () => {
-    const off = poisoningOffload();
+    const off = poisoningOffload((n) => n % 3);
     setPipelineOffload(off);
     const store = new LateStore(MIN);
     const { f, ds } = await newFile(store);
@@ -271,7 +255,7 @@ describe('background writes on a store whose writes finish late and out of order
   });
 
   it('un-awaited writes and reads of the same frames give the result of their call order', async () => {
-    setPipelineOffload(poisoningOffload());
+    setPipelineOffload(poisoningOffload((n) => n % 3));
     const store = new LateStore(MIN);
     const { f, ds } = await newFile(store);
     const a = frames(3);
@@ -288,12 +272,7 @@ describe('background writes on a store whose writes finish late and out of order
   });
 
   it('a write that fails half-way surfaces as a typed error naming the chunk; the flushed state stays readable; the chunk is stored again by the next call', async () => {
-    setPipelineOffload(poisoningOffload());
-    const store = new LateStore(MIN);
-    const { f, ds } = await newFile(store);
-    const old = frames(5);
-    await ds.write(old);
-    await f.flush();
+    const { store, f, ds, old } = await flushedFile(5);
     const flushed = store.snapshot();
     const next = frames(6);
     // the last chunk's write fails (started by the next call, while the one before may still be in flight)
@@ -314,12 +293,7 @@ describe('background writes on a store whose writes finish late and out of order
   });
 
   it('writes that keep failing: each call reports it, reads see the chunks stored, and the file on disk keeps the last flushed state', async () => {
-    setPipelineOffload(poisoningOffload());
-    const store = new LateStore(MIN);
-    const { f, ds } = await newFile(store);
-    const old = frames(7);
-    await ds.write(old);
-    await f.flush();
+    const { store, f, ds, old } = await flushedFile(7);
     store.failAll = true;
     // the first failures may surface in the write itself (back-pressure stores chunks in it)
     const first = await ds.write(frames(8)).catch((e: unknown) => e);
