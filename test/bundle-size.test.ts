@@ -36,7 +36,8 @@
  *   reading ahead of frame-by-frame sparse reads (chunk/read-ahead.ts and its hooks, ≈ +0.49 KB) and the
  *   unrolled rank-3 corner loop of section 0 block lists (≈ +0.16 KB) brought it to 166,307 B; readInto of whole tiles by row patterns (format-dense coalesce.ts, tiles5) and
  *   VL image buffers kept for reuse (format-vl) to 166,538 B; the VL slab path (vlpar) and the lane's kept
- *   carrier to 166,751 B; the sparse write's repeated-region plan (roistream) and LZ4 frames built in shared memory (wrscale2) to 166,983 B: ceiling 163.5 KB. Earlier: browser bundles get a
+ *   carrier to 166,751 B; the sparse write's repeated-region plan (roistream) and LZ4 frames built in shared memory (wrscale2) to 166,983 B; chunk writes in flight in the
+ *   background write queue (vlqueue, +0.5 KB over its base's 167,267 B) to 167,790 B: ceiling 164 KB. Earlier: browser bundles get a
  *   worker pool without the pool (filters' `#pool` import: workers/pool-none.ts) ≈ 0.9 KB; shared
  *   record checks in the indexes, the zstd glue imported by name, the bitshuffle WebAssembly stored
  *   deflated. What the 161.8 KB is, one implementation each except where a fallback is the design:
@@ -79,7 +80,7 @@ const root = resolve(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-bundle-'));
 const KB = 1024;
 /** Ceilings (KB, min+gzip): issue #14's budget for the read-only bundle; the size measured, rounded up to the next 0.5 KB, for everything (see the comment above). */
-const EVERYTHING_CEILING = 163.5;
+const EVERYTHING_CEILING = 164;
 const READ_CEILING = 60;
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
