@@ -109,6 +109,21 @@ describe('reading ahead of a frame-by-frame reader', () => {
     }
   });
 
+  it('reading on after a jump into a chunk (not its first frame) decodes the next chunks ahead too', async () => {
+    const f = await openFile(onDisk(await pointBytes(), 'mid-chunk.h5'));
+    const ds = (await f.get('frames')) as Dataset;
+    const ahead = vi.spyOn(SparseFormat.prototype, 'decodeAhead');
+    // a jump into chunk 1 (not its first frame: no read-ahead on its load), then reading on to the end
+    const order = [0, 7, ...Array.from({ length: FRAMES - 8 }, (_, i) => i + 8), 3, 4, 5, 6];
+    for (const i of order) expect(await readFrame(ds, i), `frame ${i}`).toEqual(expected(i));
+    await f.close();
+    const chunks = Math.ceil(FRAMES / PER_CHUNK);
+    // chunk 2 only from a frame of chunk 1 served from the cache while reading on
+    const started = ahead.mock.calls.map((c) => c[1].coords[0]);
+    for (let k = 2; k < chunks; k++) expect(started, `chunk ${k} decoded ahead`).toContain(k);
+    vi.restoreAllMocks();
+  });
+
   it('gives the frames as written in random orders with jumps and repeats', async () => {
     const path = onDisk(await pointBytes(), 'random.h5');
     const rnd = xorshift32(0x51ab);

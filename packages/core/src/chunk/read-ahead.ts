@@ -41,6 +41,8 @@ export class ReadAhead<Mem> {
   private readonly under = new Map<string, Ahead<Mem>>();
   /** Where the last one-chunk read ended in dimension 0 (a read starting there reads on). */
   private lastEnd = -1;
+  /** Dimension-0 chunk coordinate whose next chunk was last looked at while reading on from the cache (looked at once per chunk). */
+  private looked = -1;
 
   constructor(
     private readonly o: ChunkEngineOptions<Mem>,
@@ -60,7 +62,9 @@ export class ReadAhead<Mem> {
     const from = part.start[0]! + sel.boxes[0]!;
     const on = from === this.lastEnd || (!cached && sel.boxes[0] === 0);
     this.lastEnd = part.start[0]! + sel.boxes[1]!;
-    if (!on) return;
+    // (a chunk's next is looked at on its load and once more while reading on from the cache)
+    if (!on || (cached && part.coords[0] === this.looked)) return;
+    this.looked = cached ? part.coords[0]! : -1;
     const coords = part.coords.slice();
     coords[0] = coords[0]! + 1;
     if (coords[0] * this.o.chunkDims[0]! >= dims[0]!) return;

@@ -7,6 +7,12 @@
 import type { Selection } from '../selection/selection.js';
 import type { ObjectValues } from '../chunk/object-lane.js';
 
+/** The defined elements of a selection and their values' bytes (in the selection's C order). */
+export interface DefinedRead {
+  selection: Selection;
+  bytes: Uint8Array;
+}
+
 /** Bytes read for a selection. */
 export interface StorageRead {
   /** `count × elementSize` bytes, elements in selection order. */
@@ -34,7 +40,7 @@ export interface DatasetStorage {
    * The defined elements within `sel` and their bytes in one pass, when the storage can (undefined:
    * the caller asks {@link defined} and reads those elements).
    */
-  readDefined?(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined>;
+  readDefined?(sel: Selection): DefinedRead | undefined | Promise<DefinedRead | undefined>;
   /** Makes the elements of `sel` undefined (sparse storage only). */
   erase?(sel: Selection): Promise<void>;
   /** The dataset's dimensions changed (chunked storage only). */

@@ -21,7 +21,7 @@ import { ChunkReader, type ChunkEngineOptions } from '../chunk/chunk-reader.js';
 import type { ChunkStore } from '../chunk/chunk-format.js';
 import type { Selection } from '../selection/selection.js';
 import { checkInto } from './flat-runs.js';
-import type { DatasetStorage, StorageRead } from './dataset-storage.js';
+import type { DatasetStorage, DefinedRead, StorageRead } from './dataset-storage.js';
 
 /** One stored chunk, as direct chunk I/O reports it (h5py's `get_chunk_info`). */
 export interface ChunkInfo {
@@ -236,7 +236,7 @@ export class ReadChunkedStorage implements DatasetStorage {
   }
 
   /** The defined elements within `sel` and their values in one pass, when the engine can (see `ChunkReader.readDefined`). */
-  readDefined(sel: Selection): Promise<{ selection: Selection; bytes: Uint8Array } | undefined> {
+  readDefined(sel: Selection): DefinedRead | undefined | Promise<DefinedRead | undefined> {
     return this.engine.readDefined(sel);
   }
 
