@@ -46,6 +46,7 @@ import { VLStrings, type VlDatasetOptions } from '../packages/format-vl/src/inde
 import { lookup3 } from '../packages/core/src/index.js';
 import { median } from './timing.js';
 import { hashRanges } from './vl_hash.js';
+import { logStrings } from './vl-strings.js';
 import { xorshift32 } from './xorshift.js';
 
 const N = Number(process.env.BENCH_VL_N ?? 1_000_000);
@@ -56,26 +57,6 @@ const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
 const ROWS = process.env.BENCH_VL_ROWS?.split(',').map(Number);
 const PY = fileURLToPath(new URL('./vl_h5py.py', import.meta.url));
 const SIDE = fileURLToPath(new URL('./vl_side.ts', import.meta.url));
-
-const WORDS = ['INFO', 'WARN', 'DEBUG', 'ERROR', 'det', 'CSPAD', 'epix', 'jungfrau', 'hit', 'miss', 'photon', 'event', 'run', 'shot', 'gain', 'calib', 'ok', 'timeout', 'retry', 'seq'];
-
-/** N strings of 5–60 ASCII bytes: words, numbers and hex ids, like log lines and event labels. */
-function strings(): string[] {
-  const rnd = xorshift32(0x5eed1234);
-  const out = new Array<string>(N);
-  for (let i = 0; i < N; i++) {
-    const len = 5 + (rnd() % 56);
-    let s = '';
-    while (s.length < len) {
-      const r = rnd();
-      const k = r & 3;
-      s += k === 0 ? WORDS[(r >>> 2) % WORDS.length] : k === 1 ? String((r >>> 2) % 100000) : k === 2 ? ((r >>> 2) & 0xffffff).toString(16) : '=';
-      s += ' ';
-    }
-    out[i] = s.slice(0, len);
-  }
-  return out;
-}
 
 /** Wall and CPU seconds of one step (main: the main thread alone, where the side measures it). */
 interface Sample {
@@ -239,7 +220,7 @@ interface Config {
 
 /** Runs the VL comparison in `dir` and prints the tables. */
 export async function runVl(dir: string): Promise<void> {
-  const data = strings();
+  const data = logStrings(N);
   const text = Buffer.from(data.join(''), 'latin1');
   const ends = new Float64Array(N);
   for (let i = 0, at = 0; i < N; i++) ends[i] = at += data[i]!.length;

@@ -14,30 +14,15 @@ import { createFile } from '../packages/core/src/index.js';
 import { registerIndexes } from '../packages/indexes/src/index.js';
 import { configureWorkers, registerFilters, startWorkers, stopWorkers } from '../packages/filters/src/index.js';
 import { VLStrings, createVlDataset, registerVlFormat } from '../packages/format-vl/src/index.js';
-import { xorshift32 } from './xorshift.js';
+import { logStrings } from './vl-strings.js';
 
 const N = 1_000_000;
 const CHUNK = Number(process.env.BENCH_VL_CHUNK ?? 8192);
 const REPS = Number(process.argv[2] ?? 1);
-const WORDS = ['INFO', 'WARN', 'DEBUG', 'ERROR', 'det', 'CSPAD', 'epix', 'jungfrau', 'hit', 'miss', 'photon', 'event', 'run', 'shot', 'gain', 'calib', 'ok', 'timeout', 'retry', 'seq'];
-
 function column(): VLStrings {
-  const rnd = xorshift32(0x5eed1234);
-  const parts: string[] = [];
+  const parts = logStrings(N);
   const offsets = new Uint32Array(N + 1);
-  let at = 0;
-  for (let i = 0; i < N; i++) {
-    const len = 5 + (rnd() % 56);
-    let s = '';
-    while (s.length < len) {
-      const r = rnd();
-      const k = r & 3;
-      s += k === 0 ? WORDS[(r >>> 2) % WORDS.length] : k === 1 ? String((r >>> 2) % 100000) : k === 2 ? ((r >>> 2) & 0xffffff).toString(16) : '=';
-      s += ' ';
-    }
-    parts.push(s.slice(0, len));
-    offsets[i + 1] = at += len;
-  }
+  for (let i = 0, at = 0; i < N; i++) offsets[i + 1] = at += parts[i]!.length;
   return new VLStrings(new Uint8Array(Buffer.from(parts.join(''), 'latin1')), offsets);
 }
 
