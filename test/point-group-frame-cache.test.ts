@@ -46,6 +46,22 @@ function frameGroups(r: () => number, f: number, prev: Box[]): Box[] {
   });
 }
 
+/** Writes frames 0 … count−1 of point groups (frameGroups) into `ds` and `m`; `grow`: the dataset is resized to each frame first. */
+async function writeFrames(ds: Dataset, r: () => number, m: Model, count: number, grow: boolean): Promise<void> {
+  let prev: Box[] = [];
+  for (let i = 0; i < count; i++) {
+    if (grow) await ds.resize([i + 1, H, W]);
+    const boxes = frameGroups(r, i, prev);
+    if (boxes.length > 0) {
+      const n = boxes.reduce((a, b) => a + (b.end[1]! - b.start[1]!) * (b.end[2]! - b.start[2]!), 0);
+      const values = Uint16Array.from({ length: n }, () => 1 + (r() % 60000));
+      await ds.write(values, selectBlocks(boxes));
+      modelWrite(m, boxes, values);
+    }
+    prev = boxes;
+  }
+}
+
 async function expectFrames(ds: Dataset, m: Model, what: string): Promise<void> {
   for (let i = 0; i < FRAMES; i++) {
     const got = await ds.readDefined(selectHyperslab({ start: [i, 0, 0], block: [1, H, W] }));
@@ -68,18 +84,7 @@ describe('frame reads from cached chunks of several frames', () => {
       const f = await createFile(store);
       const opts = { layout: 'sparse' as const, dtype: 'uint16' as const, shape: [0, H, W], maxShape: [null, H, W], chunks: [PER_CHUNK, H, W] };
       const ds = await f.createDataset('frames', { ...opts, ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
-      let prev: Box[] = [];
-      for (let i = 0; i < FRAMES - 2; i++) {
-        await ds.resize([i + 1, H, W]);
-        const boxes = frameGroups(r, i, prev);
-        if (boxes.length > 0) {
-          const n = boxes.reduce((a, b) => a + (b.end[1]! - b.start[1]!) * (b.end[2]! - b.start[2]!), 0);
-          const values = Uint16Array.from({ length: n }, () => 1 + (r() % 60000));
-          await ds.write(values, selectBlocks(boxes));
-          modelWrite(m, boxes, values);
-        }
-        prev = boxes;
-      }
+      await writeFrames(ds, r, m, FRAMES - 2, true);
       await ds.resize(dims);
       await f.close();
 
@@ -199,17 +204,7 @@ describe('results of frame reads are the caller\'s own', () => {
         const store = new MemoryStore();
         const f = await createFile(store);
         const ds = await f.createDataset('frames', { layout: 'sparse', dtype: 'uint16', shape: [FRAMES, H, W], chunks: [PER_CHUNK, H, W], ...(gzip ? { compression: 'gzip' as const, compressionOpts: 1 } : {}) });
-        let prev: Box[] = [];
-        for (let i = 0; i < FRAMES; i++) {
-          const boxes = frameGroups(r, i, prev);
-          if (boxes.length > 0) {
-            const n = boxes.reduce((a, b) => a + (b.end[1]! - b.start[1]!) * (b.end[2]! - b.start[2]!), 0);
-            const values = Uint16Array.from({ length: n }, () => 1 + (r() % 60000));
-            await ds.write(values, selectBlocks(boxes));
-            modelWrite(m, boxes, values);
-          }
-          prev = boxes;
-        }
+        await writeFrames(ds, r, m, FRAMES, false);
         await f.close();
         const h = await openFile(store, { mode });
         const d = (await h.get('frames')) as Dataset;
