@@ -94,6 +94,24 @@ describe('a write of many column chunks', () => {
     await g.close();
   });
 
+  for (const chunks of [1, 2, 5]) {
+    it(`builds a write of ${chunks} chunk(s) inside the call too (chunks the cache may hold): read before and after close`, async () => {
+      const v = strings(50 * chunks, 7);
+      const col = VLStrings.from(v);
+      const store = new MemoryStore();
+      const f = await createFile(store, { superblockVersion: 3 });
+      const d = await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [v.length], chunks: [50] });
+      await d.write(col);
+      col.bytes.fill(0x21);
+      col.offsets.fill(0);
+      expect((await d.readColumnar<VLStrings>()).toArray()).toEqual(v);
+      await f.close();
+      const g = await openFile(store);
+      expect((await ((await g.get('s')) as Dataset).readColumnar<VLStrings>()).toArray()).toEqual(v);
+      await g.close();
+    });
+  }
+
   it('builds its images a few at a time, in the buffers of images already written', async () => {
     const c = 4200; // (entries alone over 64 KiB: images in kept buffers)
     const chunks = 80; // (more than the 64 chunks the engine works on at once)
