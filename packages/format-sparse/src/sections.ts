@@ -44,6 +44,7 @@ import {
 } from '@chunkform/core/plugin';
 import { encodePlan } from './encode-plan.js';
 import { headroomOf, pairsToDefined } from './runs.js';
+import { boxesElements } from './slabs.js';
 import { lazyRuns, lendValues, runsSelection, type SparseChunk } from './sparse-chunk.js';
 
 /** Section numbers of a fixed-size sparse chunk (docs/structured-chunk-format.md §1). */
@@ -304,7 +305,8 @@ function selectionOfSection(sec0: Uint8Array, rec: ChunkRecord, ctx: ChunkFormat
 function chunkOfSelection(sel: Selection, values: Uint8Array, borrowedValues: boolean, rec: ChunkRecord, ctx: ChunkFormatContext): SparseChunk {
   const es = ctx.elementSize;
   const dims = ctx.chunkDims;
-  const count = selectionCount(sel, dims);
+  // (a block list's count comes with the prefix sums its frames are found by: one pass for both)
+  const count = sel.kind === 'blocks' ? boxesElements(sel.boxes, sel.rank) : selectionCount(sel, dims);
   if (values.length !== count * es) {
     throw fail(ctx, rec, `section 1 has ${values.length} bytes, the selection of ${count} elements needs ${count * es}`);
   }

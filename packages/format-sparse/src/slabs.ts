@@ -105,30 +105,53 @@ export function appendBoxes(boxes: Float64Array, runs: Float64Array, from: numbe
   return out;
 }
 
-/** Per canonical box list: the elements before each box (prefix sums of the box volumes). */
+/**
+ * Per canonical box list: the elements before each box (prefix sums of the box volumes, `n + 1`
+ * numbers: the last is the element count), then the number of rows of all boxes (runs along the
+ * last dimension, one per box and index of the other dimensions). One pass gives all three: a
+ * decoded chunk's count check, its cache size and the slab lookups of its frames read them here.
+ */
 const boxIndexes = new WeakMap<Float64Array, Float64Array>();
 
 function elementsBefore(boxes: Float64Array, rank: number): Float64Array {
   let before = boxIndexes.get(boxes);
-  if (!before) boxIndexes.set(boxes, (before = runningCounts(boxes, 2 * rank)));
+  if (!before) {
+    before = new Float64Array(boxes.length / (2 * rank) + 2);
+    before[before.length - 1] = runningCounts(boxes, 2 * rank, before);
+    boxIndexes.set(boxes, before);
+  }
   return before;
 }
 
+/** Number of elements in canonical `boxes` (kept for the slab lookups of later reads). */
+export function boxesElements(boxes: Float64Array, rank: number): number {
+  const before = elementsBefore(boxes, rank);
+  return before[before.length - 2]!;
+}
+
+/** Number of rows of canonical `boxes`: runs along the last dimension, at most one per row of a box. */
+export function boxesRows(boxes: Float64Array, rank: number): number {
+  const before = elementsBefore(boxes, rank);
+  return before[before.length - 1]!;
+}
+
 /**
- * The elements before each box of `boxes` (`w` numbers per box) and their total. A function of its own:
- * V8 compiles its loop on the stack (OSR) during a call, and code after such a loop that never ran
- * (the cache update above) deoptimised it on every chunk decoded.
+ * Fills `before` with the elements before each box of `boxes` (`w` numbers per box) and their total;
+ * returns the rows of all boxes. A function of its own with nothing but the return after its loop:
+ * V8 compiles the loop on the stack (OSR) during a call, and code after such a loop that never ran
+ * (e.g. a store) deoptimised it on every chunk decoded.
  */
-function runningCounts(boxes: Float64Array, w: number): Float64Array {
+function runningCounts(boxes: Float64Array, w: number, before: Float64Array): number {
   const n = boxes.length / w;
-  const before = new Float64Array(n + 1);
+  let rows = 0;
   for (let i = 0; i < n; i++) {
     const b = i * w;
-    let v = 1;
-    for (let k = b; k < b + w; k += 2) v *= boxes[k + 1]! - boxes[k]!;
-    before[i + 1] = before[i]! + v;
+    let r = 1;
+    for (let k = b; k < b + w - 2; k += 2) r *= boxes[k + 1]! - boxes[k]!;
+    rows += r;
+    before[i + 1] = before[i]! + r * (boxes[b + w - 1]! - boxes[b + w - 2]!);
   }
-  return before;
+  return rows;
 }
 
 /** First box (of `n`) whose number at `k` (0: dimension-0 start, 1: end) is greater than `v` (`orEqual`: at least `v`). */

@@ -22,7 +22,7 @@ import { blocksFromCanonical, sameNumbers, trustSelection } from '@chunkform/cor
 import { runsToBoxes } from './canonical.js';
 import type { EncodePlan } from './encode-plan.js';
 import { keepValues } from './owned-values.js';
-import { appendBoxes, appendDefined, appendsAfter, boxesInSlab } from './slabs.js';
+import { appendBoxes, appendDefined, appendsAfter, boxesInSlab, boxesRows } from './slabs.js';
 import {
   DEF,
   allocValues,
@@ -96,15 +96,7 @@ export function lazyRuns(selection: BlockSelection | NoneSelection, values: Uint
 export function runsBytes(mem: SparseChunk): number {
   const sel = mem.selection;
   if (!runsPending.has(mem) || sel.kind !== 'blocks') return mem.runs.byteLength;
-  const b = sel.boxes;
-  const w = 2 * sel.rank;
-  let rows = 0;
-  for (let i = 0; i < b.length; i += w) {
-    let r = 1;
-    for (let k = i; k < i + w - 2; k += 2) r *= b[k + 1]! - b[k]!;
-    rows += r;
-  }
-  return 8 * DEF * rows;
+  return 8 * DEF * boxesRows(sel.boxes, sel.rank);
 }
 
 /** Marks a chunk's values as shared with something else (e.g. a pending chunk image): copy before writing in place. */

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { intersect, selectBlocks, selectHyperslab, selectionRuns, toBlocks, type Selection } from '@chunkform/core';
 import { encodeSparseChunk } from '../src/sections.js';
-import { boxesInSlab } from '../src/slabs.js';
+import { boxesElements, boxesInSlab, boxesRows } from '../src/slabs.js';
 import { definedValuesWithin, emptyChunk, mergeWrite, shareChunk, writeChunk, type SparseChunk } from '../src/sparse-chunk.js';
 import { makeContext, requestOf, selectionArb, volume, sameMem } from './support.js';
 
@@ -145,5 +145,35 @@ describe('reads of a slab of dimension 0', () => {
     expect(boxesInSlab(boxes, 2, 1, 2)).toEqual({ from: 1, to: 2, first: 2, count: 1, clip: true });
     expect(boxesInSlab(boxes, 2, 0, 4)).toEqual({ from: 0, to: 3, first: 0, count: 5, clip: false });
     expect(boxesInSlab(boxes, 2, 4, 5)).toEqual({ from: 3, to: 3, first: 5, count: 0, clip: false });
+  });
+});
+
+describe('counts of a canonical box list (one pass)', () => {
+  it('give the element count, the rows (runs along the last dimension at most) and the prefix sums the slab lookups use', () => {
+    fc.assert(
+      fc.property(slabDimsArb.chain((dims) => fc.tuple(fc.constant(dims), selectionArb(dims))), ([dims, sel]) => {
+        const b = toBlocks(sel, dims);
+        if (b.kind !== 'blocks') return;
+        const w = 2 * b.rank;
+        let elements = 0;
+        let rows = 0;
+        for (let i = 0; i < b.boxes.length; i += w) {
+          let r = 1;
+          for (let k = i; k < i + w - 2; k += 2) r *= b.boxes[k + 1]! - b.boxes[k]!;
+          rows += r;
+          elements += r * (b.boxes[i + w - 1]! - b.boxes[i + w - 2]!);
+        }
+        expect(boxesElements(b.boxes, b.rank)).toBe(elements);
+        expect(boxesRows(b.boxes, b.rank)).toBe(rows);
+        // the whole chunk as one slab: every box, every element, first at 0
+        expect(boxesInSlab(b.boxes, b.rank, 0, dims[0]!)).toEqual({ from: 0, to: b.boxCount, first: 0, count: elements, clip: false });
+        // the runs of the list: never more than its rows (what sizes a cache entry before they are derived)
+        expect(selectionRuns(b, dims).length / 2).toBeLessThanOrEqual(rows);
+      }),
+      { numRuns: 150 },
+    );
+    expect(boxesElements(Float64Array.of(2, 5, 7, 9), 1)).toBe(5);
+    expect(boxesRows(Float64Array.of(2, 5, 7, 9), 1)).toBe(2);
+    expect(boxesRows(Float64Array.of(0, 2, 1, 4), 2)).toBe(2);
   });
 });
