@@ -11,6 +11,7 @@ import { chunksForThreads, inParallel } from './in-parallel.js';
 import { mapToChunks } from './mapping.js';
 import { rowPieces } from './row-pieces.js';
 import type { Selection } from '../selection/selection.js';
+import type { CacheEntry } from './cache.js';
 import type { ChunkImage, ChunkRequest } from './chunk-format.js';
 import { GATHER_BYTES, GATHER_IMAGE_MAX, writeFullChunks, writePlaced, type Placed } from './gather.js';
 import { chunkParts, installDefinedReads } from './defined.js';
@@ -24,6 +25,9 @@ import { chunkBytes, ChunkReader, type ChunkEngineOptions } from './chunk-reader
 export type { ChunkStore } from './chunk-format.js';
 export type { ChunkEngineOptions } from './chunk-reader.js';
 
+/** The holder of a queued chunk that holds nothing of a caller's (a cached chunk's own memory). */
+const KEPT: Holder = { hold() {}, drop() {} };
+
 /** Dirty chunks a flush encodes ahead of the one it places. */
 const FLUSH_AHEAD = 8;
 
@@ -33,6 +37,8 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
   protected declare readonly p: ChunkPlacement;
   /** Dirty chunks a flush encodes ahead (more for many filter threads: `chunksForThreads`). */
   private readonly flushAhead: number;
+  /** Highest chunk coordinate in dimension 0 that the last write touched ({@link passOn}). */
+  private front = Infinity;
 
   constructor(o: ChunkEngineOptions<Mem>) {
     super(o, new ChunkPlacement(o));
@@ -65,6 +71,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
       });
       return;
     }
+    if (q) await this.passOn(pieces);
     // Background encoding for calls up to the queue's bound: the chunks built from `src` must not
     // borrow the caller's buffer, which is the caller's again when this call returns. A request
     // buffer carrying an object lane is the call's own, and its values are moved into chunks
@@ -78,6 +85,35 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
       await inParallel(pieces, this.concurrency, (req) => this.p.guard(req.coords, () => this.writePiece(req, own, holder)));
     } finally {
       copy?.holder.drop(); // this call's hold: the buffer is reused once the queued chunks are stored too
+    }
+  }
+  /**
+   * Hands the dirty cached chunks that a write moving on along dimension 0 has left behind (chunk
+   * coordinate 0 below every chunk of `pieces`, as each frame of a stream leaves the previous
+   * frame's chunks) to the write queue: they are encoded behind the caller at once (bounded by the
+   * queue's bytes), not when the cache overflows or at flush. Looked at only when the write starts
+   * past the chunks the previous write touched. A chunk that a later call writes again is stored
+   * first and read back (./write-queue.ts), so this changes when chunks are encoded, never what a
+   * call sees. A chunk leaves the cache only once queued: when queueing throws (an earlier failure),
+   * it stays cached and dirty.
+   */
+  private async passOn(pieces: readonly ChunkRequest[]): Promise<void> {
+    if (pieces.length === 0) return;
+    let low = Infinity;
+    let high = -Infinity;
+    for (const p of pieces) {
+      const c = p.coords[0] ?? 0;
+      if (c < low) low = c;
+      if (c > high) high = c;
+    }
+    const front = this.front;
+    this.front = high;
+    if (!(low > front)) return;
+    const passed: CacheEntry<Mem>[] = [];
+    for (const e of this.o.cache.all()) if (e.dirty && (e.coords[0] ?? 0) < low) passed.push(e);
+    for (const e of passed) {
+      await this.p.guard(e.coords, () => this.storeMem(e.coords, e.mem, KEPT));
+      this.o.cache.delete(e.key);
     }
   }
   /**
