@@ -169,6 +169,23 @@ describe('background writes', () => {
     await g.close();
   });
 
+  it('chunks a ROI stream hands on count against the queue bound: the write that would exceed it waits', async () => {
+    const { gate, f } = await setup({ backgroundWrites: { maxBytes: 2 * FRAME } });
+    const ds = (await f.createDataset('roi', { dtype: 'uint8', shape: [8, H, W], chunks: [1, H, W], filters: [{ id: 301 }] })) as Dataset;
+    const roi = (i: number) => selectBlocks([{ start: [i, 0, 0], end: [i + 1, 8, 8] }]);
+    const part = (v: number) => new Uint8Array(64).fill(v);
+    for (let i = 0; i < 3; i++) expect(await promiseState(ds.write(part(50 + i), roi(i)))).toBe('done'); // frames 0 and 1 queued
+    const fourth = ds.write(part(53), roi(3)); // would queue a third chunk of FRAME bytes
+    expect(await promiseState(fourth)).toBe('pending');
+    expect(gate.started).toBe(2);
+    gate.open(false);
+    await fourth;
+    expect(gate.started).toBe(3);
+    const back = (await ds.read(selectBlocks([{ start: [0, 0, 0], end: [4, 1, 1] }]))) as Uint8Array;
+    expect(Array.from(back)).toEqual([50, 51, 52, 53]);
+    await f.close();
+  });
+
   it('a chunk handed on by a ROI stream that fails to encode surfaces at the next call, naming it; the chunks after it are kept', async () => {
     const { gate, f, store, container } = await setup();
     const ds = (await f.createDataset('roi', { dtype: 'uint8', shape: [8, H, W], chunks: [1, H, W], filters: [{ id: 301 }] })) as Dataset;
