@@ -11,7 +11,6 @@ import { chunksForThreads, inParallel } from './in-parallel.js';
 import { mapToChunks } from './mapping.js';
 import { rowPieces } from './row-pieces.js';
 import type { Selection } from '../selection/selection.js';
-import type { CacheEntry } from './cache.js';
 import type { ChunkImage, ChunkRequest } from './chunk-format.js';
 import { GATHER_BYTES, GATHER_IMAGE_MAX, writeFullChunks, writePlaced, type Placed } from './gather.js';
 import { chunkParts, installDefinedReads } from './defined.js';
@@ -25,7 +24,7 @@ import { chunkBytes, ChunkReader, type ChunkEngineOptions } from './chunk-reader
 export type { ChunkStore } from './chunk-format.js';
 export type { ChunkEngineOptions } from './chunk-reader.js';
 
-/** The holder of a queued chunk that holds nothing of a caller's (a cached chunk's own memory). */
+/** The holder of queued chunks that hold nothing of a caller's (their own memory, or a call's own request buffer). */
 const KEPT: Holder = { hold() {}, drop() {} };
 
 /** Dirty chunks a flush encodes ahead of the one it places. */
@@ -58,6 +57,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
     // Gathered full chunks are built from row patterns where the mapping finds them (no run lists).
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims], gathered ? { piece: rowPieces } : {});
     const q = this.queue;
+    if (q && !gathered) await this.passOn(pieces);
     // A chunk still queued is stored before this call changes it (or rewrites its space); else only
     // the encoded chunks at the queue's head are stored, and an earlier failure is thrown here.
     if (q?.busy) await (pieces.some((p) => q.has(p.coords.join(','))) ? q.settle() : q.storeEncoded());
@@ -71,7 +71,6 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
       });
       return;
     }
-    if (q) await this.passOn(pieces);
     // Background encoding for calls up to the queue's bound: the chunks built from `src` must not
     // borrow the caller's buffer, which is the caller's again when this call returns. A request
     // buffer carrying an object lane is the call's own, and its values are moved into chunks
@@ -80,7 +79,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
     const later = q !== null && (lane || src.length <= q.maxBytes);
     const copy = later && !lane && pieces.some((p) => p.full) ? ownedCopy(src) : null;
     const own = copy ? copy.bytes : src;
-    const holder: Holder | undefined = later ? (copy?.holder ?? { hold() {}, drop() {} }) : undefined;
+    const holder: Holder | undefined = later ? (copy?.holder ?? KEPT) : undefined;
     try {
       await inParallel(pieces, this.concurrency, (req) => this.p.guard(req.coords, () => this.writePiece(req, own, holder)));
     } finally {
@@ -91,29 +90,25 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
    * Hands the dirty cached chunks that a write moving on along dimension 0 has left behind (chunk
    * coordinate 0 below every chunk of `pieces`, as each frame of a stream leaves the previous
    * frame's chunks) to the write queue: they are encoded behind the caller at once (bounded by the
-   * queue's bytes), not when the cache overflows or at flush. Looked at only when the write starts
-   * past the chunks the previous write touched. A chunk that a later call writes again is stored
-   * first and read back (./write-queue.ts), so this changes when chunks are encoded, never what a
-   * call sees. A chunk leaves the cache only once queued: when queueing throws (an earlier failure),
-   * it stays cached and dirty.
+   * queue's bytes), not when the cache overflows or at flush. Small chunks (up to
+   * {@link GATHER_IMAGE_MAX}, e.g. point hits) stay cached: a flush writes them together, one I/O
+   * per run of neighbours, and their encoding gains little from threads. Looked at only when the write starts
+   * past the chunks the previous write touched. Runs before the write checks for queued chunks it
+   * touches, so a chunk written again after it was handed on is stored first and read back: this
+   * changes when chunks are encoded, never what a call sees. A chunk leaves the cache only once
+   * queued: when queueing throws (an earlier failure), it stays cached and dirty.
    */
   private async passOn(pieces: readonly ChunkRequest[]): Promise<void> {
-    if (pieces.length === 0) return;
-    let low = Infinity;
-    let high = -Infinity;
-    for (const p of pieces) {
-      const c = p.coords[0] ?? 0;
-      if (c < low) low = c;
-      if (c > high) high = c;
-    }
+    // (pieces come in chunk order: the first has the lowest coordinate 0, the last the highest)
+    const low = pieces[0]?.coords[0] ?? -1;
     const front = this.front;
-    this.front = high;
-    if (!(low > front)) return;
-    const passed: CacheEntry<Mem>[] = [];
-    for (const e of this.o.cache.all()) if (e.dirty && (e.coords[0] ?? 0) < low) passed.push(e);
-    for (const e of passed) {
-      await this.p.guard(e.coords, () => this.storeMem(e.coords, e.mem, KEPT));
-      this.o.cache.delete(e.key);
+    this.front = pieces[pieces.length - 1]?.coords[0] ?? front;
+    if (low <= front) return;
+    for (const e of [...this.o.cache.all()]) {
+      if (e.dirty && e.bytes > GATHER_IMAGE_MAX && e.coords[0]! < low) {
+        await this.p.guard(e.coords, () => this.storeMem(e.coords, e.mem, KEPT));
+        this.o.cache.delete(e.key);
+      }
     }
   }
   /**
