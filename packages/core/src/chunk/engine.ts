@@ -92,14 +92,15 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
    * frame's chunks) to the write queue: they are encoded behind the caller at once (bounded by the
    * queue's bytes), not when the cache overflows or at flush. Small chunks (up to
    * {@link GATHER_IMAGE_MAX}, e.g. point hits) stay cached: a flush writes them together, one I/O
-   * per run of neighbours, and their encoding gains little from threads. Looked at only when the write starts
-   * past the chunks the previous write touched. Runs before the write checks for queued chunks it
+   * per run of neighbours, and their encoding gains little from threads. Looked at only when the
+   * write starts past the chunks the previous write touched. Runs before the write checks for queued chunks it
    * touches, so a chunk written again after it was handed on is stored first and read back: this
    * changes when chunks are encoded, never what a call sees. A chunk leaves the cache only once
    * queued: when queueing throws (an earlier failure), it stays cached and dirty.
    */
   private async passOn(pieces: readonly ChunkRequest[]): Promise<void> {
-    // (pieces come in chunk order: the first has the lowest coordinate 0, the last the highest)
+    // (blocks map to pieces in chunk order: the first has the lowest coordinate 0, the last the highest;
+    // for points, grouped in buffer order, this is a guess, and a chunk handed on that they touch is stored first)
     const low = pieces[0]?.coords[0] ?? -1;
     const front = this.front;
     this.front = pieces[pieces.length - 1]?.coords[0] ?? front;
