@@ -143,6 +143,83 @@ describe('background writes', () => {
     await g.close();
   });
 
+  // Chunks a ROI stream hands on (larger than 64 KiB: smaller ones stay cached for the flush's gathered writes).
+  const BH = 256;
+  const BW = 260;
+  const BIG = BH * BW;
+  const roiSet = async (f: Awaited<ReturnType<typeof setup>>['f']) =>
+    (await f.createDataset('roi', { dtype: 'uint8', shape: [8, BH, BW], chunks: [1, BH, BW], filters: [{ id: 301 }] })) as Dataset; // default cache: 8 MiB
+  const roi = (i: number, y = 0) => selectBlocks([{ start: [i, y, 0], end: [i + 1, y + 8, 8] }]);
+  const part = (v: number) => new Uint8Array(64).fill(v);
+
+  it('a ROI stream hands the chunk of each frame to the encoder once the next frame is written, though the cache could hold them all', async () => {
+    const { gate, f, store, container } = await setup();
+    const ds = await roiSet(f);
+    await ds.write(part(30), roi(0));
+    await ds.write(part(31), roi(0, 8)); // the same frame again: nothing moved on
+    expect(gate.started).toBe(0);
+    await ds.write(part(32), roi(1));
+    expect(gate.started).toBe(1); // frame 0 left behind: encoding
+    await ds.write(part(33), roi(2));
+    expect(gate.started).toBe(2);
+    expect(gate.finished).toBe(0);
+    gate.open(false);
+    await ds.write(part(34), roi(0, 16)); // back to frame 0 (queued): stored first, then read back and changed
+    await ds.write(part(35), roi(1, 16)); // frame 1 (stored, read back): frame 0 is handed on again
+    const back = (await ds.read(selectBlocks([{ start: [0, 0, 0], end: [3, BH, BW] }]))) as Uint8Array;
+    const at = (i: number, y: number) => back[i * BIG + y * BW];
+    expect([at(0, 0), at(0, 8), at(0, 16), at(1, 0), at(1, 16), at(2, 0), at(2, 24)]).toEqual([30, 31, 34, 32, 35, 33, 0]);
+    await f.close();
+    const g = await openFile(store.toBytes(), { container });
+    const all = (await ((await g.get('roi')) as Dataset).read()) as Uint8Array;
+    expect([all[0], all[8 * BW], all[16 * BW], all[BIG], all[BIG + 16 * BW], all[2 * BIG]]).toEqual([30, 31, 34, 32, 35, 33]);
+    await g.close();
+  });
+
+  it('small chunks (64 KiB or less) a ROI stream leaves behind stay cached for the flush', async () => {
+    const { gate, f } = await setup();
+    const ds = (await f.createDataset('small', { dtype: 'uint8', shape: [8, H, W], chunks: [1, H, W], filters: [{ id: 301 }] })) as Dataset;
+    for (let i = 0; i < 4; i++) await ds.write(part(60 + i), roi(i));
+    expect(gate.started).toBe(0);
+    gate.open(false);
+    await f.flush();
+    expect(gate.started).toBe(4);
+    await f.close();
+  });
+
+  it('chunks a ROI stream hands on count against the queue bound: the write that would exceed it waits', async () => {
+    const { gate, f } = await setup({ backgroundWrites: { maxBytes: 2 * BIG + 1024 } });
+    const ds = await roiSet(f);
+    for (let i = 0; i < 3; i++) expect(await promiseState(ds.write(part(50 + i), roi(i)))).toBe('done'); // frames 0 and 1 queued
+    const fourth = ds.write(part(53), roi(3)); // would queue a third chunk
+    expect(await promiseState(fourth)).toBe('pending');
+    expect(gate.started).toBe(2);
+    gate.open(false);
+    await fourth;
+    expect(gate.started).toBe(3);
+    const back = (await ds.read(selectBlocks([{ start: [0, 0, 0], end: [4, 1, 1] }]))) as Uint8Array;
+    expect(Array.from(back)).toEqual([50, 51, 52, 53]);
+    await f.close();
+  });
+
+  it('a chunk handed on by a ROI stream that fails to encode surfaces at the next call, naming it; the chunks after it are kept', async () => {
+    const { gate, f, store, container } = await setup();
+    const ds = await roiSet(f);
+    await ds.write(part(0xee), roi(0)); // poisoned: fails once handed on
+    await ds.write(part(41), roi(1)); // hands frame 0 on (its encoding waits at the gate)
+    gate.open(false);
+    await new Promise((r) => setTimeout(r, 20));
+    const err = await ds.write(part(42), roi(2)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FilterError);
+    expect(String((err as Error).message)).toMatch(/chunk \[0, 0, 0\]/);
+    await ds.write(part(42), roi(2)); // the failed call changed nothing: written again
+    await f.close();
+    const g = await openFile(store.toBytes(), { container });
+    const all = (await ((await g.get('roi')) as Dataset).read()) as Uint8Array;
+    expect([all[0], all[BIG], all[2 * BIG]]).toEqual([0, 41, 42]);
+    await g.close();
+  });
+
   it('un-awaited calls give the result of their call order (write, read, rewrite, read)', async () => {
     const { gate, f, ds } = await setup();
     gate.open(false);

@@ -24,6 +24,9 @@ import { chunkBytes, ChunkReader, type ChunkEngineOptions } from './chunk-reader
 export type { ChunkStore } from './chunk-format.js';
 export type { ChunkEngineOptions } from './chunk-reader.js';
 
+/** The holder of queued chunks that hold nothing of a caller's (their own memory, or a call's own request buffer). */
+const KEPT: Holder = { hold() {}, drop() {} };
+
 /** Dirty chunks a flush encodes ahead of the one it places. */
 const FLUSH_AHEAD = 8;
 
@@ -33,6 +36,8 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
   protected declare readonly p: ChunkPlacement;
   /** Dirty chunks a flush encodes ahead (more for many filter threads: `chunksForThreads`). */
   private readonly flushAhead: number;
+  /** Highest chunk coordinate in dimension 0 that the last write touched ({@link passOn}). */
+  private front = Infinity;
 
   constructor(o: ChunkEngineOptions<Mem>) {
     super(o, new ChunkPlacement(o));
@@ -52,6 +57,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
     // Gathered full chunks are built from row patterns where the mapping finds them (no run lists).
     const pieces = mapToChunks(sel, [...this.o.dims()], [...this.o.chunkDims], gathered ? { piece: rowPieces } : {});
     const q = this.queue;
+    if (q && !gathered) await this.passOn(pieces);
     // A chunk still queued is stored before this call changes it (or rewrites its space); else only
     // the encoded chunks at the queue's head are stored, and an earlier failure is thrown here.
     if (q?.busy) await (pieces.some((p) => q.has(p.coords.join(','))) ? q.settle() : q.storeEncoded());
@@ -73,11 +79,37 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
     const later = q !== null && (lane || src.length <= q.maxBytes);
     const copy = later && !lane && pieces.some((p) => p.full) ? ownedCopy(src) : null;
     const own = copy ? copy.bytes : src;
-    const holder: Holder | undefined = later ? (copy?.holder ?? { hold() {}, drop() {} }) : undefined;
+    const holder: Holder | undefined = later ? (copy?.holder ?? KEPT) : undefined;
     try {
       await inParallel(pieces, this.concurrency, (req) => this.p.guard(req.coords, () => this.writePiece(req, own, holder)));
     } finally {
       copy?.holder.drop(); // this call's hold: the buffer is reused once the queued chunks are stored too
+    }
+  }
+  /**
+   * Hands the dirty cached chunks that a write moving on along dimension 0 has left behind (chunk
+   * coordinate 0 below every chunk of `pieces`, as each frame of a stream leaves the previous
+   * frame's chunks) to the write queue: they are encoded behind the caller at once (bounded by the
+   * queue's bytes), not when the cache overflows or at flush. Small chunks (up to
+   * {@link GATHER_IMAGE_MAX}, e.g. point hits) stay cached: a flush writes them together, one I/O
+   * per run of neighbours, and their encoding gains little from threads. Looked at only when the
+   * write starts past the chunks the previous write touched. Runs before the write checks for queued chunks it
+   * touches, so a chunk written again after it was handed on is stored first and read back: this
+   * changes when chunks are encoded, never what a call sees. A chunk leaves the cache only once
+   * queued: when queueing throws (an earlier failure), it stays cached and dirty.
+   */
+  private async passOn(pieces: readonly ChunkRequest[]): Promise<void> {
+    // (blocks map to pieces in chunk order: the first has the lowest coordinate 0, the last the highest;
+    // for points, grouped in buffer order, this is a guess, and a chunk handed on that they touch is stored first)
+    const low = pieces[0]?.coords[0] ?? -1;
+    const front = this.front;
+    this.front = pieces[pieces.length - 1]?.coords[0] ?? front;
+    if (low <= front) return;
+    for (const e of [...this.o.cache.all()]) {
+      if (e.dirty && e.bytes > GATHER_IMAGE_MAX && e.coords[0]! < low) {
+        await this.p.guard(e.coords, () => this.storeMem(e.coords, e.mem, KEPT));
+        this.o.cache.delete(e.key);
+      }
     }
   }
   /**
