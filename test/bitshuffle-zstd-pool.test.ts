@@ -17,6 +17,7 @@ import { createFile, openFile, type Dataset } from '../packages/core/src/index.j
 import { decodeChunk, encodeChunk, pipelineOffload, setPipelineOffload, type Datatype, type FilterPipeline, type FilterResolver } from '../packages/core/src/plugin.js';
 import { ALL_FILTERS, bitshuffleSetLocal, configureWorkers, startWorkers, stopWorkers, workerStats } from '../packages/filters/src/index.js';
 import { loadH5wasmWithPlugins } from '../packages/filters/test/support/h5wasm-plugins-loader.js';
+import { inline } from '../packages/filters/test/support/inline.js';
 
 const PY = '/usr/bin/python3';
 const PLUGIN_DIR = '/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins';
@@ -44,17 +45,6 @@ function frames(n: number, seed: number): Uint16Array {
   return v;
 }
 const bytes = (v: Uint16Array) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-
-/** The pipeline run on the calling thread only. */
-async function inline<T>(fn: () => Promise<T>): Promise<T> {
-  const saved = pipelineOffload();
-  setPipelineOffload(null);
-  try {
-    return await fn();
-  } finally {
-    setPipelineOffload(saved);
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'chunkform-bshuf-zstd-'));
 const saved = pipelineOffload();
@@ -86,6 +76,7 @@ describe('bitshuffle + zstd through the worker pool', () => {
     expect(z.bytes.buffer).not.toBeInstanceOf(SharedArrayBuffer);
     expect(z.written).toBeUndefined();
     const here = await inline(() => encodeChunk(db, ZSTD, resolve, ctx, where(0, 0)));
+    expect(workerStats().done - before.done).toBe(1); // (that one on the calling thread)
     expect(z.filterMask).toBe(0);
     expect(Buffer.compare(z.bytes, here.bytes)).toBe(0);
     expect(Buffer.compare(await decodeChunk(z.bytes, ZSTD, 0, resolve, ctx, where(0, 0)), db)).toBe(0);
