@@ -96,11 +96,16 @@ const median = (xs: number[]): number => {
 };
 
 type Filters = Pick<CreateDatasetOptions, 'compression' | 'compressionOpts' | 'shuffle' | 'filters'>;
-const FILTERS: { name: string; opts: Filters }[] = [
+/**
+ * `fromShared`: the filter also has the row `write <name> from shared memory`, the same frames in an
+ * array over a `SharedArrayBuffer` — the workers read each chunk where it is and the main thread
+ * copies nothing (from an ordinary `ArrayBuffer` it copies every chunk: no other thread can read it).
+ */
+const FILTERS: { name: string; opts: Filters; fromShared?: boolean }[] = [
   { name: 'gzip 1', opts: { compression: 'gzip', compressionOpts: 1 } },
   { name: 'shuffle + gzip 1', opts: { shuffle: true, compression: 'gzip', compressionOpts: 1 } },
-  { name: 'LZ4', opts: { filters: [{ id: 32004 }] } },
-  { name: 'bitshuffle + LZ4', opts: { filters: [{ id: 32008, clientData: [0, 2] }] } },
+  { name: 'LZ4', opts: { filters: [{ id: 32004 }] }, fromShared: true },
+  { name: 'bitshuffle + LZ4', opts: { filters: [{ id: 32008, clientData: [0, 2] }] }, fromShared: true },
   { name: 'zstd 3', opts: { filters: [{ id: 32015, clientData: [3] }] } },
 ];
 
@@ -369,25 +374,34 @@ export async function runThreads(dir: string): Promise<void> {
     if (!Number.isNaN(wall)) foreign.set(`${row}|${rep}`, Math.max(foreign.get(`${row}|${rep}`) ?? 0, lastForeign));
   };
   const rows: string[] = [];
-  for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`, `read ordinary ${fl.name}`, `readInto shared ${fl.name}`);
+  const fromShared = (name: string) => `write ${name} from shared memory`;
+  for (const fl of FILTERS) rows.push(`write ${fl.name}`, ...(fl.fromShared ? [fromShared(fl.name)] : []), `read ${fl.name}`, `read ordinary ${fl.name}`, `readInto shared ${fl.name}`);
   rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1');
   rows.splice(0, rows.length, ...rows.filter(picked), 'ceiling: 2 zlib streams');
   // the reused destination of the readInto rows (shared memory: the workers write it)
   const shared = new Uint16Array(new SharedArrayBuffer(FRAMES * FRAME * 2));
+  // the frames in shared memory (the `from shared memory` rows)
+  const sharedData = new Uint16Array(new SharedArrayBuffer(FRAMES * FRAME * 2));
+  sharedData.set(data);
 
   for (let rep = 0; rep < REPEAT; rep++) {
     const order = rep % 2 === 0 ? [1, 2] : [2, 1];
     for (const fl of FILTERS) {
       if (!picked(`write ${fl.name}`) && !picked(`read ${fl.name}`) && !picked(`read ordinary ${fl.name}`) && !picked(`readInto shared ${fl.name}`)) continue;
       const path = join(dir, `t-${fl.name.replace(/\W+/g, '_')}.h5`);
-      const rt: Record<number, [number, number, number, number]> = {};
+      const rt: Record<number, [number, number, number, number, number]> = {};
       for (const th of order) {
         await poolOf(th, () => warmUp(path, data, fl.opts, shared));
-        const w = await sample(async () => {
+        const write = async (source: Uint16Array) => {
           rmSync(path, { force: true }); // a new file: truncating the last one (kernel time on the main thread) is no part of the write
           await settleGarbage();
-          return writeWhole(path, data, FRAMES, fl.opts);
-        });
+          return writeWhole(path, source, FRAMES, fl.opts);
+        };
+        const ws = fl.fromShared && picked(fromShared(fl.name)) ? await sample(() => write(sharedData)) : NaN;
+        note(fromShared(fl.name), rep, th, ws);
+        add(fromShared(fl.name), th, ws);
+        // (the file the read rows read: written once when the write row is not picked)
+        const w = picked(`write ${fl.name}`) ? await sample(() => write(data)) : (await write(data), NaN);
         note(`write ${fl.name}`, rep, th, w);
         if (picked(`read ${fl.name}`) || picked(`readInto shared ${fl.name}`) || picked(`read ordinary ${fl.name}`)) await settleGarbage();
         const r = picked(`read ${fl.name}`) ? await sample(() => readWhole(path, lastSum)) : NaN;
@@ -396,7 +410,7 @@ export async function runThreads(dir: string): Promise<void> {
         note(`readInto shared ${fl.name}`, rep, th, ri);
         const ro = picked(`read ordinary ${fl.name}`) ? await sample(() => readWhole(path, lastSum, 'ordinary')) : NaN;
         note(`read ordinary ${fl.name}`, rep, th, ro);
-        rt[th] = [w, r, ri, ro];
+        rt[th] = [w, r, ri, ro, ws];
         add(`write ${fl.name}`, th, w);
         add(`read ${fl.name}`, th, r);
         add(`readInto shared ${fl.name}`, th, ri);
@@ -406,6 +420,7 @@ export async function runThreads(dir: string): Promise<void> {
       ratios.set(`read ${fl.name}`, [...(ratios.get(`read ${fl.name}`) ?? []), rt[1]![1] / rt[2]![1]]);
       ratios.set(`readInto shared ${fl.name}`, [...(ratios.get(`readInto shared ${fl.name}`) ?? []), rt[1]![2] / rt[2]![2]]);
       ratios.set(`read ordinary ${fl.name}`, [...(ratios.get(`read ordinary ${fl.name}`) ?? []), rt[1]![3] / rt[2]![3]]);
+      if (fl.fromShared) ratios.set(fromShared(fl.name), [...(ratios.get(fromShared(fl.name)) ?? []), rt[1]![4] / rt[2]![4]]);
       if (fl.name === 'LZ4' && lz4Ref && picked('write LZ4') && picked('read LZ4')) {
         const ref = join(dir, 'h5py-lz4.h5');
         const hw = Number(h5py(['write', raw, ref, String(FRAMES), String(H), String(W)]));
