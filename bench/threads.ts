@@ -52,13 +52,10 @@ import { registerIndexes } from '../packages/indexes/src/index.js';
 import { registerDenseFormats } from '../packages/format-dense/src/index.js';
 import { registerSparseFormat } from '../packages/format-sparse/src/index.js';
 import { configureWorkers, registerFilters, startWorkers } from '../packages/filters/src/index.js';
-import { xorshift32 } from './xorshift.js';
+import { FRAME, H, makeFrames, W } from './thread-frames.js';
 
 const PYTHON = '/usr/bin/python3';
 const PLUGINS = '/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins';
-const H = 1024;
-const W = 1024;
-const FRAME = H * W;
 const REPEAT = Number(process.env.BENCH_THREADS_REPEAT ?? 5);
 const FRAMES = Number(process.env.BENCH_THREADS_FRAMES ?? 16);
 const RSS_FRAMES = Number(process.env.BENCH_RSS_FRAMES ?? 400);
@@ -76,17 +73,6 @@ function register(): void {
   registerDenseFormats();
   registerSparseFormat();
   registerFilters();
-}
-
-/** Detector-like frames: mostly small counts (pedestal noise), a few bright pixels, a slow gradient. */
-function makeFrames(n: number, seed = 7): Uint16Array {
-  const rnd = xorshift32(seed);
-  const v = new Uint16Array(n * FRAME);
-  for (let i = 0; i < v.length; i++) {
-    const r = rnd();
-    v[i] = 90 + ((i >> 14) & 15) + (r & 7) + (r % 997 === 0 ? r & 0xfff : 0);
-  }
-  return v;
 }
 
 const median = (xs: number[]): number => {
