@@ -9,7 +9,7 @@
  * 2-thread run shared both cores without a gap. Serial parts (create, close, the first chunk's
  * copy) lengthen the 1-thread run too, so measured ratios land a little above or below it.
  *
- * Alone: `node --import tsx bench/threads-cpu.ts [lz4|bslz4|zstd|gzip] [threads] [plain|shared] [write|read]`
+ * Alone: `node --import tsx bench/threads-cpu.ts [lz4|bslz4|zstd|gzip|none] [threads] [plain|shared] [write|read]`
  * (defaults lz4 2 plain write; `shared`: the frames in a SharedArrayBuffer, which the workers read
  * themselves — from an ordinary ArrayBuffer the main thread copies every chunk into shared memory).
  * BENCH_CPU_REPS (default 20) timed runs after 3 untimed ones, 16 frames of 1024² uint16 as in
@@ -32,6 +32,7 @@ const FILTERS: Record<string, Filters> = {
   bslz4: { filters: [{ id: 32008, clientData: [0, 2] }] },
   zstd: { filters: [{ id: 32015, clientData: [3] }] },
   gzip: { compression: 'gzip', compressionOpts: 1 },
+  none: {},
 };
 
 /** CPU milliseconds of every thread of this process so far, by thread id. */
