@@ -22,7 +22,9 @@
  * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_QUIET_CORES (default 0.25), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
  * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's),
  * BENCH_THREADS_ROWS (comma-separated parts of row names, e.g. `write zstd,stream` or `read`: only the
- * rows whose name contains one; default all), BENCH_THREADS_RSS=0 (skip the peak-RSS children).
+ * rows whose name contains one; default all but the `write … from shared memory` rows, which run when
+ * a part contains `from shared`), BENCH_MIN_MS (default 100, below), BENCH_THREADS_RSS=0 (skip the
+ * peak-RSS children).
  * Each filter has three read rows: `read` (`read()`, a new result each time: in shared memory that the
  * filter workers decode each chunk straight into), `read ordinary` (`read()` with `allowShared: false`:
  * an ordinary `ArrayBuffer`, the chunks staged through shared memory and copied by the main thread) and
@@ -63,7 +65,9 @@ const RSS_FRAMES = Number(process.env.BENCH_RSS_FRAMES ?? 400);
 const BG_BYTES = Number(process.env.BENCH_BG_BYTES ?? 0);
 /** Rows to run (parts of their names); empty: all. */
 const PICK = (process.env.BENCH_THREADS_ROWS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const picked = (row: string): boolean => PICK.length === 0 || PICK.some((p) => row.includes(p));
+/** (The `from shared memory` rows only when a part names them: `from shared`, `LZ4 from shared`, …) */
+const picked = (row: string): boolean =>
+  row.includes(' from shared memory') ? PICK.some((p) => p.includes('from shared') && row.includes(p)) : PICK.length === 0 || PICK.some((p) => row.includes(p));
 
 let registered = false;
 function register(): void {
@@ -86,6 +90,7 @@ type Filters = Pick<CreateDatasetOptions, 'compression' | 'compressionOpts' | 's
  * `fromShared`: the filter also has the row `write <name> from shared memory`, the same frames in an
  * array over a `SharedArrayBuffer` — the workers read each chunk where it is and the main thread
  * copies nothing (from an ordinary `ArrayBuffer` it copies every chunk: no other thread can read it).
+ * Run only when BENCH_THREADS_ROWS names them (a part containing `from shared`, e.g. `from shared`).
  */
 const FILTERS: { name: string; opts: Filters; fromShared?: boolean }[] = [
   { name: 'gzip 1', opts: { compression: 'gzip', compressionOpts: 1 } },
@@ -373,7 +378,7 @@ export async function runThreads(dir: string): Promise<void> {
   for (let rep = 0; rep < REPEAT; rep++) {
     const order = rep % 2 === 0 ? [1, 2] : [2, 1];
     for (const fl of FILTERS) {
-      if (!picked(`write ${fl.name}`) && !picked(`read ${fl.name}`) && !picked(`read ordinary ${fl.name}`) && !picked(`readInto shared ${fl.name}`)) continue;
+      if (![`write ${fl.name}`, fromShared(fl.name), `read ${fl.name}`, `read ordinary ${fl.name}`, `readInto shared ${fl.name}`].some(picked)) continue;
       const path = join(dir, `t-${fl.name.replace(/\W+/g, '_')}.h5`);
       const rt: Record<number, [number, number, number, number, number]> = {};
       for (const th of order) {
