@@ -23,7 +23,7 @@
  * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's),
  * BENCH_THREADS_ROWS (comma-separated parts of row names, e.g. `write zstd,stream` or `read`: only the
  * rows whose name contains one; default all but the `write … from shared memory` rows, which run when
- * a part contains `from shared`), BENCH_MIN_MS (default 100, below), BENCH_THREADS_RSS=0 (skip the
+ * a part contains `from shared`), BENCH_MIN_MS (default 75, below), BENCH_THREADS_RSS=0 (skip the
  * peak-RSS children).
  * Each filter has three read rows: `read` (`read()`, a new result each time: in shared memory that the
  * filter workers decode each chunk straight into), `read ordinary` (`read()` with `allowShared: false`:
@@ -33,7 +33,7 @@
  * (untimed) before the read rows, so that the first read that allocates does not pay for it.
  * Steadiness: after each change of the pool's size a short untimed write and read warm the new
  * worker (its first chunks cost it 20–30 ms more CPU), garbage is collected before every timed
- * write, and a timed run shorter than BENCH_MIN_MS (default 100) is repeated back to back (1, 3 or
+ * write, and a timed run shorter than BENCH_MIN_MS (default 75) is repeated back to back (1, 3 or
  * 5 runs; the median run is the sample). The column "main thread ÷ process CPU" is each run's own
  * accounting (main thread's CPU time ÷ every thread's), which other processes on the machine do not
  * change. On 2 cores a row whose main thread takes a share s of the process's CPU scales by at most
@@ -154,7 +154,7 @@ function busySince(c0: number): void {
  * a bitshuffle + LZ4 write ~40 ms: single runs that short measured the scheduler's hiccups and
  * other processes' bursts more than the pool (single pairs spread 0.8–2.9×).
  */
-const MIN_SAMPLE_S = Number(process.env.BENCH_MIN_MS ?? 100) / 1000;
+const MIN_SAMPLE_S = Number(process.env.BENCH_MIN_MS ?? 75) / 1000;
 const MAX_RUNS = 5;
 async function sample(run: () => Promise<number>): Promise<number> {
   const runs: { s: number; busy: number; foreign: number; own: number }[] = [];
