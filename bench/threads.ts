@@ -22,13 +22,23 @@
  * Environment: BENCH_THREADS_REPEAT (default 5), BENCH_QUIET_CORES (default 0.25), BENCH_THREADS_FRAMES (default 16), BENCH_RSS_FRAMES (400),
  * BENCH_BG_BYTES (`backgroundWrites.maxBytes` of the streaming rows; default the library's),
  * BENCH_THREADS_ROWS (comma-separated parts of row names, e.g. `write zstd,stream` or `read`: only the
- * rows whose name contains one; default all), BENCH_THREADS_RSS=0 (skip the peak-RSS children).
+ * rows whose name contains one; default all but the `write … from shared memory` rows, which run when
+ * a part contains `from shared`), BENCH_MIN_MS (default 75, below), BENCH_THREADS_RSS=0 (skip the
+ * peak-RSS children).
  * Each filter has three read rows: `read` (`read()`, a new result each time: in shared memory that the
  * filter workers decode each chunk straight into), `read ordinary` (`read()` with `allowShared: false`:
  * an ordinary `ArrayBuffer`, the chunks staged through shared memory and copied by the main thread) and
  * `readInto shared` (`readInto` an array over a `SharedArrayBuffer` allocated once, a frame buffer
  * reused across reads: no result pages to touch for the first time). The write's garbage is collected
  * (untimed) before the read rows, so that the first read that allocates does not pay for it.
+ * Steadiness: after each change of the pool's size a short untimed write and read warm the new
+ * worker (its first chunks cost it 20–30 ms more CPU), garbage is collected before every timed
+ * write, and a timed run shorter than BENCH_MIN_MS (default 75) is repeated back to back (1, 3 or
+ * 5 runs; the median run is the sample). The column "main thread ÷ process CPU" is each run's own
+ * accounting (main thread's CPU time ÷ every thread's), which other processes on the machine do not
+ * change. On 2 cores a row whose main thread takes a share s of the process's CPU scales by at most
+ * 2 (1 − s): one worker's time is at best the 1-thread time, and 2 threads share two cores with the
+ * main thread's work (and libuv's, and V8's helpers').
  * @module
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -44,13 +54,10 @@ import { registerIndexes } from '../packages/indexes/src/index.js';
 import { registerDenseFormats } from '../packages/format-dense/src/index.js';
 import { registerSparseFormat } from '../packages/format-sparse/src/index.js';
 import { configureWorkers, registerFilters, startWorkers } from '../packages/filters/src/index.js';
-import { xorshift32 } from './xorshift.js';
+import { FRAME, H, makeFrames, W } from './thread-frames.js';
 
 const PYTHON = '/usr/bin/python3';
 const PLUGINS = '/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins';
-const H = 1024;
-const W = 1024;
-const FRAME = H * W;
 const REPEAT = Number(process.env.BENCH_THREADS_REPEAT ?? 5);
 const FRAMES = Number(process.env.BENCH_THREADS_FRAMES ?? 16);
 const RSS_FRAMES = Number(process.env.BENCH_RSS_FRAMES ?? 400);
@@ -58,7 +65,9 @@ const RSS_FRAMES = Number(process.env.BENCH_RSS_FRAMES ?? 400);
 const BG_BYTES = Number(process.env.BENCH_BG_BYTES ?? 0);
 /** Rows to run (parts of their names); empty: all. */
 const PICK = (process.env.BENCH_THREADS_ROWS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const picked = (row: string): boolean => PICK.length === 0 || PICK.some((p) => row.includes(p));
+/** (The `from shared memory` rows only when a part names them: `from shared`, `LZ4 from shared`, …) */
+const picked = (row: string): boolean =>
+  row.includes(' from shared memory') ? PICK.some((p) => p.includes('from shared') && row.includes(p)) : PICK.length === 0 || PICK.some((p) => row.includes(p));
 
 let registered = false;
 function register(): void {
@@ -70,17 +79,6 @@ function register(): void {
   registerFilters();
 }
 
-/** Detector-like frames: mostly small counts (pedestal noise), a few bright pixels, a slow gradient. */
-function makeFrames(n: number, seed = 7): Uint16Array {
-  const rnd = xorshift32(seed);
-  const v = new Uint16Array(n * FRAME);
-  for (let i = 0; i < v.length; i++) {
-    const r = rnd();
-    v[i] = 90 + ((i >> 14) & 15) + (r & 7) + (r % 997 === 0 ? r & 0xfff : 0);
-  }
-  return v;
-}
-
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -88,11 +86,17 @@ const median = (xs: number[]): number => {
 };
 
 type Filters = Pick<CreateDatasetOptions, 'compression' | 'compressionOpts' | 'shuffle' | 'filters'>;
-const FILTERS: { name: string; opts: Filters }[] = [
+/**
+ * `fromShared`: the filter also has the row `write <name> from shared memory`, the same frames in an
+ * array over a `SharedArrayBuffer` — the workers read each chunk where it is and the main thread
+ * copies nothing (from an ordinary `ArrayBuffer` it copies every chunk: no other thread can read it).
+ * Run only when BENCH_THREADS_ROWS names them (a part containing `from shared`, e.g. `from shared`).
+ */
+const FILTERS: { name: string; opts: Filters; fromShared?: boolean }[] = [
   { name: 'gzip 1', opts: { compression: 'gzip', compressionOpts: 1 } },
   { name: 'shuffle + gzip 1', opts: { shuffle: true, compression: 'gzip', compressionOpts: 1 } },
-  { name: 'LZ4', opts: { filters: [{ id: 32004 }] } },
-  { name: 'bitshuffle + LZ4', opts: { filters: [{ id: 32008, clientData: [0, 2] }] } },
+  { name: 'LZ4', opts: { filters: [{ id: 32004 }] }, fromShared: true },
+  { name: 'bitshuffle + LZ4', opts: { filters: [{ id: 32008, clientData: [0, 2] }] }, fromShared: true },
   { name: 'zstd 3', opts: { filters: [{ id: 32015, clientData: [3] }] } },
 ];
 
@@ -135,10 +139,34 @@ let lastBusy = 0;
  * process's, ÷ wall time; 10 ms ticks, so ± 0.1 on short runs): other agents sharing the machine.
  */
 let lastForeign = 0;
+/** CPU seconds of this whole process (every thread: main, filter workers, libuv's pool, V8's helpers) in the last timed run. */
+let lastOwn = 0;
 function busySince(c0: number): void {
   lastBusy = mainCpu() - c0;
   const wall = (performance.now() - started.t) / 1000;
-  lastForeign = Math.max(0, (machineCpu() - started.machine - (ownCpu() - started.own)) / wall);
+  lastOwn = ownCpu() - started.own;
+  lastForeign = Math.max(0, (machineCpu() - started.machine - lastOwn) / wall);
+}
+
+/**
+ * Timed runs shorter than this (seconds) are repeated back to back, and the median run is the
+ * repetition's sample (its CPU accounting too): 1, 3 or 5 runs. A read of 34 MB takes 20–40 ms,
+ * a bitshuffle + LZ4 write ~40 ms: single runs that short measured the scheduler's hiccups and
+ * other processes' bursts more than the pool (single pairs spread 0.8–2.9×).
+ */
+const MIN_SAMPLE_S = Number(process.env.BENCH_MIN_MS ?? 75) / 1000;
+const MAX_RUNS = 5;
+async function sample(run: () => Promise<number>): Promise<number> {
+  const runs: { s: number; busy: number; foreign: number; own: number }[] = [];
+  let total = 0;
+  while (runs.length < MAX_RUNS && (total < MIN_SAMPLE_S || runs.length % 2 === 0)) {
+    const s = await run();
+    runs.push({ s, busy: lastBusy, foreign: lastForeign, own: lastOwn });
+    total += s;
+  }
+  const mid = [...runs].sort((a, b) => a.s - b.s)[runs.length >> 1]!;
+  ({ busy: lastBusy, foreign: lastForeign, own: lastOwn } = mid);
+  return mid.s;
 }
 /** A pair of runs counts as quiet when other processes kept fewer cores than this busy in each. */
 const QUIET_CORES = Number(process.env.BENCH_QUIET_CORES ?? 0.25);
@@ -161,6 +189,34 @@ const collectGarbage: () => void = (() => {
 async function settleGarbage(): Promise<void> {
   collectGarbage();
   await new Promise((r) => setTimeout(r, 20)); // (V8's helper threads finish sweeping)
+}
+
+/** Frames of the untimed run after each change of the pool's size ({@link poolOf}). */
+const WARM_FRAMES = 2;
+
+/**
+ * Sizes the pool to `threads` and runs `warm` untimed. Shrinking the pool stops a worker and growing
+ * it starts a new one, whose first chunks (after `startWorkers()` says it is ready) still cost it
+ * 20–30 ms more CPU (its heap, buffers and code warming up): without the warm-up the 2-thread run
+ * after every 1-thread run paid that, and only it.
+ */
+async function poolOf(threads: number, warm: () => Promise<unknown>): Promise<void> {
+  configureWorkers({ threads });
+  await startWorkers();
+  await warm();
+}
+
+/** The untimed warm-up of a filter's rows: {@link WARM_FRAMES} frames written and read back (`read()` and `readInto` shared memory). */
+async function warmUp(path: string, data: Uint16Array, opts: Filters, into: Uint16Array): Promise<void> {
+  const warm = `${path}.warm`;
+  rmSync(warm, { force: true });
+  const f = await createFile(warm);
+  const ds = (await f.createDataset('d', { dtype: 'uint16', shape: [WARM_FRAMES, H, W], chunks: [1, H, W], ...opts })) as Dataset;
+  await ds.write(data.subarray(0, WARM_FRAMES * FRAME));
+  await ds.read();
+  await ds.readInto(into.subarray(0, WARM_FRAMES * FRAME));
+  await f.close();
+  rmSync(warm, { force: true });
 }
 
 /** Create + write every frame at once + close. */
@@ -299,39 +355,53 @@ export async function runThreads(dir: string): Promise<void> {
   // row -> the main thread's CPU time ÷ wall time at 2 threads (work that more workers cannot shorten)
   const mainShare = new Map<string, number[]>();
   const busy = (row: string, wall: number) => mainShare.set(row, [...(mainShare.get(row) ?? []), lastBusy / wall]);
+  // row -> the main thread's share of the process's CPU time at 2 threads (each run's own accounting: other processes do not change it)
+  const ofProcess = new Map<string, number[]>();
   // `${row}|${rep}` -> the most cores other processes kept busy during either run of the pair
   const foreign = new Map<string, number>();
   const note = (row: string, rep: number, th: number, wall: number) => {
     if (th === 2) busy(row, wall);
+    if (th === 2 && !Number.isNaN(wall)) ofProcess.set(row, [...(ofProcess.get(row) ?? []), lastBusy / lastOwn]);
     if (!Number.isNaN(wall)) foreign.set(`${row}|${rep}`, Math.max(foreign.get(`${row}|${rep}`) ?? 0, lastForeign));
   };
   const rows: string[] = [];
-  for (const fl of FILTERS) rows.push(`write ${fl.name}`, `read ${fl.name}`, `read ordinary ${fl.name}`, `readInto shared ${fl.name}`);
+  const fromShared = (name: string) => `write ${name} from shared memory`;
+  for (const fl of FILTERS) rows.push(`write ${fl.name}`, ...(fl.fromShared ? [fromShared(fl.name)] : []), `read ${fl.name}`, `read ordinary ${fl.name}`, `readInto shared ${fl.name}`);
   rows.push('stream dense gzip 1', 'stream sparse ROI shuffle + deflate 1');
   rows.splice(0, rows.length, ...rows.filter(picked), 'ceiling: 2 zlib streams');
   // the reused destination of the readInto rows (shared memory: the workers write it)
   const shared = new Uint16Array(new SharedArrayBuffer(FRAMES * FRAME * 2));
+  // the frames in shared memory (the `from shared memory` rows)
+  const sharedData = new Uint16Array(new SharedArrayBuffer(FRAMES * FRAME * 2));
+  sharedData.set(data);
 
   for (let rep = 0; rep < REPEAT; rep++) {
     const order = rep % 2 === 0 ? [1, 2] : [2, 1];
     for (const fl of FILTERS) {
-      if (!picked(`write ${fl.name}`) && !picked(`read ${fl.name}`) && !picked(`read ordinary ${fl.name}`) && !picked(`readInto shared ${fl.name}`)) continue;
+      if (![`write ${fl.name}`, fromShared(fl.name), `read ${fl.name}`, `read ordinary ${fl.name}`, `readInto shared ${fl.name}`].some(picked)) continue;
       const path = join(dir, `t-${fl.name.replace(/\W+/g, '_')}.h5`);
-      const rt: Record<number, [number, number, number, number]> = {};
+      const rt: Record<number, [number, number, number, number, number]> = {};
       for (const th of order) {
-        configureWorkers({ threads: th });
-        await startWorkers();
-        rmSync(path, { force: true }); // a new file: truncating the last one (kernel time on the main thread) is no part of the write
-        const w = await writeWhole(path, data, FRAMES, fl.opts);
+        await poolOf(th, () => warmUp(path, data, fl.opts, shared));
+        const write = async (source: Uint16Array) => {
+          rmSync(path, { force: true }); // a new file: truncating the last one (kernel time on the main thread) is no part of the write
+          await settleGarbage();
+          return writeWhole(path, source, FRAMES, fl.opts);
+        };
+        const ws = fl.fromShared && picked(fromShared(fl.name)) ? await sample(() => write(sharedData)) : NaN;
+        note(fromShared(fl.name), rep, th, ws);
+        add(fromShared(fl.name), th, ws);
+        // (the file the read rows read: written once when the write row is not picked)
+        const w = picked(`write ${fl.name}`) ? await sample(() => write(data)) : (await write(data), NaN);
         note(`write ${fl.name}`, rep, th, w);
         if (picked(`read ${fl.name}`) || picked(`readInto shared ${fl.name}`) || picked(`read ordinary ${fl.name}`)) await settleGarbage();
-        const r = picked(`read ${fl.name}`) ? await readWhole(path, lastSum) : NaN;
+        const r = picked(`read ${fl.name}`) ? await sample(() => readWhole(path, lastSum)) : NaN;
         note(`read ${fl.name}`, rep, th, r);
-        const ri = picked(`readInto shared ${fl.name}`) ? await readWhole(path, lastSum, shared) : NaN;
+        const ri = picked(`readInto shared ${fl.name}`) ? await sample(() => readWhole(path, lastSum, shared)) : NaN;
         note(`readInto shared ${fl.name}`, rep, th, ri);
-        const ro = picked(`read ordinary ${fl.name}`) ? await readWhole(path, lastSum, 'ordinary') : NaN;
+        const ro = picked(`read ordinary ${fl.name}`) ? await sample(() => readWhole(path, lastSum, 'ordinary')) : NaN;
         note(`read ordinary ${fl.name}`, rep, th, ro);
-        rt[th] = [w, r, ri, ro];
+        rt[th] = [w, r, ri, ro, ws];
         add(`write ${fl.name}`, th, w);
         add(`read ${fl.name}`, th, r);
         add(`readInto shared ${fl.name}`, th, ri);
@@ -341,6 +411,7 @@ export async function runThreads(dir: string): Promise<void> {
       ratios.set(`read ${fl.name}`, [...(ratios.get(`read ${fl.name}`) ?? []), rt[1]![1] / rt[2]![1]]);
       ratios.set(`readInto shared ${fl.name}`, [...(ratios.get(`readInto shared ${fl.name}`) ?? []), rt[1]![2] / rt[2]![2]]);
       ratios.set(`read ordinary ${fl.name}`, [...(ratios.get(`read ordinary ${fl.name}`) ?? []), rt[1]![3] / rt[2]![3]]);
+      if (fl.fromShared) ratios.set(fromShared(fl.name), [...(ratios.get(fromShared(fl.name)) ?? []), rt[1]![4] / rt[2]![4]]);
       if (fl.name === 'LZ4' && lz4Ref && picked('write LZ4') && picked('read LZ4')) {
         const ref = join(dir, 'h5py-lz4.h5');
         const hw = Number(h5py(['write', raw, ref, String(FRAMES), String(H), String(W)]));
@@ -363,8 +434,7 @@ export async function runThreads(dir: string): Promise<void> {
       const path = join(dir, `s-${kind}.h5`);
       const st: Record<number, number> = {};
       for (const th of order) {
-        configureWorkers({ threads: th });
-        await startWorkers();
+        await poolOf(th, async () => (await stream(path, data, WARM_FRAMES, kind), rmSync(path, { force: true })));
         st[th] = await stream(path, data, FRAMES * 2, kind);
         note(row, rep, th, st[th]);
         add(row, th, st[th]);
@@ -394,20 +464,21 @@ export async function runThreads(dir: string): Promise<void> {
   const mbOf = (row: string) => (row.startsWith('stream') ? 2 * mb : row.startsWith('ceiling') ? 8 * 8 : mb);
   console.log(`\n## Thread scaling (bench/threads.ts): ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB), ${REPEAT} interleaved repetitions, medians\n`);
   console.log(
-    `| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | ÷ ceiling (median, paired by repetition) | main thread CPU ÷ wall, 2 threads | other processes' cores (median) | 2 ÷ 1, quiet pairs (< ${QUIET_CORES} cores elsewhere) |`,
+    `| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | ÷ ceiling (median, paired by repetition) | main thread CPU ÷ wall, 2 threads | main thread ÷ process CPU, 2 threads | other processes' cores (median) | 2 ÷ 1, quiet pairs (< ${QUIET_CORES} cores elsewhere) |`,
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     if (!times.has(`${row}|1`)) continue;
     const a = median(times.get(`${row}|1`)!);
     const b = median(times.get(`${row}|2`)!);
     const all = ratios.get(row)!.map((r) => r.toFixed(2)).join(' ');
     const frac = `${(100 * median(ofCeiling.get(row)!)).toFixed(0)} %`;
-    const share = mainShare.has(row) && !Number.isNaN(median(mainShare.get(row)!)) ? `${(100 * median(mainShare.get(row)!)).toFixed(0)} %` : '—';
+    const pct = (m: Map<string, number[]>) => (m.has(row) && !Number.isNaN(median(m.get(row)!)) ? `${(100 * median(m.get(row)!)).toFixed(0)} %` : '—');
+    const share = pct(mainShare);
     const load = ratios.get(row)!.map((_, rep) => foreign.get(`${row}|${rep}`) ?? NaN);
     const quiet = ratios.get(row)!.filter((_, rep) => load[rep]! < QUIET_CORES);
     const calm = quiet.length > 0 ? `${median(quiet).toFixed(2)}× (${quiet.length} of ${load.length})` : `— (0 of ${load.length})`;
-    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${frac} | ${share} | ${median(load).toFixed(2)} | ${calm} |`);
+    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${frac} | ${share} | ${pct(ofProcess)} | ${median(load).toFixed(2)} | ${calm} |`);
   }
   if (lz4Ref && times.has('write LZ4|h5py')) {
     console.log('\n| LZ4 vs h5py (native plugin) | h5py MB/s | ours 1 thread | ours 2 threads | ours ÷ h5py at 1 / 2 threads |');

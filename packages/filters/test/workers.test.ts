@@ -13,6 +13,7 @@ import { pipelineOffload, setPipelineOffload } from '@chunkform/core/plugin';
 import { decodeChunk, encodeChunk, type FilterResolver } from '@chunkform/core/plugin';
 import type { Filter } from '@chunkform/core/plugin';
 import { ALL_FILTERS, bitshuffleSetLocal, configureWorkers, DEFAULT_WORKER_MIN_BYTES, startWorkers, stopWorkers, workerPoolSize, workerStats } from '../src/index.js';
+import { inline } from './support/inline.js';
 
 const U16: Datatype = { class: 'integer', size: 2, order: 'LE', signed: false };
 const ctx = { datatype: U16, elementSize: 2, chunkDims: [512, 512] };
@@ -41,17 +42,6 @@ function frame(seed: number, n = 512 * 512): Uint8Array {
     v[i] = x % 37 === 0 ? x & 0xfff : x & 3;
   }
   return new Uint8Array(v.buffer);
-}
-
-/** The pipeline run on the calling thread only. */
-async function inline<T>(fn: () => Promise<T>): Promise<T> {
-  const saved = pipelineOffload();
-  setPipelineOffload(null);
-  try {
-    return await fn();
-  } finally {
-    setPipelineOffload(saved);
-  }
 }
 
 beforeAll(async () => {
