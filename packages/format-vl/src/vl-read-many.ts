@@ -29,6 +29,14 @@ export interface ChunkReading {
   read(mem: VlChunk, req: ChunkRequest, out: Uint8Array): void;
   /** The values read leave no view of the chunk's bytes behind (the read buffer may be reused). */
   copies: boolean;
+  /**
+   * Optional, for a read whose values are copied, in file order, into one buffer from its start: that
+   * buffer (a column read's staging buffer, vl-column.ts `ColumnRead.stageInPlace`), as large as the
+   * values of every chunk may be, or null when that is more than `most` bytes or the read has none.
+   * Groups are then read into it, one after another, as far as they fit (the others into the two
+   * read buffers): each chunk's values move down to where the values before them end.
+   */
+  stage?(most: number): Uint8Array | null;
 }
 
 /** Items `[i, j)` of the file-ordered list, read with one I/O of `total` bytes from the first one's address (`alone`: one chunk larger than a group). */
@@ -62,6 +70,38 @@ function groupsOf(order: readonly ReadItem[], group: number): Group[] {
   return out;
 }
 
+/** Groups are placed at multiples of this in an in-place buffer (chunks keep the alignment of their file addresses). */
+const PLACE_ALIGN = 8;
+
+/**
+ * Where the groups that fit go in the buffer of an in-place read (`how.stage`): one after another,
+ * each at a multiple of {@link PLACE_ALIGN} (-1: in the read buffers); null when the read has no
+ * such buffer. The file is checked to hold every chunk before the buffer is allocated (a range
+ * past its end is the I/O's typed error): it is never larger than their span.
+ */
+async function inPlace(order: readonly ReadItem[], groups: readonly Group[], io: RawIO, how: ChunkReading): Promise<{ buf: Uint8Array; at: number[] } | null> {
+  if (!how.stage || !how.copies || groups.length === 0) return null;
+  let end = 0;
+  for (const g of groups) {
+    const last = order[g.j - 1]!.rec;
+    end = Math.max(end, last.address + last.size);
+  }
+  const first = order[0]!.rec.address;
+  if (end <= first) return null;
+  await io.readInto(end - 1, new Uint8Array(1));
+  const buf = how.stage(end - first);
+  if (!buf) return null;
+  const at: number[] = [];
+  let next = 0;
+  for (const g of groups) {
+    const fits = next + g.total <= buf.length;
+    at.push(fits ? next : -1);
+    if (fits) next += Math.ceil(g.total / PLACE_ALIGN) * PLACE_ALIGN;
+    else next = Infinity; // (later groups would land where earlier values go)
+  }
+  return { buf, at };
+}
+
 /**
  * Reads `items` into `out`: in file order, runs of chunks stored (nearly) back to back (together at most
  * `group` bytes) with one `readInto` each, the next run's I/O started before this one's chunks are
@@ -70,16 +110,18 @@ function groupsOf(order: readonly ReadItem[], group: number): Group[] {
 export async function readMany(items: readonly ReadItem[], out: Uint8Array, io: RawIO, how: ChunkReading, group = GROUP_BYTES): Promise<void> {
   const order = [...items].sort((a, b) => a.rec.address - b.rec.address);
   const groups = groupsOf(order, group);
+  const place = await inPlace(order, groups, io, how);
   // the two buffers reads take in turn when values leave as copies (each as large as the groups it serves)
   const scratch: (Uint8Array | null)[] = [null, null];
   const largest = groups.reduce((m, g) => (g.alone ? m : Math.max(m, g.total)), 0);
   const start = (g: number): Promise<Uint8Array> => {
     const { i, total, alone } = groups[g]!;
     const first = order[i]!.rec;
-    // (a chunk alone is read the ordinary way: its size is checked against the file before any allocation)
-    if (alone) return io.read(first.address, first.size);
     let buf: Uint8Array;
-    if (how.copies) {
+    if (place && place.at[g]! >= 0) buf = place.buf.subarray(place.at[g]!, place.at[g]! + total);
+    // (a chunk alone is read the ordinary way: its size is checked against the file before any allocation)
+    else if (alone) return io.read(first.address, first.size);
+    else if (how.copies) {
       const s = g & 1;
       scratch[s] ??= new Uint8Array(largest);
       buf = scratch[s]!.subarray(0, total);
