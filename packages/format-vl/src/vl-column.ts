@@ -159,11 +159,13 @@ export function stringColumns(ascii: boolean, path: string): ColumnarValues {
 export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, base: number): void {
   if (col.inPlace !== null && mem.heap.buffer === col.inPlace) {
     // An in-place read: the values move down over the chunk's own entries (before its heap), which
-    // runs after the first still read (then copied first); and a heap is read in place only when its
-    // values are copied front to back (in heap order, one copy per run, runs in chunk order): each
-    // copy then ends before the next one's bytes. Other heaps are copied out of the way first.
-    if (runs.length > 3 && mem.words !== null) mem.words = mem.words.slice();
-    if (!(mem.words !== null && mem.defined === null && mem.inOrder && ascending(runs))) mem.heap = mem.heap.slice();
+    // are read while copying when there are several runs or copies (then copied out first); and a
+    // heap is read in place only when its values are copied front to back (in heap order, one copy
+    // per run, runs in chunk order): each copy then ends before the next one's bytes. Other heaps
+    // are copied out of the way first.
+    const inOrder = mem.words !== null && mem.defined === null && mem.inOrder && ascending(runs);
+    if (mem.words !== null && (!inOrder || runs.length > 3)) mem.words = mem.words.slice();
+    if (!inOrder) mem.heap = mem.heap.slice();
   }
   if (mem.words !== null && mem.defined === null) {
     readPacked(mem, mem.words, runs, col, base);
