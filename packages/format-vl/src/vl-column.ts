@@ -39,6 +39,11 @@ export class ColumnRead {
   inOrder = true;
   /** Values whose lengths are known so far. */
   seen = 0;
+  /**
+   * An in-place read ({@link stageInPlace}): the memory of `buf`, into which stored chunks are read
+   * and their values moved down to the front; null otherwise (or once `buf` is another).
+   */
+  inPlace: ArrayBufferLike | null = null;
 
   constructor(count: number) {
     this.lengths = new Uint32Array(count + 1);
@@ -51,11 +56,27 @@ export class ColumnRead {
   room(n: number): Uint8Array {
     const need = this.total + n;
     if (need > this.buf.length) {
+      this.inPlace = null;
       const estimate = this.seen > 0 ? Math.ceil((need / this.seen) * (this.lengths.length - 1) * 1.0625) : 0;
       const b = new Uint8Array(Math.max(need, this.buf.length * 2, estimate));
       b.set(this.buf.subarray(0, this.total));
       this.buf = b;
     }
+    return this.buf;
+  }
+
+  /**
+   * A staging buffer of `bytes` bytes (what the values of the chunks to come take at most) that
+   * stored chunks are also read into, in file order, as far as they fit (./vl-read-many.ts): each
+   * chunk's values are then moved down within it to where the values before them end, never past
+   * the chunk's own bytes, as a chunk holds at least its values. The reads fill the buffer's memory
+   * for the first time, on the I/O threads, not the copies on this one. Null when values were
+   * staged already (the cache served some).
+   */
+  stageInPlace(bytes: number): Uint8Array | null {
+    if (this.total > 0 || this.seen > 0) return null;
+    this.buf = new Uint8Array(bytes);
+    this.inPlace = this.buf.buffer;
     return this.buf;
   }
 
@@ -136,6 +157,16 @@ export function stringColumns(ascii: boolean, path: string): ColumnarValues {
  * run when the run's values lie back to back, as a chunk written at once stores them).
  */
 export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, base: number): void {
+  if (col.inPlace !== null && mem.heap.buffer === col.inPlace) {
+    // An in-place read: the values move down over the chunk's own entries (before its heap), which
+    // are read while copying when there are several runs or copies (then copied out first); and a
+    // heap is read in place only when its values are copied front to back (in heap order, one copy
+    // per run, runs in chunk order): each copy then ends before the next one's bytes. Other heaps
+    // are copied out of the way first.
+    const inOrder = mem.words !== null && mem.defined === null && mem.inOrder && ascending(runs);
+    if (mem.words !== null && (!inOrder || runs.length > 3)) mem.words = mem.words.slice();
+    if (!inOrder) mem.heap = mem.heap.slice();
+  }
   if (mem.words !== null && mem.defined === null) {
     readPacked(mem, mem.words, runs, col, base);
     return;
@@ -159,6 +190,12 @@ export function readColumn(mem: VlChunk, runs: Float64Array, col: ColumnRead, ba
     copyStretches(col.room(total), col.total, heap, off, c, len, c, 1, n, defined);
     col.added(b, total);
   }
+}
+
+/** Whether the runs' chunk offsets ascend without overlap. */
+function ascending(runs: Float64Array): boolean {
+  for (let r = 3; r < runs.length; r += 3) if (runs[r]! < runs[r - 3]! + runs[r - 1]!) return false;
+  return true;
 }
 
 /**

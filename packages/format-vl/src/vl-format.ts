@@ -22,7 +22,7 @@ import {
 } from '@chunkform/core';
 import { emptyVlChunk, eraseValue, readValues, writeEmpty, writeValues, type VlChunk } from './vl-chunk.js';
 import { anySectionFiltered } from '@chunkform/core/plugin';
-import { DENSE_SECTIONS, ENTRY_SIZE, SPARSE_SECTIONS, decodeVlChunk, definedSelection, encodeVlChunk, type VlShape } from './vl-sections.js';
+import { DENSE_SECTIONS, ENTRY_SIZE, SPARSE_SECTIONS, decodeVlChunk, definedSelection, encodeVlChunk, heapValueBytes, type VlShape } from './vl-sections.js';
 import { vlCodec, type VlCodec } from './vl-values.js';
 import { ColumnRead, readColumn, stringColumns, writeColumn } from './vl-column.js';
 import { columnChunk, textChunk } from './vl-image.js';
@@ -88,7 +88,16 @@ export class VlFormat implements ChunkFormat<VlChunk> {
       read: (mem, req, out) => this.memRead(mem, req, out),
       copies: this.objectValues.text,
     };
-    return (items, out, io) => readMany(items, out, io, how);
+    return (items, out, io) => {
+      // a column read of whole chunks reads them into its own staging buffer as far as they fit (vl-column.ts)
+      const col = laneOf(out)?.columnar;
+      if (!(col instanceof ColumnRead) || !items.every((it) => it.req.full)) return readMany(items, out, io, how);
+      const stage = (most: number): Uint8Array | null => {
+        const bytes = items.reduce((n, it) => n + heapValueBytes(it.rec), 0);
+        return bytes <= most ? col.stageInPlace(bytes) : null;
+      };
+      return readMany(items, out, io, { ...how, stage });
+    };
   }
 
   /** Index of `buf`'s first element in its lane. */

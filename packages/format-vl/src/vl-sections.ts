@@ -250,6 +250,17 @@ export async function encodeVlChunk(mem: VlChunk, ctx: ChunkFormatContext, shape
   return { bytes, filterMask: 0, sections };
 }
 
+/**
+ * Most value bytes the heap of an unfiltered stored chunk holds, from its index record (the heap
+ * section, from the last section offset, less its unused-byte count and checksum); 0 for a record
+ * without section offsets or with one outside the chunk (its decoding then fails).
+ */
+export function heapValueBytes(rec: ChunkRecord): number {
+  const offsets = rec.sections?.offsets;
+  const at = offsets && offsets.length > 0 ? offsets[offsets.length - 1]! : rec.size;
+  return at >= 0 && at <= rec.size ? Math.max(0, rec.size - at - HEAP_HEADER - 4) : 0;
+}
+
 /** Splits a stored chunk into its sections and undoes their filters, checking sizes against the record. */
 async function unfilterSections(image: Uint8Array, rec: ChunkRecord, ctx: ChunkFormatContext, nsec: number, shape: VlShape): Promise<Uint8Array[]> {
   const secs = rec.sections;

@@ -157,4 +157,56 @@ describe('readMany groups', () => {
     ]);
     expect(seen).toEqual([[10, 11, 12, 13, 14], [15, 16, 17, 18, 19], [20, 21, 22, 23, 24], [40, 41, 42], [...file.subarray(43, 73)]]);
   });
+
+  it("the next group's I/O is under way while a group is decoded, with the two buffers in turn", async () => {
+    // groups of 5 bytes: [10, 15), [20, 25), [30, 35); each decode records the reads started by then
+    const { items, io, how, reads } = setup([10, 20, 30], [5, 5, 5], file);
+    const started: number[] = [];
+    const buffers: ArrayBufferLike[] = [];
+    const decode = how.decode;
+    how.decode = async (image, rec) => {
+      started.push(reads.length);
+      buffers.push(image.buffer);
+      return decode(image, rec);
+    };
+    await readMany(items, new Uint8Array(16), io, how, 5);
+    expect(reads).toEqual([
+      [10, 5],
+      [20, 5],
+      [30, 5],
+    ]);
+    expect(started).toEqual([2, 3, 3]);
+    expect(buffers[0]).toBe(buffers[2]);
+    expect(buffers[1]).not.toBe(buffers[0]);
+  });
+
+  it('a decode that fails leaves no read of the call running, and a failed read is reported in its turn', async () => {
+    const { items, io, how } = setup([10, 20, 30], [5, 5, 5], file);
+    let inFlight = 0;
+    const readInto = io.readInto.bind(io);
+    io.readInto = async (a, t) => {
+      inFlight++;
+      await new Promise((ok) => setTimeout(ok, 5));
+      await readInto(a, t);
+      inFlight--;
+    };
+    how.decode = async () => {
+      throw new ChecksumError('test chunk', 10, 1, 2);
+    };
+    await expect(readMany(items, new Uint8Array(16), io, how, 5)).rejects.toBeInstanceOf(ChecksumError);
+    expect(inFlight).toBe(0);
+    // the second group's read fails while the first is decoded: the first is decoded, then the failure
+    const failing = setup([10, 20, 30], [5, 5, 5], file);
+    const decoded: number[] = [];
+    failing.io.readInto = async (a, t) => {
+      if (a === 20) throw new Error('I/O failed');
+      t.set(file.subarray(a, a + t.length));
+    };
+    failing.how.decode = async (image) => {
+      decoded.push(image[0]!);
+      return emptyVlChunk(1, false);
+    };
+    await expect(readMany(failing.items, new Uint8Array(16), failing.io, failing.how, 5)).rejects.toThrow('I/O failed');
+    expect(decoded).toEqual([10]);
+  });
 });
