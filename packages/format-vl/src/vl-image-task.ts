@@ -32,10 +32,10 @@ export function sealRing(args: SealRingArgs): OffloadTaskResult<number> {
   const { ring, slabs, idleMs } = args;
   let count = 0;
   const done = (): OffloadTaskResult<number> => ({ value: count, transfer: [] });
+  let d = Atomics.load(ring, RING_CURSOR);
   for (;;) {
     const head = Atomics.load(ring, RING_HEAD);
-    let d = Atomics.load(ring, RING_CURSOR);
-    if ((head - d) >>> 0 > RING_SIZE) d = (head - RING_SIZE) | 0; // (lapped: those are sealed already)
+    if ((head - d) >>> 0 > RING_SIZE) d = (head - RING_SIZE) | 0; // (lapped: those slots hold newer descriptors, or are sealed)
     if (d === head) {
       if (idleMs > 0 && Atomics.wait(ring, RING_HEAD, head, idleMs) !== 'timed-out') continue;
       if (Atomics.load(ring, RING_HEAD) !== head) continue;
@@ -61,6 +61,7 @@ export function sealRing(args: SealRingArgs): OffloadTaskResult<number> {
       Atomics.notify(ring, at + 3);
       count++;
     }
-    Atomics.compareExchange(ring, RING_CURSOR, d, (d + 1) | 0);
+    d = (d + 1) | 0;
+    Atomics.store(ring, RING_CURSOR, d); // (where the next job starts)
   }
 }

@@ -4,11 +4,12 @@
  * built on the calling thread without a pool (1-D chunks, 2-D chunks of whole rows; a chunk of
  * several runs is built the usual way), offsets of either type, a column starting inside its buffer,
  * empty strings, a filtered heap, random strings with non-ASCII ones, several writes reusing the
- * slabs, one after another and at once); the caller's column may change once the write returns; a
- * job the pool declines, that fails there or that answers late, and a pool without threads, give the
+ * slabs, one after another and at once, more sections than the ring has slots); the caller's column
+ * may change once the write returns; a job the pool declines, that fails there, that answers late,
+ * that stops inside a section it claimed or is slow on one, and a pool without threads, give the
  * same bytes sealed here; a chunk used before it is encoded gets a sealed image of its own; the
- * worker's side seals only the sections it claims; a failed file write leaves the slab alone until
- * the chunk is stored again.
+ * worker's side seals only the sections it claims, waits on the ring for more and ends at a slab it
+ * was not sent; a failed file write leaves the slab alone until the chunk is stored again.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStore, createFile, openFile, type Dataset } from '@chunkform/core';
@@ -18,7 +19,7 @@ import { VLStrings, createVlDataset, type VlDatasetOptions } from '../src/index.
 import { VlChunk } from '../src/vl-chunk.js';
 import { columnChunk } from '../src/vl-image.js';
 import { MIN_POOL_THREADS, MIN_POOL_THREADS_FILTERED, encodeOwned, ownImage, slabChunk } from '../src/vl-image-offload.js';
-import { CLAIMED, FREE, RING_ACTIVE, RING_DESC, RING_HEAD, RING_HEADER, RING_SIZE, SEALED, descAt } from '../src/vl-image-ring.js';
+import { CLAIMED, FREE, RING_ACTIVE, RING_CURSOR, RING_DESC, RING_HEAD, RING_HEADER, RING_SIZE, SEALED, descAt } from '../src/vl-image-ring.js';
 import { sealRing, type SealRingArgs } from '../src/vl-image-task.js';
 import { seal } from '../src/vl-sections.js';
 import { fileBytes } from './support.js';
@@ -223,6 +224,63 @@ describe('fallback to the calling thread', () => {
       expect(asked).toBeGreaterThan(0);
       expect(Buffer.from(bytes).equals(Buffer.from(here))).toBe(true);
     }
+    await new Promise((ok) => setTimeout(ok, 60)); // (the late job runs after the write: let it end)
+  });
+
+  /** Claims the first free section published in the job's ring (as a worker starting on it): its cell index, or -1. */
+  function claimOne(args: SealRingArgs): number {
+    const { ring } = args;
+    for (let d = Atomics.load(ring, RING_CURSOR); d !== Atomics.load(ring, RING_HEAD); d = (d + 1) | 0) {
+      if (Atomics.compareExchange(ring, descAt(d) + 3, FREE, CLAIMED) === FREE) return descAt(d);
+    }
+    return -1;
+  }
+
+  it('a worker that stops inside a section (its job fails with the section claimed) and one slow on a section: the calling thread seals them, same bytes', async () => {
+    const here = await poolBytes(opts, VLStrings.from(v), 0);
+    // stops: claims a section, writes nothing, and its job fails (the section stays claimed for good)
+    const stops = (t: Parameters<NonNullable<PipelineOffload['runTask']>>[0]): Promise<unknown> => {
+      const args = t.args as SealRingArgs;
+      claimOne(args);
+      Atomics.store(args.ring, RING_ACTIVE, 0);
+      return Promise.resolve(null);
+    };
+    // slow: claims a section, seals it 5 ms later (the calling thread waits for it, sealing the others), then the rest
+    const slow = (t: Parameters<NonNullable<PipelineOffload['runTask']>>[0]): Promise<unknown> => {
+      const args = t.args as SealRingArgs;
+      const at = claimOne(args);
+      return new Promise((ok) =>
+        setTimeout(() => {
+          if (at >= 0) {
+            const { ring, slabs } = args;
+            seal(slabs.get(ring[at]!)!.subarray(ring[at + 1]!, ring[at + 2]!));
+            Atomics.store(ring, at + 3, SEALED);
+            Atomics.notify(ring, at + 3);
+          }
+          ok(sealRing({ ...args, idleMs: 0 }).value);
+        }, 5),
+      );
+    };
+    for (const answer of [stops, slow]) {
+      let bytes!: Uint8Array;
+      let asked = 0;
+      await withRunTask((t) => (asked++, answer(t)), async () => void (bytes = await written()));
+      expect(asked).toBeGreaterThan(0);
+      expect(Buffer.from(bytes).equals(Buffer.from(here))).toBe(true);
+    }
+    // (the slabs of sections left claimed are not reused: the next writes on the pool give the same bytes)
+    expect(Buffer.from(await poolBytes(opts, VLStrings.from(v), MIN_POOL_THREADS)).equals(Buffer.from(here))).toBe(true);
+  });
+
+  it('more sections than the ring has slots (a slot is reused only once its section is sealed): the same bytes', async () => {
+    const many = strings(24000, 5);
+    const o: VlDatasetOptions = { dtype: 'string', shape: [24000], chunks: [16] }; // (1500 chunks, 3000 sections)
+    expect(3000).toBeGreaterThan(RING_SIZE);
+    const here = await poolBytes(o, VLStrings.from(many), 0);
+    const before = tasks;
+    const there = await poolBytes(o, VLStrings.from(many), MIN_POOL_THREADS);
+    expect(tasks).toBeGreaterThan(before); // (slots a stopped worker left claimed, above, are skipped: the ring goes on)
+    expect(Buffer.from(there).equals(Buffer.from(here))).toBe(true);
   });
 
   /** A ring holding descriptors `(slab, start, end, state)`, published. */
