@@ -309,7 +309,7 @@ let waitingOn = false;
 const later = (fn: () => void): void => void (typeof setImmediate === 'function' ? setImmediate : setTimeout)(fn);
 
 function schedule(): void {
-  if (stealScheduled || waitingOn) return;
+  if (stealScheduled) return;
   stealScheduled = true;
   later(steal);
 }
@@ -351,6 +351,7 @@ function steal(): void {
     awaited = [];
     return;
   }
+  if (waitingOn) return; // (a wait runs: it turns again when it ends, or when a new chunk is awaited)
   const d = oldest.sections.find((x, s) => s % 3 === 2 && x >= 0)!;
   const w = waitAsync ? waitAsync(ring!, descAt(d) + 3, CLAIMED, WAIT_MS) : null;
   if (!w?.async) {
