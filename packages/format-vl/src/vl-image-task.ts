@@ -11,6 +11,16 @@
 import { lookup3, type OffloadTaskResult } from '@chunkform/core/plugin';
 import { CLAIMED, FREE, RING_ACTIVE, RING_CURSOR, RING_HEAD, RING_SIZE, SEALED, descAt } from './vl-image-ring.js';
 
+// Warmed when a worker first imports this module (its first job): lookup3 over 512 KiB of shared
+// memory in 64 KiB pieces, long enough for the optimizing compiler (≈ 10 ms of the worker's CPU once),
+// so a write's first sections are not checksummed by the interpreter: a cold worker took 8–34 ms over
+// its first 200 KB section and 0.18 ms over each next one (on-stack-replaced code), a warmed one
+// 0.09–0.14 ms from the first (/tmp measurement, BENCHMARKS.md "vlwrite4").
+{
+  const warm = new Uint8Array(new SharedArrayBuffer(64 << 10));
+  for (let i = 0; i < 8; i++) lookup3(warm);
+}
+
 /** What a {@link sealRing} job is sent. */
 export interface SealRingArgs {
   /** The ring (shared). */
