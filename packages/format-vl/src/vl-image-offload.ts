@@ -25,15 +25,19 @@ import { CLAIMED, FREE, RING_ACTIVE, RING_DESC, RING_HEAD, RING_HEADER, RING_SIZ
 import type { SealRingArgs } from './vl-image-task.js';
 
 /**
- * Smallest pool that takes the checksums of chunks without filters: 2 threads. The calling thread
+ * Smallest pool that takes the checksums of chunks without filters: 3 threads. The calling thread
  * publishes each section in a shared ring and one long job on a worker (./vl-image-task.ts
  * `sealRing`) seals them as they come, waiting on the ring between them (`Atomics.wait`), so a
- * write sends a job or a few, not one per chunk; the calling thread seals, newest first, those no
- * worker has claimed whenever it would wait. Before the ring, a pool of 2 lost to the calling thread
- * alone (BENCHMARKS.md "vlpar", "vlwrite3": ≈ 50 job messages of 0.2–0.5 ms per write on the
- * calling thread); measured with the ring: BENCHMARKS.md "vlwrite4".
+ * write sends a job or a few, not one per chunk (before the ring: one job per 4 chunks, ≈ 50 job
+ * messages of 0.2–0.5 ms per write on the calling thread, BENCHMARKS.md "vlwrite3"); the calling
+ * thread seals, newest first, those no worker has claimed whenever it would wait. A pool of 2 (a
+ * 2-core machine) still leaves the chunks to the calling thread: with the ring, on this 2-core
+ * machine under the load of other processes (load average 10–17), a fresh process's write used 1–4 ms
+ * less main-thread CPU but ≈ 30 ms more process CPU (the worker's and V8's helper threads), and its
+ * best wall time over 6–8 runs was 87–100 ms against 61–76 ms built on the calling thread
+ * (BENCHMARKS.md "vlwrite4"); with a free core it may pay, which that machine could not show.
  */
-export const MIN_POOL_THREADS = 2;
+export const MIN_POOL_THREADS = 3;
 
 /**
  * Smallest pool that takes the checksums of chunks with filters: their job ends as soon as it has

@@ -333,6 +333,8 @@ describe('fallback to the calling thread', () => {
     expect(slabChunk(500, one, col, 0, false)).toBeNull();
     configureWorkers({ threads: MIN_POOL_THREADS_FILTERED - 1, minBytes: 0 });
     expect(slabChunk(500, one, col, 0, true)).toBeNull(); // (filters: a pool of MIN_POOL_THREADS_FILTERED)
+    configureWorkers({ threads: 2, minBytes: 0 });
+    expect(slabChunk(500, one, col, 0, false)).toBeNull(); // (a pool of 2: built the usual way, see MIN_POOL_THREADS)
     configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const mem = slabChunk(500, one, col, 0, false);
     expect(mem).not.toBeNull();
