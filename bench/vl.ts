@@ -26,7 +26,8 @@
  * columnar rows of 8× chunks: no worker pool (every chunk built and checksummed on the main thread),
  * and a pool of 3 threads; with a pool of 3 or more (MIN_POOL_THREADS in
  * packages/format-vl/src/vl-image-offload.ts) `format-vl` builds the chunks of a column in reused
- * shared memory and the workers compute their checksums, the main thread sealing those no worker took.
+ * shared memory and a worker computes their checksums (one job reading a shared ring of sections),
+ * the main thread sealing those no worker took.
  * The same run measures ceilings that bound any implementation on this machine: zlib level 1 on the
  * same heap bytes on 1 and 2 threads, turning bytes into one JS string per value, and building and
  * checksumming the stored bytes of the unfiltered chunks (no file).

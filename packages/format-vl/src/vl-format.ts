@@ -131,7 +131,7 @@ export class VlFormat implements ChunkFormat<VlChunk> {
         let bytes = 0;
         for (let r = 0; r < runs.length; r += 3) bytes += col.offsets[base + runs[r + 1]! + runs[r + 2]!]! - col.offsets[base + runs[r + 1]!]!;
         return deferredChunk(n, bytes, (mem) => {
-          if (slabChunk(n, runs, col, base, mem) ?? columnChunk(n, runs, col, base, mem)) return;
+          if (slabChunk(n, runs, col, base, anySectionFiltered(this.ctx), mem) ?? columnChunk(n, runs, col, base, mem)) return;
           this.memWrite(mem, req, src);
         });
       }

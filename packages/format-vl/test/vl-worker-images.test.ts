@@ -4,11 +4,12 @@
  * built on the calling thread without a pool (1-D chunks, 2-D chunks of whole rows; a chunk of
  * several runs is built the usual way), offsets of either type, a column starting inside its buffer,
  * empty strings, a filtered heap, random strings with non-ASCII ones, several writes reusing the
- * slabs, one after another and at once); the caller's column may change once the write returns; a
- * job the pool declines, that fails there or that answers late, and a pool without threads, give the
+ * slabs, one after another and at once, more sections than the ring has slots); the caller's column
+ * may change once the write returns; a job the pool declines, that fails there, that answers late,
+ * that stops inside a section it claimed or is slow on one, and a pool without threads, give the
  * same bytes sealed here; a chunk used before it is encoded gets a sealed image of its own; the
- * worker's side seals only the sections it claims; a failed file write leaves the slab alone until
- * the chunk is stored again.
+ * worker's side seals only the sections it claims, waits on the ring for more and ends at a slab it
+ * was not sent; a failed file write leaves the slab alone until the chunk is stored again.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStore, createFile, openFile, type Dataset } from '@chunkform/core';
@@ -17,8 +18,9 @@ import { configureWorkers, workerStats } from '@chunkform/filters';
 import { VLStrings, createVlDataset, type VlDatasetOptions } from '../src/index.js';
 import { VlChunk } from '../src/vl-chunk.js';
 import { columnChunk } from '../src/vl-image.js';
-import { MIN_POOL_THREADS, encodeOwned, ownImage, slabChunk } from '../src/vl-image-offload.js';
-import { sealImages } from '../src/vl-image-task.js';
+import { MIN_POOL_THREADS, MIN_POOL_THREADS_FILTERED, encodeOwned, ownImage, slabChunk } from '../src/vl-image-offload.js';
+import { CLAIMED, FREE, RING_ACTIVE, RING_CURSOR, RING_DESC, RING_HEAD, RING_HEADER, RING_SIZE, SEALED, descAt } from '../src/vl-image-ring.js';
+import { sealRing, type SealRingArgs } from '../src/vl-image-task.js';
 import { seal } from '../src/vl-sections.js';
 import { fileBytes } from './support.js';
 
@@ -77,9 +79,10 @@ describe('dense VL chunks of a column built on the worker pool', () => {
     it(`${name}: the bytes of chunks built on the calling thread`, async () => {
       const here = await poolBytes(opts, col(), 0);
       const before = tasks;
-      const there = await poolBytes(opts, col(), MIN_POOL_THREADS);
+      const threads = opts.filters ? MIN_POOL_THREADS_FILTERED : MIN_POOL_THREADS;
+      const there = await poolBytes(opts, col(), threads);
       expect(tasks).toBeGreaterThan(before); // (the chunks' checksums went to the workers)
-      expect(Buffer.from(await poolBytes(opts, col(), MIN_POOL_THREADS + 1)).equals(Buffer.from(here))).toBe(true);
+      expect(Buffer.from(await poolBytes(opts, col(), threads + 1)).equals(Buffer.from(here))).toBe(true);
       expect(Buffer.from(there).equals(Buffer.from(here))).toBe(true);
       const expected = opts.shape.length === 1 ? col().toArray() : col().toArray().slice(0, 5000);
       expect(await readBack(there)).toEqual(expected);
@@ -212,7 +215,8 @@ describe('fallback to the calling thread', () => {
 
   it('a job the pool declines, one that failed there, one that answered nonsense and one that answers late: the chunks are sealed here, same bytes', async () => {
     const here = await poolBytes(opts, VLStrings.from(v), 0);
-    const late = (t: Parameters<NonNullable<PipelineOffload['runTask']>>[0]): Promise<unknown> => new Promise((ok) => setTimeout(() => ok(sealImages(t.args as never).value), 30));
+    // (late: the job runs here 30 ms after it was sent, and does not wait on the ring)
+    const late = (t: Parameters<NonNullable<PipelineOffload['runTask']>>[0]): Promise<unknown> => new Promise((ok) => setTimeout(() => ok(sealRing({ ...(t.args as SealRingArgs), idleMs: 0 }).value), 30));
     for (const answer of [() => null, () => Promise.resolve(null), () => Promise.resolve(new Uint8Array(3)), late] as PipelineOffload['runTask'][]) {
       let bytes!: Uint8Array;
       let asked = 0;
@@ -220,19 +224,90 @@ describe('fallback to the calling thread', () => {
       expect(asked).toBeGreaterThan(0);
       expect(Buffer.from(bytes).equals(Buffer.from(here))).toBe(true);
     }
+    await new Promise((ok) => setTimeout(ok, 60)); // (the late job runs after the write: let it end)
   });
 
-  it('a job on a worker seals the free sections in the shared memory, as the calling thread does', async () => {
+  /** Claims the first free section published in the job's ring (as a worker starting on it): its cell index, or -1. */
+  function claimOne(args: SealRingArgs): number {
+    const { ring } = args;
+    for (let d = Atomics.load(ring, RING_CURSOR); d !== Atomics.load(ring, RING_HEAD); d = (d + 1) | 0) {
+      if (Atomics.compareExchange(ring, descAt(d) + 3, FREE, CLAIMED) === FREE) return descAt(d);
+    }
+    return -1;
+  }
+
+  it('a worker that stops inside a section (its job fails with the section claimed) and one slow on a section: the calling thread seals them, same bytes', async () => {
+    const here = await poolBytes(opts, VLStrings.from(v), 0);
+    // stops: claims a section, writes nothing, and its job fails (the section stays claimed for good)
+    const stops = (t: Parameters<NonNullable<PipelineOffload['runTask']>>[0]): Promise<unknown> => {
+      const args = t.args as SealRingArgs;
+      claimOne(args);
+      Atomics.store(args.ring, RING_ACTIVE, 0);
+      return Promise.resolve(null);
+    };
+    // slow: claims a section, seals it 5 ms later (the calling thread waits for it, sealing the others), then the rest
+    const slow = (t: Parameters<NonNullable<PipelineOffload['runTask']>>[0]): Promise<unknown> => {
+      const args = t.args as SealRingArgs;
+      const at = claimOne(args);
+      return new Promise((ok) =>
+        setTimeout(() => {
+          if (at >= 0) {
+            const { ring, slabs } = args;
+            seal(slabs.get(ring[at]!)!.subarray(ring[at + 1]!, ring[at + 2]!));
+            Atomics.store(ring, at + 3, SEALED);
+            Atomics.notify(ring, at + 3);
+          }
+          ok(sealRing({ ...args, idleMs: 0 }).value);
+        }, 5),
+      );
+    };
+    for (const answer of [stops, slow]) {
+      let bytes!: Uint8Array;
+      let asked = 0;
+      await withRunTask((t) => (asked++, answer(t)), async () => void (bytes = await written()));
+      expect(asked).toBeGreaterThan(0);
+      expect(Buffer.from(bytes).equals(Buffer.from(here))).toBe(true);
+    }
+    // (the slabs of sections left claimed are not reused: the next writes on the pool give the same bytes)
+    expect(Buffer.from(await poolBytes(opts, VLStrings.from(v), MIN_POOL_THREADS)).equals(Buffer.from(here))).toBe(true);
+  });
+
+  it('more sections than the ring has slots (a slot is reused only once its section is sealed): the same bytes', async () => {
+    const many = strings(24000, 5);
+    const o: VlDatasetOptions = { dtype: 'string', shape: [24000], chunks: [16] }; // (1500 chunks, 3000 sections)
+    expect(3000).toBeGreaterThan(RING_SIZE);
+    const here = await poolBytes(o, VLStrings.from(many), 0);
+    const before = tasks;
+    const there = await poolBytes(o, VLStrings.from(many), MIN_POOL_THREADS);
+    expect(tasks).toBeGreaterThan(before); // (slots a stopped worker left claimed, above, are skipped: the ring goes on)
+    expect(Buffer.from(there).equals(Buffer.from(here))).toBe(true);
+  });
+
+  /** A ring holding descriptors `(slab, start, end, state)`, published. */
+  function ringOf(...descs: [number, number, number, number][]): Int32Array {
+    const ring = new Int32Array(new SharedArrayBuffer(4 * (RING_HEADER + RING_DESC * RING_SIZE)));
+    descs.forEach((d, k) => ring.set(d, descAt(k)));
+    ring[RING_HEAD] = descs.length;
+    ring[RING_ACTIVE] = 1;
+    return ring;
+  }
+
+  it('a job on a worker seals the free sections in the shared memory, as the calling thread does, waiting on the ring for more', async () => {
     configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
-    const images = new Uint8Array(new SharedArrayBuffer(4096));
+    const images = new Uint8Array(new SharedArrayBuffer(8192));
     for (let i = 0; i < images.length; i++) images[i] = (i * 31) & 0xff;
     const want = images.slice();
-    seal(want.subarray(0, 1000));
-    seal(want.subarray(1000, 4096));
-    const cells = new Int32Array(new SharedArrayBuffer(8));
-    const r = await pipelineOffload()!.runTask!({ module: new URL('../src/vl-image-task.ts', import.meta.url).href, fn: 'sealImages', args: { images, cells, sections: Float64Array.of(0, 1000, 0, 1000, 4096, 1) }, bytes: 4096 });
-    expect(r).toBe(2);
-    expect(Array.from(cells)).toEqual([2, 2]);
+    for (const [a, b] of [[0, 1000], [1000, 4096], [4096, 8192]] as const) seal(want.subarray(a, b));
+    const ring = ringOf([5, 0, 1000, FREE], [5, 1000, 4096, FREE]);
+    const job = pipelineOffload()!.runTask!({ module: new URL('../src/vl-image-task.ts', import.meta.url).href, fn: 'sealRing', args: { ring, slabs: new Map([[5, images]]), idleMs: 200 } satisfies SealRingArgs, bytes: 4096 });
+    // (a third section published while the job waits on the ring)
+    while (Atomics.load(ring, descAt(1) + 3) !== SEALED) await new Promise((ok) => setTimeout(ok, 1));
+    ring.set([5, 4096, 8192, FREE], descAt(2));
+    Atomics.store(ring, RING_HEAD, 3);
+    Atomics.notify(ring, RING_HEAD);
+    expect(await job).toBe(3);
+    expect([0, 1, 2].map((d) => ring[descAt(d) + 3])).toEqual([SEALED, SEALED, SEALED]);
+    expect(ring[RING_ACTIVE]).toBe(0);
     expect(Buffer.from(images).equals(Buffer.from(want))).toBe(true);
   });
 
@@ -240,7 +315,7 @@ describe('fallback to the calling thread', () => {
     configureWorkers({ threads: 1, minBytes: 0 });
     const pool = pipelineOffload()!;
     const before = workerStats().failed;
-    const r = await pool.runTask!({ module: new URL('../src/vl-image-task.ts', import.meta.url).href, fn: 'sealImages', args: null, bytes: 1 }); // (throws there: no arguments)
+    const r = await pool.runTask!({ module: new URL('../src/vl-image-task.ts', import.meta.url).href, fn: 'sealRing', args: null, bytes: 1 }); // (throws there: no arguments)
     expect(r).toBeNull();
     expect(workerStats().failed).toBe(before + 1);
     const missing = await pool.runTask!({ module: new URL('../src/vl-image-task.ts', import.meta.url).href, fn: 'noSuchFunction', args: {}, bytes: 1 });
@@ -251,14 +326,20 @@ describe('fallback to the calling thread', () => {
     const col = VLStrings.from(v);
     const one = Float64Array.of(0, 0, 500);
     configureWorkers({ threads: 0 });
-    expect(slabChunk(500, one, col, 0)).toBeNull();
+    expect(slabChunk(500, one, col, 0, false)).toBeNull();
     configureWorkers({ threads: MIN_POOL_THREADS - 1, minBytes: 0 });
-    expect(slabChunk(500, one, col, 0)).toBeNull();
+    expect(slabChunk(500, one, col, 0, false)).toBeNull();
     configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 1 << 30 });
-    expect(slabChunk(500, one, col, 0)).toBeNull();
+    expect(slabChunk(500, one, col, 0, false)).toBeNull();
+    configureWorkers({ threads: MIN_POOL_THREADS_FILTERED - 1, minBytes: 0 });
+    expect(slabChunk(500, one, col, 0, true)).toBeNull(); // (filters: a pool of MIN_POOL_THREADS_FILTERED)
+    configureWorkers({ threads: 2, minBytes: 0 });
+    expect(slabChunk(500, one, col, 0, false)).toBeNull(); // (a pool of 2: built the usual way, see MIN_POOL_THREADS)
     configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
-    expect(slabChunk(500, one, col, 0)).not.toBeNull();
-    expect(slabChunk(500, Float64Array.of(0, 1000, 300, 400, 1500, 100), col, 0)).toBeNull(); // (several runs: built the usual way)
+    const mem = slabChunk(500, one, col, 0, false);
+    expect(mem).not.toBeNull();
+    ownImage(mem!);
+    expect(slabChunk(500, Float64Array.of(0, 1000, 300, 400, 1500, 100), col, 0, false)).toBeNull(); // (several runs: built the usual way)
   });
 
   it('a chunk used before it is encoded gets a sealed image of its own, which later chunks in the slab leave alone', async () => {
@@ -266,13 +347,13 @@ describe('fallback to the calling thread', () => {
     const col = VLStrings.from(v);
     const runs = Float64Array.of(0, 1000, 500);
     const expected = columnChunk(500, runs, col, 0)!.image!;
-    const mem = slabChunk(500, runs, col, 0)!;
+    const mem = slabChunk(500, runs, col, 0, false)!;
     expect(mem).not.toBeNull();
     col.bytes.fill(0); // (the slab's copy is the chunk's own)
     ownImage(mem);
     expect(Buffer.from(mem.image!).equals(Buffer.from(expected))).toBe(true);
     for (let k = 0; k < 20; k++) {
-      const other = slabChunk(500, Float64Array.of(0, 2000, 500), VLStrings.from(v), 0)!;
+      const other = slabChunk(500, Float64Array.of(0, 2000, 500), VLStrings.from(v), 0, false)!;
       await encodeOwned(other, true, async () => ({ bytes: other.image!, filterMask: 0 }));
     }
     expect(Buffer.from(mem.image!).equals(Buffer.from(expected))).toBe(true);
@@ -282,7 +363,7 @@ describe('fallback to the calling thread', () => {
     configureWorkers({ threads: MIN_POOL_THREADS, minBytes: 0 });
     const col = VLStrings.from(v);
     const runs = Float64Array.of(0, 0, 500);
-    const mem = slabChunk(500, runs, col, 0)!;
+    const mem = slabChunk(500, runs, col, 0, false)!;
     const image = await encodeOwned(mem, false, async () => ({ bytes: mem.image!, filterMask: 0 }));
     expect(image.bytes.buffer instanceof SharedArrayBuffer).toBe(false);
     expect(image.written).toBeUndefined();
@@ -298,30 +379,32 @@ describe('fallback to the calling thread', () => {
       told.push(inSlab);
       return { bytes: mem.image!, filterMask: 0 };
     };
-    const inSlab = slabChunk(500, runs, col, 0)!;
+    const inSlab = slabChunk(500, runs, col, 0, false)!;
     const image = await encodeOwned(inSlab, true, encode(inSlab));
     expect(image.bytes.buffer instanceof SharedArrayBuffer).toBe(true);
     expect(image.written).toBeTypeOf('function');
     image.written!();
-    const kept = slabChunk(500, runs, col, 0)!;
+    const kept = slabChunk(500, runs, col, 0, false)!;
     await encodeOwned(kept, false, encode(kept)); // (a copy of its own first)
     const plain = columnChunk(500, runs, col, 0)!;
     await encodeOwned(plain, true, encode(plain));
     expect(told).toEqual([true, false, false]);
   });
 
-  it("the worker's side seals the sections no one claimed and leaves the claimed ones; a bad section is an error", () => {
+  it("the worker's side seals the sections no one claimed and leaves the claimed ones; it ends at a slab it was not sent; a bad section is an error", () => {
     const images = new Uint8Array(new SharedArrayBuffer(64));
     for (let i = 0; i < 64; i++) images[i] = i * 7;
-    const cells = new Int32Array(new SharedArrayBuffer(8));
-    cells[1] = 1; // (claimed by the calling thread)
     const before = images.slice();
-    expect(sealImages({ images, cells, sections: Float64Array.of(0, 24, 0, 32, 64, 1) }).value).toBe(2);
+    const ring = ringOf([1, 0, 24, FREE], [1, 32, 64, CLAIMED]); // (the second claimed by the calling thread)
+    expect(sealRing({ ring, slabs: new Map([[1, images]]), idleMs: 0 }).value).toBe(1);
     const want = before.slice(0, 24);
     seal(want);
     expect(Buffer.from(images.subarray(0, 24)).equals(Buffer.from(want))).toBe(true);
     expect(Buffer.from(images.subarray(24)).equals(Buffer.from(before.subarray(24)))).toBe(true);
-    expect(Array.from(cells)).toEqual([2, 1]);
-    expect(() => sealImages({ images, cells, sections: Float64Array.of(60, 70, 0) })).toThrow(/not within/);
+    expect([ring[descAt(0) + 3], ring[descAt(1) + 3], ring[RING_ACTIVE]]).toEqual([SEALED, CLAIMED, 0]);
+    const unknown = ringOf([2, 0, 24, FREE], [1, 32, 64, FREE]);
+    expect(sealRing({ ring: unknown, slabs: new Map([[1, images]]), idleMs: 0 }).value).toBe(0);
+    expect([unknown[descAt(0) + 3], unknown[descAt(1) + 3], unknown[RING_ACTIVE]]).toEqual([FREE, FREE, 0]);
+    expect(() => sealRing({ ring: ringOf([1, 60, 70, FREE]), slabs: new Map([[1, images]]), idleMs: 0 })).toThrow(/not within/);
   });
 });
