@@ -16,7 +16,7 @@
  * bench/threads.ts. Prints one JSON line: milliseconds per run.
  * @module
  */
-import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { rmSync, mkdtempSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,8 @@ import { createFile, openFile, type CreateDatasetOptions, type Dataset } from '.
 import { registerIndexes } from '../packages/indexes/src/index.js';
 import { registerDenseFormats } from '../packages/format-dense/src/index.js';
 import { configureWorkers, registerFilters, startWorkers } from '../packages/filters/src/index.js';
-import { makeFrames, FRAME, H, W } from './thread-frames.js';
+import { makeFrames, H, W } from './thread-frames.js';
+import { cpuSplit, outsideShare, threadCpu, workerThreads } from './thread-cpu.js';
 
 type Filters = Pick<CreateDatasetOptions, 'compression' | 'compressionOpts' | 'shuffle' | 'filters'>;
 const FILTERS: Record<string, Filters> = {
@@ -34,19 +35,6 @@ const FILTERS: Record<string, Filters> = {
   gzip: { compression: 'gzip', compressionOpts: 1 },
   none: {},
 };
-
-/** CPU milliseconds of every thread of this process so far, by thread id. */
-function threadCpu(): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const t of readdirSync('/proc/self/task')) {
-    try {
-      m.set(t, Number(readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
-    } catch {
-      // (the thread ended meanwhile)
-    }
-  }
-  return m;
-}
 
 async function main(): Promise<void> {
   const [filter = 'lz4', th = '2', source = 'plain', mode = 'write'] = process.argv.slice(2);
@@ -65,10 +53,9 @@ async function main(): Promise<void> {
   const path = join(dir, 'd.h5');
   try {
     await stat(dir); // (libuv's pool starts on the first file call: its threads are not the workers')
-    const before = new Set(threadCpu().keys());
+    const isWorker = workerThreads(threadCpu());
     configureWorkers({ threads: Number(th) });
     await startWorkers();
-    const workers = new Set([...threadCpu().keys()].filter((t) => !before.has(t)));
     const write = async () => {
       rmSync(path, { force: true });
       const f = await createFile(path);
@@ -89,15 +76,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < reps; i++) await run();
     const wall = (performance.now() - t) / reps;
     const b = threadCpu();
-    const per = { main: 0, workers: 0, other: 0 };
-    for (const [tid, ms] of b) {
-      const d = (ms - (a.get(tid) ?? 0)) / reps;
-      if (tid === String(process.pid)) per.main += d;
-      else if (workers.has(tid)) per.workers += d;
-      else per.other += d;
-    }
-    const total = per.main + per.workers + per.other;
-    const outside = (per.main + per.other) / total;
+    const per = cpuSplit(a, b, isWorker, reps);
+    const outside = outsideShare(per);
     const r = (x: number) => Math.round(x * 10) / 10;
     console.log(JSON.stringify({ filter, threads: Number(th), source, mode, wallMs: r(wall), mainMs: r(per.main), workersMs: r(per.workers), otherMs: r(per.other), outsideShare: r(100 * outside), bound2: Math.round(200 * (1 - outside)) / 100 }));
   } finally {

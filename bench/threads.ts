@@ -43,6 +43,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,8 +54,9 @@ import { createFile, openFile, selectBlocks, type CreateDatasetOptions, type Dat
 import { registerIndexes } from '../packages/indexes/src/index.js';
 import { registerDenseFormats } from '../packages/format-dense/src/index.js';
 import { registerSparseFormat } from '../packages/format-sparse/src/index.js';
-import { configureWorkers, registerFilters, startWorkers } from '../packages/filters/src/index.js';
+import { configureWorkers, registerFilters, startWorkers, stopWorkers } from '../packages/filters/src/index.js';
 import { FRAME, H, makeFrames, W } from './thread-frames.js';
+import { bound2, cpuSplit, threadCpu, workerThreads, type CpuSplit } from './thread-cpu.js';
 
 const PYTHON = '/usr/bin/python3';
 const PLUGINS = '/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins';
@@ -100,17 +102,6 @@ const FILTERS: { name: string; opts: Filters; fromShared?: boolean }[] = [
   { name: 'zstd 3', opts: { filters: [{ id: 32015, clientData: [3] }] } },
 ];
 
-/**
- * CPU seconds of the main thread so far (Linux: /proc/self/task/<pid>/schedstat, nanoseconds; NaN
- * elsewhere). Event-loop utilization is no measure here: it counted waits for the workers as busy.
- */
-function mainCpu(): number {
-  try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
-  } catch {
-    return NaN;
-  }
-}
 /** Busy CPU seconds of the whole machine so far, every process (Linux: /proc/stat; NaN elsewhere). */
 function machineCpu(): number {
   try {
@@ -125,15 +116,14 @@ function ownCpu(): number {
   const c = process.cpuUsage();
   return (c.user + c.system) / 1e6;
 }
-/** Where the timed run began: the machine's and this process's CPU seconds, and the time. */
-let started = { machine: 0, own: 0, t: 0 };
-/** Starts a timed run: notes the machine's CPU and returns the main thread's (for {@link busySince}). */
-function runStart(): number {
-  started = { machine: machineCpu(), own: ownCpu(), t: performance.now() };
-  return mainCpu();
+/** Where the timed run began: the machine's and this process's CPU seconds, every thread's CPU, and the time. */
+let started = { machine: 0, own: 0, t: 0, threads: new Map<string, number>() };
+/** Tells the filter workers' threads from the others ({@link workerThreads}; set by {@link runThreads}). */
+let isWorker: (tid: string) => boolean = () => false;
+/** Starts a timed run: notes the machine's and every thread's CPU (for {@link busySince}). */
+function runStart(): void {
+  started = { machine: machineCpu(), own: ownCpu(), t: performance.now(), threads: threadCpu() };
 }
-/** Main-thread CPU seconds of the last timed run: work that more workers do not take off. */
-let lastBusy = 0;
 /**
  * Cores that other processes kept busy during the last timed run (the machine's busy CPU less this
  * process's, ÷ wall time; 10 ms ticks, so ± 0.1 on short runs): other agents sharing the machine.
@@ -141,8 +131,10 @@ let lastBusy = 0;
 let lastForeign = 0;
 /** CPU seconds of this whole process (every thread: main, filter workers, libuv's pool, V8's helpers) in the last timed run. */
 let lastOwn = 0;
-function busySince(c0: number): void {
-  lastBusy = mainCpu() - c0;
+/** CPU milliseconds of the last timed run by kind of thread: main, filter workers, the rest. */
+let lastSplit: CpuSplit = { main: NaN, workers: NaN, other: NaN };
+function busySince(): void {
+  lastSplit = cpuSplit(started.threads, threadCpu(), isWorker);
   const wall = (performance.now() - started.t) / 1000;
   lastOwn = ownCpu() - started.own;
   lastForeign = Math.max(0, (machineCpu() - started.machine - lastOwn) / wall);
@@ -157,15 +149,15 @@ function busySince(c0: number): void {
 const MIN_SAMPLE_S = Number(process.env.BENCH_MIN_MS ?? 75) / 1000;
 const MAX_RUNS = 5;
 async function sample(run: () => Promise<number>): Promise<number> {
-  const runs: { s: number; busy: number; foreign: number; own: number }[] = [];
+  const runs: { s: number; foreign: number; own: number; split: CpuSplit }[] = [];
   let total = 0;
   while (runs.length < MAX_RUNS && (total < MIN_SAMPLE_S || runs.length % 2 === 0)) {
     const s = await run();
-    runs.push({ s, busy: lastBusy, foreign: lastForeign, own: lastOwn });
+    runs.push({ s, foreign: lastForeign, own: lastOwn, split: lastSplit });
     total += s;
   }
   const mid = [...runs].sort((a, b) => a.s - b.s)[runs.length >> 1]!;
-  ({ busy: lastBusy, foreign: lastForeign, own: lastOwn } = mid);
+  ({ foreign: lastForeign, own: lastOwn, split: lastSplit } = mid);
   return mid.s;
 }
 /** A pair of runs counts as quiet when other processes kept fewer cores than this busy in each. */
@@ -221,26 +213,26 @@ async function warmUp(path: string, data: Uint16Array, opts: Filters, into: Uint
 
 /** Create + write every frame at once + close. */
 async function writeWhole(path: string, data: Uint16Array, frames: number, opts: Filters): Promise<number> {
-  const c0 = runStart();
+  runStart();
   const t = performance.now();
   const f = await createFile(path);
   const ds = (await f.createDataset('d', { dtype: 'uint16', shape: [frames, H, W], chunks: [1, H, W], ...opts })) as Dataset;
   await ds.write(data.subarray(0, frames * FRAME));
   await f.close();
-  busySince(c0);
+  busySince();
   return (performance.now() - t) / 1000;
 }
 
 /** Open + read whole (into `into` when given; `'ordinary'`: `read()` with `allowShared: false`) + close; checks the last frame's sum. */
 async function readWhole(path: string, expect: number, into?: Uint16Array | 'ordinary'): Promise<number> {
-  const c0 = runStart();
+  runStart();
   const t = performance.now();
   const f = await openFile(path);
   const ds = (await f.get('d')) as Dataset;
   const v = into === 'ordinary' ? ((await ds.read(undefined, { allowShared: false })) as Uint16Array) : into ? await ds.readInto(into) : ((await ds.read()) as Uint16Array);
   await f.close();
   const s = (performance.now() - t) / 1000;
-  busySince(c0);
+  busySince();
   let sum = 0;
   for (let i = v.length - FRAME; i < v.length; i++) sum += v[i]!;
   if (sum !== expect) throw new Error(`read back a wrong last frame (sum ${sum}, expected ${expect})`);
@@ -252,7 +244,7 @@ const roiSel = (i: number) => selectBlocks([{ start: [i, H / 4, W / 4], end: [i 
 
 /** Frame-by-frame streaming write, each write awaited: dense (whole frames) or sparse (a ROI of each). */
 async function stream(path: string, data: Uint16Array, frames: number, kind: 'dense' | 'sparse'): Promise<number> {
-  const c0 = runStart();
+  runStart();
   const t = performance.now();
   const f = await createFile(path, { superblockVersion: 3, ...(BG_BYTES ? { backgroundWrites: { maxBytes: BG_BYTES } } : {}) });
   const ds = (await f.createDataset(
@@ -279,7 +271,7 @@ async function stream(path: string, data: Uint16Array, frames: number, kind: 'de
     }
   }
   await f.close();
-  busySince(c0);
+  busySince();
   return (performance.now() - t) / 1000;
 }
 
@@ -337,6 +329,11 @@ function h5py(args: string[]): string {
 /** The thread-scaling, LZ4-vs-h5py and RSS rows. */
 export async function runThreads(dir: string): Promise<void> {
   register();
+  // the threads before any filter worker (libuv's pool started by a file call): every later one is a worker
+  stopWorkers();
+  await stat(dir);
+  await new Promise((r) => setTimeout(r, 50));
+  isWorker = workerThreads(threadCpu());
   const data = makeFrames(FRAMES);
   const mb = (FRAMES * FRAME * 2) / 1e6;
   let lastSum = 0;
@@ -352,16 +349,12 @@ export async function runThreads(dir: string): Promise<void> {
     const k = `${row}|${threads}`;
     times.set(k, [...(times.get(k) ?? []), s]);
   };
-  // row -> the main thread's CPU time ÷ wall time at 2 threads (work that more workers cannot shorten)
-  const mainShare = new Map<string, number[]>();
-  const busy = (row: string, wall: number) => mainShare.set(row, [...(mainShare.get(row) ?? []), lastBusy / wall]);
-  // row -> the main thread's share of the process's CPU time at 2 threads (each run's own accounting: other processes do not change it)
-  const ofProcess = new Map<string, number[]>();
+  // `${row}|${threads}` -> each repetition's CPU split (ms by kind of thread) and wall seconds
+  const splits = new Map<string, { split: CpuSplit; wall: number }[]>();
   // `${row}|${rep}` -> the most cores other processes kept busy during either run of the pair
   const foreign = new Map<string, number>();
   const note = (row: string, rep: number, th: number, wall: number) => {
-    if (th === 2) busy(row, wall);
-    if (th === 2 && !Number.isNaN(wall)) ofProcess.set(row, [...(ofProcess.get(row) ?? []), lastBusy / lastOwn]);
+    if (!Number.isNaN(wall)) splits.set(`${row}|${th}`, Object.assign(splits.get(`${row}|${th}`) ?? [], { [rep]: { split: lastSplit, wall } }));
     if (!Number.isNaN(wall)) foreign.set(`${row}|${rep}`, Math.max(foreign.get(`${row}|${rep}`) ?? 0, lastForeign));
   };
   const rows: string[] = [];
@@ -446,7 +439,7 @@ export async function runThreads(dir: string): Promise<void> {
     for (const th of order) {
       runStart();
       z[th] = await zlibStreams(th, 8);
-      busySince(0);
+      busySince();
       foreign.set(`ceiling: 2 zlib streams|${rep}`, Math.max(foreign.get(`ceiling: 2 zlib streams|${rep}`) ?? 0, lastForeign));
       add('ceiling: 2 zlib streams', th, z[th]);
     }
@@ -464,21 +457,32 @@ export async function runThreads(dir: string): Promise<void> {
   const mbOf = (row: string) => (row.startsWith('stream') ? 2 * mb : row.startsWith('ceiling') ? 8 * 8 : mb);
   console.log(`\n## Thread scaling (bench/threads.ts): ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB), ${REPEAT} interleaved repetitions, medians\n`);
   console.log(
-    `| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | ÷ ceiling (median, paired by repetition) | main thread CPU ÷ wall, 2 threads | main thread ÷ process CPU, 2 threads | other processes' cores (median) | 2 ÷ 1, quiet pairs (< ${QUIET_CORES} cores elsewhere) |`,
+    `| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | same-run 2-core bound (median of pairs) | 2 ÷ 1 ÷ bound | ÷ zlib ceiling (paired by repetition) | CPU ms main / workers / rest, 1 thread | same, 2 threads | workers busy, 1 / 2 threads | other processes' cores (median) | 2 ÷ 1, quiet pairs (< ${QUIET_CORES} cores elsewhere) |`,
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     if (!times.has(`${row}|1`)) continue;
     const a = median(times.get(`${row}|1`)!);
     const b = median(times.get(`${row}|2`)!);
     const all = ratios.get(row)!.map((r) => r.toFixed(2)).join(' ');
     const frac = `${(100 * median(ofCeiling.get(row)!)).toFixed(0)} %`;
-    const pct = (m: Map<string, number[]>) => (m.has(row) && !Number.isNaN(median(m.get(row)!)) ? `${(100 * median(m.get(row)!)).toFixed(0)} %` : '—');
-    const share = pct(mainShare);
+    // the same run's accounting: per repetition, the pair's bound ({@link bound2}) and the measured ratio ÷ it
+    const one = splits.get(`${row}|1`) ?? [];
+    const two = splits.get(`${row}|2`) ?? [];
+    const reps = ratios.get(row)!.map((r, rep) => ({ r, a: one[rep], b: two[rep] })).filter((x) => x.a && x.b && !Number.isNaN(x.a.split.main));
+    const bounds = reps.map((x) => bound2(x.a!.split, x.b!.split));
+    const bound = bounds.length > 0 ? median(bounds).toFixed(2) : '—';
+    const atBound = bounds.length > 0 ? `${(100 * median(reps.map((x, i) => x.r / bounds[i]!))).toFixed(0)} %` : '—';
+    const ms = (xs: { split: CpuSplit }[]) =>
+      xs.length > 0 ? (['main', 'workers', 'other'] as const).map((k) => median(xs.map((x) => x.split[k])).toFixed(1)).join(' / ') : '—';
+    const busyPct = (xs: { split: CpuSplit; wall: number }[], n: number) => (xs.length > 0 ? `${(100 * median(xs.map((x) => x.split.workers / (1000 * n * x.wall)))).toFixed(0)} %` : '—');
+    const live = (xs: ({ split: CpuSplit; wall: number } | undefined)[]) => xs.filter((x): x is { split: CpuSplit; wall: number } => x !== undefined && !Number.isNaN(x.split.main));
     const load = ratios.get(row)!.map((_, rep) => foreign.get(`${row}|${rep}`) ?? NaN);
     const quiet = ratios.get(row)!.filter((_, rep) => load[rep]! < QUIET_CORES);
     const calm = quiet.length > 0 ? `${median(quiet).toFixed(2)}× (${quiet.length} of ${load.length})` : `— (0 of ${load.length})`;
-    console.log(`| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${frac} | ${share} | ${pct(ofProcess)} | ${median(load).toFixed(2)} | ${calm} |`);
+    console.log(
+      `| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${bound} | ${atBound} | ${frac} | ${ms(live(one))} | ${ms(live(two))} | ${busyPct(live(one), 1)} / ${busyPct(live(two), 2)} | ${median(load).toFixed(2)} | ${calm} |`,
+    );
   }
   if (lz4Ref && times.has('write LZ4|h5py')) {
     console.log('\n| LZ4 vs h5py (native plugin) | h5py MB/s | ours 1 thread | ours 2 threads | ours ÷ h5py at 1 / 2 threads |');
