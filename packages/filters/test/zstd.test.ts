@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilterError, decodeChunk, type FilterContext } from '@chunkform/core/plugin';
-import { ALL_FILTERS, loadZstdWasm, zstdDecode, zstdEncode, zstdFilter, zstdFrameContentSize, zstdLevel } from '../src/index.js';
+import { ALL_FILTERS, fzstdCodec, loadZstdWasm, zstdDecode, type ZstdCodec, zstdEncode, zstdFilter, zstdFrameContentSize, zstdLevel } from '../src/index.js';
 import { loadH5wasmWithPlugins } from './support/h5wasm-plugins-loader.js';
 
 const PY = '/usr/bin/python3';
@@ -79,6 +79,19 @@ describe('zstd filter', () => {
 
   it('encodes synchronously once the WebAssembly encoder is loaded', () => {
     expect(zstdEncode(new Uint8Array(100))).toBeInstanceOf(Uint8Array);
+  });
+
+  it('decodes synchronously with the loaded WebAssembly decoder; another codec still gets an `out` of the content size', () => {
+    const data = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 253);
+    const enc = zstdEncode(data, 3) as Uint8Array;
+    const dec = zstdDecode(enc, data.length);
+    expect(dec).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(dec as Uint8Array).equals(Buffer.from(data))).toBe(true);
+    const sizes: number[] = [];
+    const codec: ZstdCodec = { name: 'probe', compress: () => new Uint8Array(0), decompress: (d, out) => (sizes.push(out.length), fzstdCodec.decompress(d, out)) };
+    const viaOther = zstdDecode(enc, data.length, codec) as Uint8Array;
+    expect(sizes).toEqual([data.length]);
+    expect(Buffer.from(viaOther).equals(Buffer.from(data))).toBe(true);
   });
 
   it('setLocal keeps [level] as uint32', () => {
