@@ -27,13 +27,11 @@ export function threadCpu(): Map<string, number> {
   return m;
 }
 
-/** CPU milliseconds of one timed run by kind of thread (`other`: every thread but the main one and the workers). */
+/** CPU milliseconds of one timed run by kind of thread. */
 export interface CpuSplit {
   main: number;
   workers: number;
   other: number;
-  /** Of `other`: libuv's pool (file reads and writes, async zlib); NaN when not told apart. */
-  libuv: number;
 }
 
 /**
@@ -41,30 +39,17 @@ export interface CpuSplit {
  * `isWorker(tid)`: the filter workers' threads (the threads that appeared after `baseline`, see
  * {@link workerThreads}).
  */
-export function cpuSplit(a: Map<string, number>, b: Map<string, number>, isWorker: (tid: string) => boolean, runs = 1, isLibuv?: (tid: string) => boolean): CpuSplit {
-  if (b.size === 0) return { main: NaN, workers: NaN, other: NaN, libuv: NaN };
-  const per = { main: 0, workers: 0, other: 0, libuv: isLibuv ? 0 : NaN };
+export function cpuSplit(a: Map<string, number>, b: Map<string, number>, isWorker: (tid: string) => boolean, runs = 1): CpuSplit {
+  const per = { main: NaN, workers: 0, other: 0 };
+  if (b.size === 0) return { main: NaN, workers: NaN, other: NaN };
+  per.main = 0;
   for (const [tid, ms] of b) {
     const d = (ms - (a.get(tid) ?? 0)) / runs;
     if (tid === String(process.pid)) per.main += d;
     else if (isWorker(tid)) per.workers += d;
-    else {
-      per.other += d;
-      if (isLibuv?.(tid)) per.libuv += d;
-    }
+    else per.other += d;
   }
   return per;
-}
-
-/**
- * A predicate for {@link cpuSplit}'s `isLibuv`: the threads in `after` but not in `before`, snapshots
- * of {@link threadCpu} around the process's first asynchronous file call (libuv starts its pool then;
- * V8's helper threads exist from the start). When the pool had started before `before`, its threads
- * count as V8's.
- */
-export function libuvThreads(before: Map<string, number>, after: Map<string, number>): (tid: string) => boolean {
-  const uv = new Set([...after.keys()].filter((t) => !before.has(t)));
-  return (tid) => uv.has(tid);
 }
 
 /**

@@ -67,10 +67,7 @@ import { registerDenseFormats } from '../packages/format-dense/src/index.js';
 import { registerSparseFormat } from '../packages/format-sparse/src/index.js';
 import { configureWorkers, registerFilters, startWorkers, stopWorkers } from '../packages/filters/src/index.js';
 import { FRAME, H, makeFrames, W } from './thread-frames.js';
-import { bound2, cpuSplit, libuvThreads, threadCpu, workerThreads, type CpuSplit } from './thread-cpu.js';
-
-/** The threads at start (V8's helpers; libuv's pool starts on the first asynchronous file call). */
-const atStart = threadCpu();
+import { bound2, cpuSplit, threadCpu, workerThreads, type CpuSplit } from './thread-cpu.js';
 
 const PYTHON = '/usr/bin/python3';
 const PLUGINS = '/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins';
@@ -134,8 +131,6 @@ function ownCpu(): number {
 let started = { machine: 0, own: 0, t: 0, threads: new Map<string, number>() };
 /** Tells the filter workers' threads from the others ({@link workerThreads}; set by {@link runThreads}). */
 let isWorker: (tid: string) => boolean = () => false;
-/** Tells libuv's pool threads from V8's helpers ({@link libuvThreads}; set by {@link runThreads}). */
-let isLibuv: (tid: string) => boolean = () => false;
 /** Starts a timed run: notes the machine's and every thread's CPU (for {@link busySince}). */
 function runStart(): void {
   started = { machine: machineCpu(), own: ownCpu(), t: performance.now(), threads: threadCpu() };
@@ -148,9 +143,9 @@ let lastForeign = 0;
 /** CPU seconds of this whole process (every thread: main, filter workers, libuv's pool, V8's helpers) in the last timed run. */
 let lastOwn = 0;
 /** CPU milliseconds of the last timed run by kind of thread: main, filter workers, the rest. */
-let lastSplit: CpuSplit = { main: NaN, workers: NaN, other: NaN, libuv: NaN };
+let lastSplit: CpuSplit = { main: NaN, workers: NaN, other: NaN };
 function busySince(): void {
-  lastSplit = cpuSplit(started.threads, threadCpu(), isWorker, 1, isLibuv);
+  lastSplit = cpuSplit(started.threads, threadCpu(), isWorker);
   const wall = (performance.now() - started.t) / 1000;
   lastOwn = ownCpu() - started.own;
   lastForeign = Math.max(0, (machineCpu() - started.machine - lastOwn) / wall);
@@ -350,9 +345,7 @@ export async function runThreads(dir: string): Promise<void> {
   stopWorkers();
   await stat(dir);
   await new Promise((r) => setTimeout(r, 50));
-  const base = threadCpu();
-  isWorker = workerThreads(base);
-  isLibuv = libuvThreads(atStart, base);
+  isWorker = workerThreads(threadCpu());
   const data = makeFrames(FRAMES);
   const mb = (FRAMES * FRAME * 2) / 1e6;
   let lastSum = 0;
@@ -479,7 +472,7 @@ export async function runThreads(dir: string): Promise<void> {
   const mbOf = (row: string) => (row.startsWith('stream') ? 2 * mb : row.startsWith('ceiling') ? 8 * 8 : mb);
   console.log(`\n## Thread scaling (bench/threads.ts): ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB), ${REPEAT} interleaved repetitions, medians\n`);
   console.log(
-    `| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | same-run 2-core bound (median of pairs) | 2 ÷ 1 ÷ bound | ÷ zlib ceiling (paired by repetition) | CPU ms main / workers / rest (libuv + V8), 1 thread | same, 2 threads | workers busy, 1 / 2 threads | other processes' cores (median) | 2 ÷ 1, quiet pairs (< ${QUIET_CORES} cores elsewhere) |`,
+    `| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | same-run 2-core bound (median of pairs) | 2 ÷ 1 ÷ bound | ÷ zlib ceiling (paired by repetition) | CPU ms main / workers / rest (libuv's pool, V8's helpers), 1 thread | same, 2 threads | workers busy, 1 / 2 threads | other processes' cores (median) | 2 ÷ 1, quiet pairs (< ${QUIET_CORES} cores elsewhere) |`,
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
@@ -496,9 +489,7 @@ export async function runThreads(dir: string): Promise<void> {
     const bound = bounds.length > 0 ? median(bounds).toFixed(2) : '—';
     const atBound = bounds.length > 0 ? `${(100 * median(reps.map((x, i) => x.r / bounds[i]!))).toFixed(0)} %` : '—';
     const ms = (xs: { split: CpuSplit }[]) =>
-      xs.length > 0
-        ? `${(['main', 'workers', 'other'] as const).map((k) => median(xs.map((x) => x.split[k])).toFixed(1)).join(' / ')} (${median(xs.map((x) => x.split.libuv)).toFixed(1)} + ${median(xs.map((x) => x.split.other - x.split.libuv)).toFixed(1)})`
-        : '—';
+      xs.length > 0 ? (['main', 'workers', 'other'] as const).map((k) => median(xs.map((x) => x.split[k])).toFixed(1)).join(' / ') : '—';
     const busyPct = (xs: { split: CpuSplit; wall: number }[], n: number) => (xs.length > 0 ? `${(100 * median(xs.map((x) => x.split.workers / (1000 * n * x.wall)))).toFixed(0)} %` : '—');
     const live = (xs: ({ split: CpuSplit; wall: number } | undefined)[]) => xs.filter((x): x is { split: CpuSplit; wall: number } => x !== undefined && !Number.isNaN(x.split.main));
     const load = ratios.get(row)!.map((_, rep) => foreign.get(`${row}|${rep}`) ?? NaN);
