@@ -50,4 +50,4 @@ export type { ChunkIndexInfo, ExternalIndexInfo, BuiltInIndexType } from './form
 export type { StructuredChunkLayout } from './format/messages/layout-structured.js';
 export { KNOWN_FILTER_PACKAGES, type Filter, type FilterContext } from './filter/filter.js';
 export { decodeChunk, encodeChunk, setLocalPipeline } from './filter/pipeline.js';
-export { lookup3, lookup3Pair } from './format/checksum/lookup3.js';
+export { lookup3 } from './format/checksum/lookup3.js';

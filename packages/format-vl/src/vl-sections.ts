@@ -19,7 +19,6 @@ import {
   decodeSelection,
   encodeChunk,
   lookup3,
-  lookup3Pair,
   selectBlocks,
   selectionCount,
   selectionRuns,
@@ -38,6 +37,7 @@ import {
   chunkLabel,
   encodeSelectionWithTrailer,
   isPartialEdgeChunk,
+  lookup3Pair,
   sectionPipeline,
   selectionExtentMaxDims,
 } from '@chunkform/core/plugin';
