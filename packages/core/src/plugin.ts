@@ -20,6 +20,7 @@ export * from './errors.js';
 // ---- bytes, addresses, checksums -----------------------------------------------------------------
 export { ByteReader, ByteWriter, DEFAULT_SIZES, UNDEFINED_ADDRESS, isDefinedAddress, sameNumbers, type SizeContext } from './format/bytes.js';
 export { SourceMetadataReader, type MetadataReader } from './file/metadata-reader.js';
+export { lookup3Pair } from './format/checksum/lookup3.js';
 
 // ---- chunk formats -------------------------------------------------------------------------------
 export type { ChunkStore } from './chunk/chunk-format.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lookup3 } from '../src/format/checksum/lookup3.js';
+import { lookup3, lookup3Pair } from '../src/format/checksum/lookup3.js';
 
 describe('lookup3 (HDF5 spec Appendix C)', () => {
   it('matches the reference vectors', () => {
@@ -26,5 +26,33 @@ describe('lookup3 word-at-a-time path', () => {
         expect(lookup3(b, 3)).toBe(unaligned(b, 3));
       }
     }
+  });
+});
+
+describe('lookup3Pair', () => {
+  it('gives the two lookup3 checksums for every pair of lengths 0–40 (aligned at 0/4/8 or not), either one longer', () => {
+    const src = Uint8Array.from({ length: 200 }, (_, i) => (i * 151 + 7) & 0xff);
+    const out = new Uint32Array(2);
+    for (let n = 0; n <= 40; n++) {
+      for (let m = 0; m <= 40; m++) {
+        for (const [at, bt] of [[0, 100], [4, 108], [8, 104], [1, 100], [0, 103]] as const) {
+          const x = src.subarray(at, at + n);
+          const y = src.subarray(bt, bt + m);
+          out.fill(0);
+          lookup3Pair(x, y, out);
+          expect([out[0], out[1]]).toEqual([lookup3(x), lookup3(y)]);
+        }
+      }
+    }
+  });
+  it('matches lookup3 on sections of a chunk image (131 KB entries beside a 266 KB heap)', () => {
+    const img = Uint8Array.from({ length: 131_076 + 266_013 }, (_, i) => (i * 2654435761) >>> 24);
+    const x = img.subarray(0, 131_072);
+    const y = img.subarray(131_076, 131_076 + 266_009);
+    const out = new Uint32Array(2);
+    lookup3Pair(x, y, out);
+    expect([out[0], out[1]]).toEqual([lookup3(x), lookup3(y)]);
+    lookup3Pair(y, x, out);
+    expect([out[0], out[1]]).toEqual([lookup3(y), lookup3(x)]);
   });
 });

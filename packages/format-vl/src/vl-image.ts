@@ -8,7 +8,7 @@
  * @module
  */
 import { HEAP_HEADER, VlChunk } from './vl-chunk.js';
-import { ENTRY_SIZE, LITTLE_ENDIAN, seal } from './vl-sections.js';
+import { ENTRY_SIZE, LITTLE_ENDIAN, seal, sealPair } from './vl-sections.js';
 import type { VLOffsets } from './vl-strings.js';
 import { putAsciiBatch } from './vl-values.js';
 import { giveBack, takeImage } from './vl-image-pool.js';
@@ -36,8 +36,8 @@ function imageChunk(n: number, values: number, covered: boolean, into?: VlChunk)
 
 /** Seals both sections (heap values end at `end`) and hands the image to the chunk. */
 function finish(mem: VlChunk, image: Uint8Array, eb: number, end: number): VlChunk {
-  seal(image.subarray(0, eb));
-  if (end > HEAP_HEADER) seal(image.subarray(eb));
+  if (end > HEAP_HEADER) sealPair(image.subarray(0, eb), image.subarray(eb));
+  else seal(image.subarray(0, eb));
   adoptImage(mem, image);
   return mem;
 }

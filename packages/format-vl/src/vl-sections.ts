@@ -37,6 +37,7 @@ import {
   chunkLabel,
   encodeSelectionWithTrailer,
   isPartialEdgeChunk,
+  lookup3Pair,
   sectionPipeline,
   selectionExtentMaxDims,
 } from '@chunkform/core/plugin';
@@ -85,6 +86,15 @@ function getU32(b: Uint8Array, at: number): number {
 export function seal(b: Uint8Array): Uint8Array {
   putU32(b, b.length - 4, lookup3(b.subarray(0, b.length - 4)));
   return b;
+}
+
+const pairSums = new Uint32Array(2);
+
+/** {@link seal} of `x` and of `y` (two sections of one chunk), their checksums computed side by side (core's `lookup3Pair`). */
+export function sealPair(x: Uint8Array, y: Uint8Array): void {
+  lookup3Pair(x.subarray(0, x.length - 4), y.subarray(0, y.length - 4), pairSums);
+  putU32(x, x.length - 4, pairSums[0]!);
+  putU32(y, y.length - 4, pairSums[1]!);
 }
 
 /**
