@@ -77,38 +77,45 @@ describe('column chunks built at their first use', () => {
   });
 });
 
+/**
+ * Writes `v` as a column of 50-string chunks into a new file on `store`, then overwrites the
+ * column's bytes and offsets: what the file holds must not change.
+ */
+async function writeThenClobber(store: MemoryStore, v: string[]): Promise<{ f: Awaited<ReturnType<typeof createFile>>; d: Dataset }> {
+  const col = VLStrings.from(v);
+  const f = await createFile(store, { superblockVersion: 3 });
+  const d = await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [v.length], chunks: [50] });
+  await d.write(col);
+  col.bytes.fill(0x21);
+  col.offsets.fill(0);
+  return { f, d };
+}
+
+/** Opens `store` and expects dataset `s` to read back as `v`. */
+async function expectReopened(store: MemoryStore, v: string[]): Promise<void> {
+  const g = await openFile(store);
+  expect((await ((await g.get('s')) as Dataset).readColumnar<VLStrings>()).toArray()).toEqual(v);
+  await g.close();
+}
+
 describe('a write of many column chunks', () => {
   it('builds every chunk inside the call: a column changed afterwards changes nothing in the file', async () => {
     // more chunks than the engine works on at once (64) and than its queue holds
     const v = strings(50 * 200, 5);
-    const col = VLStrings.from(v);
     const store = new NotingStore();
-    const f = await createFile(store, { superblockVersion: 3 });
-    const d = await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [v.length], chunks: [50] });
-    await d.write(col);
-    col.bytes.fill(0x21);
-    col.offsets.fill(0);
+    const { f } = await writeThenClobber(store, v);
     await f.close();
-    const g = await openFile(new MemoryStore(store.toBytes()));
-    expect((await ((await g.get('s')) as Dataset).readColumnar<VLStrings>()).toArray()).toEqual(v);
-    await g.close();
+    await expectReopened(new MemoryStore(store.toBytes()), v);
   });
 
   for (const chunks of [1, 2, 5]) {
     it(`builds a write of ${chunks} chunk(s) inside the call too (chunks the cache may hold): read before and after close`, async () => {
       const v = strings(50 * chunks, 7);
-      const col = VLStrings.from(v);
       const store = new MemoryStore();
-      const f = await createFile(store, { superblockVersion: 3 });
-      const d = await createVlDataset(f, 's', { dtype: 'str(ascii)', shape: [v.length], chunks: [50] });
-      await d.write(col);
-      col.bytes.fill(0x21);
-      col.offsets.fill(0);
+      const { f, d } = await writeThenClobber(store, v);
       expect((await d.readColumnar<VLStrings>()).toArray()).toEqual(v);
       await f.close();
-      const g = await openFile(store);
-      expect((await ((await g.get('s')) as Dataset).readColumnar<VLStrings>()).toArray()).toEqual(v);
-      await g.close();
+      await expectReopened(store, v);
     });
   }
 
