@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ChecksumError, FilterError, H5Error, UnknownFilterError } from '../src/errors.js';
 import type { Filter } from '../src/filter/filter.js';
 import { decodeChunk, encodeChunk, setLocalPipeline, type PipelineContext } from '../src/filter/pipeline.js';
+import { pipelineOffload, setPipelineOffload, type PipelineOffload } from '../src/filter/offload.js';
 import type { FilterPipeline } from '../src/format/messages/filter-pipeline.js';
 
 const CTX: PipelineContext = { datatype: { class: 'integer', size: 2, signed: false, order: 'LE' }, elementSize: 2, chunkDims: [4] };
@@ -55,6 +56,35 @@ describe('filter pipeline', () => {
     log.length = 0;
     expect([...(await decodeChunk(enc.bytes, p, 0, (id) => reg.get(id), CTX, WHERE))]).toEqual([5, 6]);
     expect(log).toEqual(['dec3', 'dec2', 'dec1']);
+  });
+
+  it('starts the filters within the call when the offload declines at once, and waits for one that takes the chunk', async () => {
+    // (a decode that runs on another thread, like deflate on libuv's pool, then starts before the
+    // caller's next synchronous work: the chunks of one read inflate while the caller decodes others)
+    const before = pipelineOffload();
+    const log: string[] = [];
+    const reg = new Map([10, 11].map((id, i) => [id, tagFilter(id, i + 1, log)]));
+    const p = pipe([10, 0], [11, 0]);
+    const bytes = Uint8Array.from([5, 1, 2]);
+    let taken: Uint8Array | null = null;
+    const offload: PipelineOffload = { encode: () => null, decode: () => (taken ? Promise.resolve(taken) : null) };
+    try {
+      setPipelineOffload(offload);
+      const job = decodeChunk(bytes, p, 0, (id) => reg.get(id), CTX, WHERE);
+      expect(log).toEqual(['dec2']); // before any await of the caller
+      expect([...(await job)]).toEqual([5]);
+      expect(log).toEqual(['dec2', 'dec1']);
+      log.length = 0;
+      taken = Uint8Array.from([9]);
+      expect([...(await decodeChunk(bytes, p, 0, (id) => reg.get(id), CTX, WHERE))]).toEqual([9]);
+      expect(log).toEqual([]);
+      // encoding alike: the first filter runs within the call when the offload declines
+      const enc = encodeChunk(Uint8Array.from([5]), p, (id) => reg.get(id), CTX, WHERE);
+      expect(log).toEqual(['enc1::0']);
+      expect([...(await enc).bytes]).toEqual([5, 1, 2]);
+    } finally {
+      setPipelineOffload(before);
+    }
   });
 
   it('skips the filters whose mask bit is set, even unregistered ones', async () => {

@@ -110,8 +110,12 @@ export async function decodeChunk(
   const { filters } = pipeline;
   const offload = pipelineOffload();
   if (offload && filters.length > 0) {
-    // another thread when it takes the chunk; on failure it declines, and the run below names the error
-    const done = await offload.decode(bytes, pipeline, filterMask, filters.map((f) => resolve(f.id)), ctx);
+    // another thread when it takes the chunk; on failure it declines, and the run below names the error.
+    // A chunk declined at once (no pool, too small) starts below in this same call: a filter that
+    // runs on another thread (deflate on libuv's pool) starts before the caller's next synchronous
+    // work, not after it (the chunks of one read then inflate while the caller decodes the others).
+    const job = offload.decode(bytes, pipeline, filterMask, filters.map((f) => resolve(f.id)), ctx);
+    const done = job && (await job);
     if (done) return done;
   }
   // the last filter to run: the lowest one not skipped
@@ -157,7 +161,9 @@ export async function encodeChunk(
   const { filters } = pipeline;
   const offload = pipelineOffload();
   if (offload && filters.length > 0) {
-    const done = await offload.encode(bytes, pipeline, filters.map((f) => resolve(f.id)), ctx);
+    // (as in decodeChunk: a chunk declined at once starts below within this call)
+    const job = offload.encode(bytes, pipeline, filters.map((f) => resolve(f.id)), ctx);
+    const done = job && (await job);
     if (done) return done;
   }
   let data = bytes;
