@@ -5,25 +5,19 @@
  * place needs is a FilterError — through the worker pool the chunk then falls back to the calling
  * thread, whose error names the chunk.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeChunk, FilterError, pipelineOffload, type Datatype, type FilterPipeline, type FilterResolver } from '@chunkform/core/plugin';
-import { ALL_FILTERS, configureWorkers, loadZstdWasm, startWorkers, stopWorkers, workerStats, zstdDecode, zstdEncode } from '../src/index.js';
+import { ALL_FILTERS, loadZstdWasm, workerStats, zstdDecode, zstdEncode } from '../src/index.js';
 import { zstdDecodeInto } from '../src/zstd/into-wasm.js';
+import { detectorBytes } from './support/detector-bytes.js';
+import { usePool } from './support/use-pool.js';
 
 const U16: Datatype = { class: 'integer', size: 2, order: 'LE', signed: false };
 const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
 const resolve: FilterResolver = (id) => byId.get(id);
 const zstd: FilterPipeline = { filters: [{ id: 32015, name: '', flags: 0, clientData: [3] }] };
 
-/** `n` bytes of a detector-like frame (small counts). */
-function frame(n: number, seed: number): Uint8Array {
-  const v = new Uint8Array(n);
-  for (let i = 0, x = seed; i < n; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    v[i] = i % 2 ? 0 : (x >>> 27) & 15;
-  }
-  return v;
-}
+const frame = detectorBytes;
 
 /** A view of `n` bytes `at` bytes into a larger buffer (shared or not) filled with 0xee. */
 function place(n: number, at: number, shared: boolean): Uint8Array {
@@ -66,14 +60,7 @@ describe('zstd decoded into a given place from the WebAssembly heap', () => {
   });
 
   describe('on the worker pool', () => {
-    beforeAll(async () => {
-      configureWorkers({ threads: 2 });
-      await startWorkers();
-    });
-    afterAll(() => {
-      stopWorkers();
-      configureWorkers();
-    });
+    usePool(2);
 
     it('a chunk read whole lands in its place in shared memory; a truncated one fails there and the calling thread names it', async () => {
       const ctx = { datatype: U16, elementSize: 2, chunkDims: [512, 512] };

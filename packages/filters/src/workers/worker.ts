@@ -17,13 +17,17 @@ import { lz4EncodeInto, lz4Filter } from '../lz4/index.js';
 import { bitshuffleEncode, bitshuffleFilter } from '../bitshuffle/index.js';
 import { zstdFilter } from '../zstd/index.js';
 import { zstdDecodeInto } from '../zstd/into-wasm.js';
+import { deflateFilter } from '../deflate/index.js';
+import { releasingFilters } from './inflate-release.js';
 import { CLAIM_STARTED, READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 import { beginRead, endRead } from './stored-read.js';
 import { carriesShared, jobEnded, jobStarted } from './release-shared.js';
 
-// (zstd decodes a chunk read whole straight into its place from the WebAssembly heap: ../zstd/into-wasm.ts)
-const byId = new Map<number, Filter>(ALL_FILTERS.map((f) => [f.id, f.id === zstdFilter.id ? { ...f, decodeInto: zstdDecodeInto } : f]));
+// zstd decodes a chunk read whole straight into its place from the WebAssembly heap (../zstd/into-wasm.ts);
+// an inflated chunk is freed once copied or unshuffled into its place (./inflate-release.ts)
+const released = releasingFilters(deflateFilter, shuffleFilter);
+const byId = new Map<number, Filter>(ALL_FILTERS.map((f) => [f.id, f === zstdFilter ? { ...f, decodeInto: zstdDecodeInto } : f === deflateFilter ? released.deflate : f === shuffleFilter ? released.shuffle : f]));
 const resolve = (id: number) => byId.get(id);
 
 /** Buffers a shuffle that more filters follow writes into (its output never leaves the worker): no fresh chunk-sized array per chunk. */
