@@ -46,7 +46,8 @@
  * (the column "workers busy" shows how far it does: W ÷ (threads × wall)), the work outside the workers
  * overlaps with it on the other core, and the 2-thread run shares both cores without a gap; serial
  * parts (open, create, close, the first chunk's copy) lengthen both runs, so a measured ratio can land
- * a few % above the bound (its 1-thread run lasted longer than W₁). A row at ≈ 100 % of its bound is
+ * a few % above the bound (its 1-thread run lasted longer than W₁). The column "minor page faults per
+ * run" counts first touches of new memory (the process's, all threads), whose cost the machine decides. A row at ≈ 100 % of its bound is
  * limited by the work outside the workers, not by the pool; a row well below it (on a quiet machine:
  * other processes' cores near 0) has headroom — idle workers, waits. On a machine with a core free for
  * the main thread and the rest, the 2-thread run needs only W₂ / 2 and the bound is the worker count.
@@ -128,12 +129,12 @@ function ownCpu(): number {
   return (c.user + c.system) / 1e6;
 }
 /** Where the timed run began: the machine's and this process's CPU seconds, every thread's CPU, and the time. */
-let started = { machine: 0, own: 0, t: 0, threads: new Map<string, number>() };
+let started = { machine: 0, own: 0, t: 0, threads: new Map<string, number>(), faults: 0 };
 /** Tells the filter workers' threads from the others ({@link workerThreads}; set by {@link runThreads}). */
 let isWorker: (tid: string) => boolean = () => false;
 /** Starts a timed run: notes the machine's and every thread's CPU (for {@link busySince}). */
 function runStart(): void {
-  started = { machine: machineCpu(), own: ownCpu(), t: performance.now(), threads: threadCpu() };
+  started = { machine: machineCpu(), own: ownCpu(), t: performance.now(), threads: threadCpu(), faults: process.resourceUsage().minorPageFault };
 }
 /**
  * Cores that other processes kept busy during the last timed run (the machine's busy CPU less this
@@ -144,7 +145,15 @@ let lastForeign = 0;
 let lastOwn = 0;
 /** CPU milliseconds of the last timed run by kind of thread: main, filter workers, the rest. */
 let lastSplit: CpuSplit = { main: NaN, workers: NaN, other: NaN };
+/**
+ * Minor page faults of the whole process in the last timed run: first touches of new memory (a `read()`
+ * result: 8,192 per 32 MiB; per-chunk buffers that the allocator got fresh from the kernel). Their cost
+ * depends on the machine: ≈ 1 µs each on a warm one, 13–30 µs in a virtual machine that hands freed
+ * memory back to its host (free page reporting), where they can outweigh the decoding (rdlz4).
+ */
+let lastFaults = 0;
 function busySince(): void {
+  lastFaults = process.resourceUsage().minorPageFault - started.faults;
   lastSplit = cpuSplit(started.threads, threadCpu(), isWorker);
   const wall = (performance.now() - started.t) / 1000;
   lastOwn = ownCpu() - started.own;
@@ -160,15 +169,15 @@ function busySince(): void {
 const MIN_SAMPLE_S = Number(process.env.BENCH_MIN_MS ?? 75) / 1000;
 const MAX_RUNS = 5;
 async function sample(run: () => Promise<number>): Promise<number> {
-  const runs: { s: number; foreign: number; own: number; split: CpuSplit }[] = [];
+  const runs: { s: number; foreign: number; own: number; split: CpuSplit; faults: number }[] = [];
   let total = 0;
   while (runs.length < MAX_RUNS && (total < MIN_SAMPLE_S || runs.length % 2 === 0)) {
     const s = await run();
-    runs.push({ s, foreign: lastForeign, own: lastOwn, split: lastSplit });
+    runs.push({ s, foreign: lastForeign, own: lastOwn, split: lastSplit, faults: lastFaults });
     total += s;
   }
   const mid = [...runs].sort((a, b) => a.s - b.s)[runs.length >> 1]!;
-  ({ foreign: lastForeign, own: lastOwn, split: lastSplit } = mid);
+  ({ foreign: lastForeign, own: lastOwn, split: lastSplit, faults: lastFaults } = mid);
   return mid.s;
 }
 /** A pair of runs counts as quiet when other processes kept fewer cores than this busy in each. */
@@ -362,11 +371,11 @@ export async function runThreads(dir: string): Promise<void> {
     times.set(k, [...(times.get(k) ?? []), s]);
   };
   // `${row}|${threads}` -> each repetition's CPU split (ms by kind of thread) and wall seconds
-  const splits = new Map<string, { split: CpuSplit; wall: number }[]>();
+  const splits = new Map<string, { split: CpuSplit; wall: number; faults: number }[]>();
   // `${row}|${rep}` -> the most cores other processes kept busy during either run of the pair
   const foreign = new Map<string, number>();
   const note = (row: string, rep: number, th: number, wall: number) => {
-    if (!Number.isNaN(wall)) splits.set(`${row}|${th}`, Object.assign(splits.get(`${row}|${th}`) ?? [], { [rep]: { split: lastSplit, wall } }));
+    if (!Number.isNaN(wall)) splits.set(`${row}|${th}`, Object.assign(splits.get(`${row}|${th}`) ?? [], { [rep]: { split: lastSplit, wall, faults: lastFaults } }));
     if (!Number.isNaN(wall)) foreign.set(`${row}|${rep}`, Math.max(foreign.get(`${row}|${rep}`) ?? 0, lastForeign));
   };
   const rows: string[] = [];
@@ -472,9 +481,9 @@ export async function runThreads(dir: string): Promise<void> {
   const mbOf = (row: string) => (row.startsWith('stream') ? 2 * mb : row.startsWith('ceiling') ? 8 * 8 : mb);
   console.log(`\n## Thread scaling (bench/threads.ts): ${FRAMES} frames of ${H}×${W} uint16 (${mb.toFixed(0)} MB), ${REPEAT} interleaved repetitions, medians\n`);
   console.log(
-    `| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | same-run 2-core bound (median of pairs) | 2 ÷ 1 ÷ bound | ÷ zlib ceiling (paired by repetition) | CPU ms main / workers / rest (libuv's pool, V8's helpers), 1 thread | same, 2 threads | workers busy, 1 / 2 threads | other processes' cores (median) | 2 ÷ 1, quiet pairs (< ${QUIET_CORES} cores elsewhere) |`,
+    `| row | 1 thread MB/s | 2 threads MB/s | 2 ÷ 1 (median of paired ratios) | same-run 2-core bound (median of pairs) | 2 ÷ 1 ÷ bound | ÷ zlib ceiling (paired by repetition) | CPU ms main / workers / rest (libuv's pool, V8's helpers), 1 thread | same, 2 threads | workers busy, 1 / 2 threads | minor page faults per run, 1 / 2 threads | other processes' cores (median) | 2 ÷ 1, quiet pairs (< ${QUIET_CORES} cores elsewhere) |`,
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     if (!times.has(`${row}|1`)) continue;
     const a = median(times.get(`${row}|1`)!);
@@ -491,12 +500,14 @@ export async function runThreads(dir: string): Promise<void> {
     const ms = (xs: { split: CpuSplit }[]) =>
       xs.length > 0 ? (['main', 'workers', 'other'] as const).map((k) => median(xs.map((x) => x.split[k])).toFixed(1)).join(' / ') : '—';
     const busyPct = (xs: { split: CpuSplit; wall: number }[], n: number) => (xs.length > 0 ? `${(100 * median(xs.map((x) => x.split.workers / (1000 * n * x.wall)))).toFixed(0)} %` : '—');
-    const live = (xs: ({ split: CpuSplit; wall: number } | undefined)[]) => xs.filter((x): x is { split: CpuSplit; wall: number } => x !== undefined && !Number.isNaN(x.split.main));
+    const live = (xs: ({ split: CpuSplit; wall: number; faults: number } | undefined)[]) =>
+      xs.filter((x): x is { split: CpuSplit; wall: number; faults: number } => x !== undefined && !Number.isNaN(x.split.main));
+    const faults = (xs: { faults: number }[]) => (xs.length > 0 ? median(xs.map((x) => x.faults)).toFixed(0) : '—');
     const load = ratios.get(row)!.map((_, rep) => foreign.get(`${row}|${rep}`) ?? NaN);
     const quiet = ratios.get(row)!.filter((_, rep) => load[rep]! < QUIET_CORES);
     const calm = quiet.length > 0 ? `${median(quiet).toFixed(2)}× (${quiet.length} of ${load.length})` : `— (0 of ${load.length})`;
     console.log(
-      `| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${bound} | ${atBound} | ${frac} | ${ms(live(one))} | ${ms(live(two))} | ${busyPct(live(one), 1)} / ${busyPct(live(two), 2)} | ${median(load).toFixed(2)} | ${calm} |`,
+      `| ${row} | ${(mbOf(row) / a).toFixed(0)} | ${(mbOf(row) / b).toFixed(0)} | ${median(ratios.get(row)!).toFixed(2)}× (${all}) | ${bound} | ${atBound} | ${frac} | ${ms(live(one))} | ${ms(live(two))} | ${busyPct(live(one), 1)} / ${busyPct(live(two), 2)} | ${faults(live(one))} / ${faults(live(two))} | ${median(load).toFixed(2)} | ${calm} |`,
     );
   }
   if (lz4Ref && times.has('write LZ4|h5py')) {

@@ -12,8 +12,7 @@
  * last collection is {@link MAX_DELAY_MS} ago (jobs that keep it busy). Node only: ./worker.ts is its sole importer.
  * @module
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { flaggedBuiltin } from './flagged-builtin.js';
 
 /** Idle time after a job with shared memory before the collection runs (a read's next chunk usually comes sooner). */
 const IDLE_MS = 2;
@@ -30,17 +29,7 @@ type Collect = (opts: { type: 'minor' | 'major' }) => void;
 function collector(): Collect | null {
   const g = (globalThis as { gc?: unknown }).gc;
   if (typeof g === 'function') return g as Collect;
-  try {
-    setFlagsFromString('--expose-gc');
-    try {
-      const c = runInNewContext('gc') as unknown;
-      return typeof c === 'function' ? (c as Collect) : null;
-    } finally {
-      setFlagsFromString('--no-expose-gc');
-    }
-  } catch {
-    return null;
-  }
+  return flaggedBuiltin<Collect>('expose-gc', 'gc');
 }
 
 let collect: Collect | null | undefined;

@@ -2,8 +2,9 @@
  * A filter worker thread (started by ./threads-node.ts): runs whole chunk pipelines with this
  * package's filters through core's pure pipeline (the same code the calling thread runs, so the
  * bytes are the same) and sends the result back, its buffer transferred, or decodes a chunk
- * straight into a shared result — reading its stored bytes from the local file itself when the job
- * gives their place instead of the bytes (./stored-read.ts). It reports ready once it has loaded
+ * straight into a shared result (zstd from its WebAssembly heap: ../zstd/into-wasm.ts) — reading
+ * its stored bytes from the local file itself when the job gives their place instead of the bytes
+ * (./stored-read.ts). It reports ready once it has loaded
  * the codecs the pool asked it to warm (./warm.ts). Task jobs call a chunk format's own exported
  * function (imported by URL once per worker) and send its value back.
  * @module
@@ -14,12 +15,19 @@ import { ALL_FILTERS } from '../builtin.js';
 import { shuffle, shuffleElementSize, shuffleFilter } from '../shuffle/index.js';
 import { lz4EncodeInto, lz4Filter } from '../lz4/index.js';
 import { bitshuffleEncode, bitshuffleFilter } from '../bitshuffle/index.js';
+import { zstdFilter } from '../zstd/index.js';
+import { zstdDecodeInto } from '../zstd/into-wasm.js';
+import { deflateFilter } from '../deflate/index.js';
+import { releasingFilters } from './inflate-release.js';
 import { CLAIM_STARTED, READY_ID, type FilterJob, type FilterReply, type FilterWorkerData, type SectionsJob, type TaskJob } from './protocol.js';
 import { warmFilters } from './warm.js';
 import { beginRead, endRead } from './stored-read.js';
 import { carriesShared, jobEnded, jobStarted } from './release-shared.js';
 
-const byId = new Map(ALL_FILTERS.map((f) => [f.id, f]));
+// zstd decodes a chunk read whole straight into its place from the WebAssembly heap (../zstd/into-wasm.ts);
+// an inflated chunk is freed once copied or unshuffled into its place (./inflate-release.ts)
+const released = releasingFilters(deflateFilter, shuffleFilter);
+const byId = new Map<number, Filter>(ALL_FILTERS.map((f) => [f.id, f === zstdFilter ? { ...f, decodeInto: zstdDecodeInto } : f === deflateFilter ? released.deflate : f === shuffleFilter ? released.shuffle : f]));
 const resolve = (id: number) => byId.get(id);
 
 /** Buffers a shuffle that more filters follow writes into (its output never leaves the worker): no fresh chunk-sized array per chunk. */

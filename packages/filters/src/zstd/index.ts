@@ -145,7 +145,8 @@ export const defaultZstdCodec: ZstdCodec = {
   },
 };
 
-function fail(message: string, cause?: unknown): FilterError {
+/** The zstd filter's error (`zstd: ` + `message`). */
+export function zstdError(message: string, cause?: unknown): FilterError {
   return new FilterError(`zstd: ${message}`, cause === undefined ? INFO : { ...INFO, cause });
 }
 
@@ -166,28 +167,31 @@ export function zstdEncode(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL, codec: 
   try {
     r = codec.compress(data, level);
   } catch (e) {
-    throw fail(`compression failed: ${why(e)}`, e);
+    throw zstdError(`compression failed: ${why(e)}`, e);
   }
   if (r instanceof Uint8Array) return r;
   return r.catch((e: unknown) => {
-    throw fail(`compression failed: ${why(e)}`, e);
+    throw zstdError(`compression failed: ${why(e)}`, e);
   });
 }
 
-/** Checks the frame header; returns the content size. */
-function prepare(data: Uint8Array, limit: number): number {
+/**
+ * Checks the frame header; returns the content size.
+ * @throws FilterError not a zstd frame, no content size, an oversized claim (more than `limit` when > 0).
+ */
+export function zstdContentSize(data: Uint8Array, limit: number): number {
   const cs = zstdFrameContentSize(data);
-  if (cs.kind === 'error') throw fail(`not a valid zstd frame (${cs.reason})`);
-  if (cs.kind === 'unknown') throw fail('the zstd frame does not record its decompressed size (streaming API), which the HDF5 filter does not support');
+  if (cs.kind === 'error') throw zstdError(`not a valid zstd frame (${cs.reason})`);
+  if (cs.kind === 'unknown') throw zstdError('the zstd frame does not record its decompressed size (streaming API), which the HDF5 filter does not support');
   const size = cs.size;
-  if (size === 0) throw fail('the zstd frame has zero decompressed size');
-  if (size > MAX_CHUNK || size > data.length * MAX_RATIO) throw fail(`the frame claims ${size} bytes, more than ${data.length} compressed bytes can hold`);
-  if (limit > 0 && size > limit) throw fail(`the frame claims ${size} bytes, more than the chunk's limit of ${limit}`);
+  if (size === 0) throw zstdError('the zstd frame has zero decompressed size');
+  if (size > MAX_CHUNK || size > data.length * MAX_RATIO) throw zstdError(`the frame claims ${size} bytes, more than ${data.length} compressed bytes can hold`);
+  if (limit > 0 && size > limit) throw zstdError(`the frame claims ${size} bytes, more than the chunk's limit of ${limit}`);
   return size;
 }
 
 function finish(got: Uint8Array, size: number): Uint8Array {
-  if (got.length !== size) throw fail(`the data decodes to ${got.length} bytes, the frame header says ${size}`);
+  if (got.length !== size) throw zstdError(`the data decodes to ${got.length} bytes, the frame header says ${size}`);
   return got;
 }
 
@@ -197,20 +201,20 @@ function finish(got: Uint8Array, size: number): Uint8Array {
  * @throws FilterError not a zstd frame, no content size, corrupt data, an oversized claim.
  */
 export function zstdDecode(data: Uint8Array, limit = 0, codec: ZstdCodec = defaultZstdCodec): Uint8Array | Promise<Uint8Array> {
-  const size = prepare(data, limit);
+  const size = zstdContentSize(data, limit);
   let got: Uint8Array | Promise<Uint8Array>;
   try {
     // (the loaded WebAssembly decoder returns a buffer of its own: a zeroed `out` it would not use cost a
     // 2 MiB allocation per chunk and its freeing — 10–18 ms of V8's helper threads per 32 MiB read)
     got = codec === defaultZstdCodec && wasm ? wasm.decompress(data) : codec.decompress(data, new Uint8Array(size));
   } catch (e) {
-    throw fail(`corrupt zstd data: ${why(e)}`, e);
+    throw zstdError(`corrupt zstd data: ${why(e)}`, e);
   }
   if (got instanceof Uint8Array) return finish(got, size);
   return got.then(
     (g) => finish(g, size),
     (e: unknown) => {
-      throw fail(`corrupt zstd data: ${why(e)}`, e);
+      throw zstdError(`corrupt zstd data: ${why(e)}`, e);
     },
   );
 }
@@ -224,7 +228,7 @@ export function createZstdFilter(codec: ZstdCodec = defaultZstdCodec): Filter {
     decode: (data, ctx: FilterContext) => zstdDecode(data, decodeLimit(ctx), codec),
     setLocal(clientData) {
       if (clientData.length > 1 || clientData.some((v) => !Number.isInteger(v) || v < -0x80000000 || v > 0xffffffff)) {
-        throw fail(`invalid client data [${clientData.join(', ')}] (expected [level])`);
+        throw zstdError(`invalid client data [${clientData.join(', ')}] (expected [level])`);
       }
       return clientData.map((v) => v >>> 0);
     },
