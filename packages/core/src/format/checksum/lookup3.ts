@@ -6,7 +6,8 @@
  * offset. Each 12-byte block's mix waits on the one before (≈ 13 cycles per block), so one input's
  * hash runs at the latency of that chain with the CPU's units mostly idle, and the unaligned reads
  * cost nothing measurable (266 KB at byte offset 1: 79 µs, the same as aligned; byte by byte it
- * was 147 µs). BENCHMARKS.md "vlhash".
+ * was 147 µs), nor does shared memory (a `SharedArrayBuffer`: 80 µs; through an `Int32Array` it
+ * was 202 µs). BENCHMARKS.md "vlhash".
  * @module
  */
 
