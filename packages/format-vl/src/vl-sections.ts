@@ -309,8 +309,19 @@ async function unfilterSections(image: Uint8Array, rec: ChunkRecord, ctx: ChunkF
 /** Checks a section's trailing lookup3 checksum. */
 function checkSum(sec: Uint8Array, what: string, ctx: ChunkFormatContext, rec: ChunkRecord): void {
   if (sec.length < 4) throw fail(ctx, rec, `${what} has ${sec.length} bytes, too short for its checksum`);
+  expectSum(sec, lookup3(sec.subarray(0, sec.length - 4)), what, ctx, rec);
+}
+
+/** {@link checkSum} of the entries section then of the heap section (≥ 4 bytes each), both computed side by side (core's `lookup3Pair`). */
+function checkSumPair(entries: Uint8Array, heap: Uint8Array, ctx: ChunkFormatContext, rec: ChunkRecord): void {
+  lookup3Pair(entries.subarray(0, entries.length - 4), heap.subarray(0, heap.length - 4), pairSums);
+  expectSum(entries, pairSums[0]!, 'entries section', ctx, rec);
+  expectSum(heap, pairSums[1]!, 'heap section', ctx, rec);
+}
+
+/** A `ChecksumError` unless the last 4 bytes of `sec` hold `actual`. */
+function expectSum(sec: Uint8Array, actual: number, what: string, ctx: ChunkFormatContext, rec: ChunkRecord): void {
   const stored = getU32(sec, sec.length - 4);
-  const actual = lookup3(sec.subarray(0, sec.length - 4));
   if (stored !== actual) throw new ChecksumError(`variable-length chunk ${what}`, rec.address, stored, actual, chunkLabel(ctx, rec.coords));
 }
 
@@ -401,11 +412,11 @@ export async function decodeVlChunk(image: Uint8Array, rec: ChunkRecord, ctx: Ch
   if (entries.length !== m * ENTRY_SIZE + 4) {
     throw fail(ctx, rec, `the entries section has ${entries.length} bytes, ${m} elements need ${m * ENTRY_SIZE + 4}`);
   }
-  checkSum(entries, 'entries section', ctx, rec);
+  if (heap.length >= HEAP_HEADER + 4) checkSumPair(entries, heap, ctx, rec);
+  else checkSum(entries, 'entries section', ctx, rec);
   let heapEnd = HEAP_HEADER;
   if (heap.length > 0) {
     if (heap.length < HEAP_HEADER + 4) throw fail(ctx, rec, `the heap section has ${heap.length} bytes, too short for its header and checksum`);
-    checkSum(heap, 'heap section', ctx, rec);
     heapEnd = heap.length - 4;
     mem.unused = getU32(heap, 0);
     // the section's bytes are this chunk's own (inflated, or a private read): no copy

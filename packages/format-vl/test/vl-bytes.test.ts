@@ -182,8 +182,10 @@ describe('corrupt chunks → typed errors', () => {
     expect(String((e as Error).message)).toMatch(/entries section/);
   });
 
-  it('a flipped heap byte is a checksum error', async () => {
-    expect(await corrupt(1, () => 5)).toBeInstanceOf(ChecksumError);
+  it('a flipped heap byte is a checksum error naming the heap section (both sections\' checksums are computed together)', async () => {
+    const e = await corrupt(1, () => 5);
+    expect(e).toBeInstanceOf(ChecksumError);
+    expect(String((e as Error).message)).toMatch(/heap section/);
   });
 
   it('an entry pointing outside the heap (with a valid checksum) is a format error', async () => {
