@@ -45,6 +45,8 @@ export interface StartedWrites {
 
 /** Most images one write takes (Linux IOV_MAX is 1024; the write queue holds far fewer). */
 const IMAGES_PER_WRITE = 256;
+/** Zeros for the alignment padding between images written together (the allocator aligns to 8 bytes). */
+const PADDING = new Uint8Array(8);
 
 /**
  * Writes chunk images placed one after the other from `address` (one I/O when the store gathers
@@ -67,7 +69,7 @@ async function writeImages(store: ChunkStore, address: number, parts: readonly U
     if (e instanceof H5Error) throw e;
     let n = 0;
     for (const p of parts) n += p.length;
-    const what = parts.length === 1 ? `the ${n}-byte chunk image` : `${parts.length} adjacent chunk images (${n} bytes)`;
+    const what = parts.length === 1 ? `the ${n}-byte chunk image` : `adjacent chunk images (${n} bytes)`;
     const err = new H5Error(`writing ${what} at address ${address} failed: ${e instanceof Error ? e.message : String(e)}`);
     Object.defineProperty(err, 'cause', { value: e, writable: true, configurable: true });
     throw err;
@@ -146,13 +148,20 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
     }
     const writes: StartedWrite[] = [];
     for (let i = 0; i < placed.length; ) {
-      // a run of images placed end to end: one write
+      // a run of images placed end to end, or apart only by the allocator's alignment padding
+      // (fresh space, written as zeros): one write
       const head = placed[i]!;
+      const parts: Uint8Array[] = [head.image.bytes];
       let end = head.address + head.image.bytes.length;
       let j = i + 1;
-      for (; j < placed.length && j - i < IMAGES_PER_WRITE && placed[j]!.address === end; j++) end += placed[j]!.image.bytes.length;
-      const parts: Uint8Array[] = [];
-      for (let k = i; k < j; k++) parts.push(placed[k]!.image.bytes);
+      for (; j < placed.length && j - i < IMAGES_PER_WRITE; j++) {
+        const p = placed[j]!;
+        const gap = p.address - end;
+        if (gap < 0 || gap >= PADDING.length || (gap > 0 && !store.isFresh(end, gap))) break;
+        if (gap > 0) parts.push(PADDING.subarray(0, gap));
+        parts.push(p.image.bytes);
+        end = p.address + p.image.bytes.length;
+      }
       const run = writeImages(store, head.address, parts);
       run.catch(() => undefined); // each chunk's `done` carries it
       for (let k = i; k < j; k++) writes.push(this.started(placed[k]!, run));
