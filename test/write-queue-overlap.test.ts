@@ -1,7 +1,8 @@
 /**
  * File writes of the background write queue in flight while the next chunks are built and encoded
- * (packages/core/src/chunk/write-queue.ts, `ChunkPlacement.start`): first the queue alone with
- * writes the test completes in any order or fails, then whole files on a store whose chunk writes
+ * (packages/core/src/chunk/write-queue.ts, `ChunkPlacement.startMany`): first the queue alone with
+ * writes the test completes in any order or fails (also: the chunks encoded meanwhile start
+ * together, one start call per batch, a batch counting as one write in flight), then whole files on a store whose chunk writes
  * finish late and out of order (the bytes are read when the write completes, as libuv's threads
  * do) or fail half-written. Checked: several writes are in flight while a call returns; chunks are
  * recorded only after their bytes are in the file, in queue order; buffers are given back
@@ -11,12 +12,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import './setup-registrations.js';
+import { xorshiftBytes } from './support/xorshift-bytes.js';
 import { createFile, H5Error, MemoryStore, openFile, selectBlocks, type ByteStore, type Dataset } from '../packages/core/src/index.js';
 import { pipelineOffload, setPipelineOffload } from '../packages/core/src/plugin.js';
 import { poisoningOffload } from './support/poisoning-offload.js';
 import { WriteQueue, WRITES_IN_FLIGHT } from '../packages/core/src/chunk/write-queue.js';
 import type { ChunkImage } from '../packages/core/src/chunk/chunk-format.js';
-import type { StartedWrite } from '../packages/core/src/chunk/placement.js';
+import type { ImageToWrite, StartedWrite, StartedWrites } from '../packages/core/src/chunk/placement.js';
 import { promiseState } from './support/gate-filter.js';
 
 const saved = pipelineOffload();
@@ -29,11 +31,13 @@ interface FakeWrite {
   fail(e: unknown): void;
 }
 
-/** A queue whose writes the test completes; logs starts, records and abandons. */
-function fakeQueue(opts: { maxChunks?: number; inFlight?: number } = {}) {
+/** A queue whose writes the test completes (one per chunk); logs starts, records and abandons, and the chunks of each start call; `refuse`: a chunk whose place is refused once. */
+function fakeQueue(opts: { maxChunks?: number; inFlight?: number; refuse?: number } = {}) {
   const log: string[] = [];
   const writes: FakeWrite[] = [];
-  const start = async (coords: readonly number[], image: ChunkImage): Promise<StartedWrite> => {
+  const calls: number[][] = [];
+  let refuse = opts.refuse;
+  const startOne = (coords: readonly number[], image: ChunkImage): StartedWrite => {
     const c = coords[0]!;
     log.push(`start ${c}`);
     let ok!: () => void;
@@ -50,11 +54,26 @@ function fakeQueue(opts: { maxChunks?: number; inFlight?: number } = {}) {
       abandon: () => void log.push(`abandon ${c}`),
     };
   };
+  const start = async (items: readonly ImageToWrite[]): Promise<StartedWrites> => {
+    calls.push(items.map((it) => it.coords[0]!));
+    const out: StartedWrite[] = [];
+    for (const it of items) {
+      if (it.coords[0] === refuse) {
+        refuse = undefined; // once
+        log.push(`refuse ${it.coords[0]}`);
+        return { writes: out, failure: { error: new H5Error(`no place for chunk ${it.coords[0]}`) } };
+      }
+      out.push(startOne(it.coords, it.image));
+    }
+    return { writes: out };
+  };
   const q = new WriteQueue(1 << 30, start, opts.maxChunks ?? 8, opts.inFlight ?? WRITES_IN_FLIGHT);
   const image = (c: number): ChunkImage => ({ bytes: new Uint8Array(4), filterMask: 0, written: () => void log.push(`written ${c}`) });
   const add = (c: number) => q.add([c], 4, async () => image(c));
   const flushMicrotasks = () => new Promise((r) => setTimeout(r, 0));
-  return { q, log, writes, add, flushMicrotasks };
+  /** The last write started for chunk `c`. */
+  const at = (c: number): FakeWrite => [...writes].reverse().find((w) => w.coords === c)!;
+  return { q, log, writes, calls, at, add, flushMicrotasks };
 }
 
 describe('write queue: several file writes in flight', () => {
@@ -145,6 +164,121 @@ describe('write queue: several file writes in flight', () => {
   });
 });
 
+/** The log without the images' `written` entries. */
+const seen = (log: readonly string[]): string[] => log.filter((l) => !l.startsWith('written'));
+
+describe('write queue: chunks encoded meanwhile start together', () => {
+  it('chunks encoded while the writes are in flight go out with one start call, which counts as one write in flight', async () => {
+    const { q, log, calls, at, add, flushMicrotasks: turn } = fakeQueue({ maxChunks: 16, inFlight: 1 });
+    await add(0);
+    await turn();
+    for (let c = 1; c < 6; c++) {
+      await add(c);
+      await turn();
+    }
+    expect(calls).toEqual([[0]]); // one batch in flight: the others wait, encoded
+    at(0)!.ok();
+    await q.storeEncoded();
+    expect(calls).toEqual([[0], [1, 2, 3, 4, 5]]);
+    expect(seen(log)).toEqual(['start 0', 'record 0', 'start 1', 'start 2', 'start 3', 'start 4', 'start 5']);
+    await add(6);
+    await turn();
+    await q.storeEncoded();
+    expect(calls.length).toBe(2); // the batch of five is one write in flight: chunk 6 waits
+    // finished out of order: recorded in queue order, each once its bytes are written
+    for (const c of [5, 3, 1]) at(c)!.ok();
+    await q.storeEncoded();
+    expect(seen(log).slice(7)).toEqual(['record 1']);
+    for (const c of [2, 4]) at(c)!.ok();
+    await q.storeEncoded();
+    expect(seen(log).slice(8)).toEqual(['record 2', 'record 3', 'record 4', 'record 5', 'start 6']);
+    const s = q.settle();
+    await turn();
+    at(6)!.ok();
+    await s;
+    expect(q.busy).toBe(false);
+  });
+
+  it('a batch holds a chunk once: a chunk queued again waits for its first write to be recorded', async () => {
+    const { q, calls, at, add, flushMicrotasks: turn } = fakeQueue({ maxChunks: 16, inFlight: 1 });
+    await add(0);
+    await turn();
+    for (const c of [1, 2, 1, 3]) {
+      await add(c);
+      await turn();
+    }
+    at(0)!.ok();
+    await q.storeEncoded();
+    expect(calls).toEqual([[0], [1, 2]]);
+    at(1)!.ok();
+    at(2)!.ok();
+    await q.storeEncoded();
+    expect(calls).toEqual([[0], [1, 2], [1, 3]]);
+    at(1)!.ok();
+    at(3)!.ok();
+    await q.settle();
+  });
+
+  it('a place refused in the middle of a batch: the chunks before it are written and recorded, it and those after stay queued and are stored by the next call', async () => {
+    const { q, log, calls, at, add, flushMicrotasks: turn } = fakeQueue({ maxChunks: 16, inFlight: 1, refuse: 3 });
+    await add(0);
+    await turn();
+    for (let c = 1; c < 5; c++) {
+      await add(c);
+      await turn();
+    }
+    at(0)!.ok();
+    const storing = q.storeEncoded().catch((e: unknown) => e);
+    await turn();
+    // started 1 and 2, refused 3: the call reports once the writes of 1 and 2 have settled
+    expect(calls).toEqual([[0], [1, 2, 3, 4]]);
+    expect(seen(log)).toEqual(['start 0', 'record 0', 'start 1', 'start 2', 'refuse 3']);
+    expect(await Promise.race([storing, turn().then(() => 'waiting')])).toBe('waiting');
+    at(2)!.ok();
+    at(1)!.ok();
+    const err = await storing;
+    expect(err).toBeInstanceOf(H5Error);
+    expect(String((err as Error).message)).toMatch(/no place for chunk 3/);
+    expect(seen(log).slice(5)).toEqual(['record 1', 'record 2']);
+    expect(q.has('1') || q.has('2')).toBe(false);
+    expect(q.has('3') && q.has('4')).toBe(true);
+    const s = q.settle();
+    await turn();
+    expect(calls.at(-1)).toEqual([3, 4]);
+    expect(seen(log).slice(7)).toEqual(['start 3', 'start 4']);
+    at(3)!.ok();
+    at(4)!.ok();
+    await s;
+    expect(seen(log).slice(-2)).toEqual(['record 3', 'record 4']);
+    expect(q.busy).toBe(false);
+  });
+
+  it('a failed write of a batch: every chunk of it gives its space back and stays queued; the chunks of the batch before it are recorded', async () => {
+    const { q, log, at, add, flushMicrotasks: turn } = fakeQueue({ maxChunks: 16, inFlight: 2 });
+    for (let c = 0; c < 5; c++) {
+      await add(c);
+      await turn();
+    }
+    // 0 and 1 alone (two batches in flight), then 2–4 together once 0 is recorded
+    at(0)!.ok();
+    await q.storeEncoded();
+    expect(seen(log)).toEqual(['start 0', 'start 1', 'record 0', 'start 2', 'start 3', 'start 4']);
+    at(1)!.ok();
+    const ioError = new H5Error('EIO');
+    for (const c of [2, 3, 4]) at(c)!.fail(ioError); // one gather write: all its chunks fail
+    const err = await q.storeEncoded().catch((e: unknown) => e);
+    expect(err).toBe(ioError);
+    expect(seen(log).slice(6)).toEqual(['record 1', 'abandon 2', 'abandon 3', 'abandon 4']);
+    expect([2, 3, 4].every((c) => q.has(String(c)))).toBe(true);
+    const s = q.settle(); // written again, together
+    await turn();
+    expect(seen(log).slice(10)).toEqual(['start 2', 'start 3', 'start 4']);
+    for (const c of [2, 3, 4]) at(c)!.ok();
+    await s;
+    expect(q.busy).toBe(false);
+  });
+});
+
 /**
  * A store over memory whose writes of `min` bytes or more (chunk images; the file's own small
  * writes go through at once) finish after a random delay, reading the bytes when they finish;
@@ -198,15 +332,7 @@ const W = 64; // uint8 frames, one chunk each (2 KiB; the bytes below do not def
 const MIN = 1500;
 const frameSel = (i: number, n = 1) => selectBlocks([{ start: [i, 0, 0], end: [i + n, H, W] }]);
 function frames(seed: number, n = N): Uint8Array {
-  const d = new Uint8Array(n * H * W);
-  let x = seed * 2654435761 + 1;
-  for (let i = 0; i < d.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    d[i] = x & 0x7f;
-  }
-  return d;
+  return xorshiftBytes(seed, n * H * W);
 }
 
 async function readAll(bytes: Uint8Array): Promise<Uint8Array> {

@@ -23,11 +23,24 @@ const IDLE_MS = 1000;
 
 const free: ArrayBuffer[] = [];
 let freeBytes = 0;
+/** The timer that drops the kept buffers (one at a time), and when a buffer last came back. */
 let idle: ReturnType<typeof setTimeout> | undefined;
+let lastBack = 0;
 
-function dropAll(): void {
-  free.length = 0;
-  freeBytes = 0;
+/** Drops the kept buffers when none came back for {@link IDLE_MS}; else looks again when that will be so. */
+function dropIdle(): void {
+  const wait = lastBack + IDLE_MS - Date.now();
+  idle = undefined;
+  if (wait > 0) armIdle(wait);
+  else {
+    free.length = 0;
+    freeBytes = 0;
+  }
+}
+
+function armIdle(ms: number): void {
+  idle = setTimeout(dropIdle, ms);
+  (idle as { unref?: () => void }).unref?.(); // (Node: the timer keeps no process alive)
 }
 
 /**
@@ -54,7 +67,7 @@ export function giveBack(image: Uint8Array): void {
   free.push(b);
   freeBytes += b.byteLength;
   while (free.length > KEEP || freeBytes > KEEP_BYTES) freeBytes -= free.shift()!.byteLength;
-  clearTimeout(idle);
-  idle = setTimeout(dropAll, IDLE_MS);
-  (idle as { unref?: () => void }).unref?.(); // (Node: the timer keeps no process alive)
+  // one timer, not one per buffer (a whole-column write gives back one per chunk)
+  lastBack = Date.now();
+  if (idle === undefined) armIdle(IDLE_MS);
 }

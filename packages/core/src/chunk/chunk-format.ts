@@ -55,6 +55,12 @@ export interface RawIO {
   /** True when scatter reads issued together proceed in parallel (the file's source reads on threads). */
   readonly parallel?: boolean;
   write(address: number, bytes: Uint8Array): Promise<void>;
+  /**
+   * Gather write, present when the file does it in one system call (`pwritev`): writes `parts` one
+   * after the other from `address`, as {@link write} of their bytes joined would. None of them may
+   * change until this settles.
+   */
+  writev?(address: number, parts: readonly Uint8Array[]): Promise<void>;
 }
 
 /** File services the chunk engine needs: raw I/O and file space. */

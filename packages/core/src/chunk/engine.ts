@@ -47,7 +47,7 @@ export class ChunkEngine<Mem> extends ChunkReader<Mem> {
     const threads = pipelineOffload()?.threads ?? 1;
     this.flushAhead = chunksForThreads(FLUSH_AHEAD, bytes, threads);
     const bg = o.backgroundBytes === 'auto' ? defaultBackgroundBytes(bytes, threads) : (o.backgroundBytes ?? 0);
-    this.queue = bg > 0 ? new WriteQueue(bg, (coords, image) => this.p.guardValue(coords, () => this.p.start(coords, image)), queuedChunks(threads)) : null;
+    this.queue = bg > 0 ? new WriteQueue(bg, (items) => this.p.startMany(items), queuedChunks(threads)) : null;
   }
 
   /** Writes `src` (the elements of `sel` in selection order) into the chunks. */

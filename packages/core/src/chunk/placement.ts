@@ -27,19 +27,61 @@ export interface StartedWrite {
   abandon(): void;
 }
 
+/** An encoded chunk to place and write ({@link ChunkPlacement.startMany}). */
+export interface ImageToWrite {
+  coords: readonly number[];
+  image: ChunkImage;
+}
+
 /**
- * Writes a chunk image to `address`; a failure that is not one of ours becomes an {@link H5Error}
- * saying what was written where (the guard adds the dataset and chunk), the system error its cause.
+ * What {@link ChunkPlacement.startMany} started: the writes of the first images given, in order, and
+ * — when placing the next one failed (its place refused) — that failure, naming its chunk; the
+ * images after it were neither placed nor written.
  */
-async function writeImage(store: ChunkStore, address: number, bytes: Uint8Array): Promise<void> {
+export interface StartedWrites {
+  writes: StartedWrite[];
+  failure?: { error: unknown };
+}
+
+/** Most images one write takes (Linux IOV_MAX is 1024; the write queue holds far fewer). */
+const IMAGES_PER_WRITE = 256;
+/** Zeros for the alignment padding between images written together (the allocator aligns to 8 bytes). */
+const PADDING = new Uint8Array(8);
+
+/**
+ * Writes chunk images placed one after the other from `address` (one I/O when the store gathers
+ * buffers, else one write each, in order); a failure that is not one of ours becomes an
+ * {@link H5Error} saying what was written where (the guard adds the dataset and chunk), the system
+ * error its cause.
+ */
+async function writeImages(store: ChunkStore, address: number, parts: readonly Uint8Array[]): Promise<void> {
   try {
-    await store.write(address, bytes);
+    if (parts.length === 1) await store.write(address, parts[0]!);
+    else if (store.writev) await store.writev(address, parts);
+    else {
+      let at = address;
+      for (const p of parts) {
+        await store.write(at, p);
+        at += p.length;
+      }
+    }
   } catch (e) {
     if (e instanceof H5Error) throw e;
-    const err = new H5Error(`writing the ${bytes.length}-byte chunk image at address ${address} failed: ${e instanceof Error ? e.message : String(e)}`);
+    let n = 0;
+    for (const p of parts) n += p.length;
+    const what = parts.length === 1 ? `the ${n}-byte chunk image` : `adjacent chunk images (${n} bytes)`;
+    const err = new H5Error(`writing ${what} at address ${address} failed: ${e instanceof Error ? e.message : String(e)}`);
     Object.defineProperty(err, 'cause', { value: e, writable: true, configurable: true });
     throw err;
   }
+}
+
+/** An image placed by {@link ChunkPlacement.startMany}. */
+interface PlacedImage extends ImageToWrite {
+  address: number;
+  old: ChunkRecord | null;
+  /** Written over its old (fresh) space. */
+  same: boolean;
 }
 
 /** Places, records and removes the chunks of one dataset. */
@@ -69,20 +111,70 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
   }
 
   /**
-   * Places a chunk image and starts writing it, without waiting for the write: for writes of
-   * several chunks in flight at once (./write-queue.ts). The chunk's old space and record stay as
-   * they are until {@link StartedWrite.finish}, so a write that fails leaves what was flushed as it
-   * was. The one exception is the image's own fresh space (written since the last flush, same size:
-   * rewritten in place, as an index that computes addresses or cannot record new ones needs): a
-   * failed write leaves that unflushed chunk's bytes undefined until it is written again.
+   * Places a chunk image and starts writing it, without waiting for the write ({@link startMany}
+   * of one image; a refused place is thrown).
    */
   async start(coords: readonly number[], image: ChunkImage): Promise<StartedWrite> {
+    const r = await this.startMany([{ coords, image }]);
+    if (r.failure) throw r.failure.error;
+    return r.writes[0]!;
+  }
+
+  /**
+   * Places chunk images in order and starts writing them, without waiting for the writes: for
+   * writes of several chunks in flight at once (./write-queue.ts). Images placed one after the
+   * other in the file (new chunks: space allocated in turn at the end of the file) go out as one
+   * write of their buffers (`ChunkStore.writev`), so a batch of chunks costs one system call. Each
+   * chunk's old space and record stay as they are until its {@link StartedWrite.finish}, so a write
+   * that fails leaves what was flushed as it was. The one exception is an image's own fresh space
+   * (written since the last flush, same size: rewritten in place, as an index that computes
+   * addresses or cannot record new ones needs): a failed write leaves that unflushed chunk's bytes
+   * undefined until it is written again. The chunks of one call must differ.
+   */
+  async startMany(items: readonly ImageToWrite[]): Promise<StartedWrites> {
     const { store } = this.o;
-    const size = image.bytes.length;
-    const old = await this.forRewrite(coords);
-    const same = this.inOldSpace(old, size);
-    const address = old && same ? old.address : store.alloc(size);
-    const done = this.guard(coords, () => writeImage(store, address, image.bytes));
+    const placed: PlacedImage[] = [];
+    let failure: { error: unknown } | undefined;
+    for (const it of items) {
+      try {
+        const size = it.image.bytes.length;
+        const old = await this.forRewrite(it.coords);
+        const same = this.inOldSpace(old, size);
+        placed.push({ coords: it.coords, image: it.image, old, same, address: old && same ? old.address : store.alloc(size) });
+      } catch (e) {
+        failure = { error: this.named(it.coords, e) };
+        break;
+      }
+    }
+    const writes: StartedWrite[] = [];
+    for (let i = 0; i < placed.length; ) {
+      // a run of images placed end to end, or apart only by the allocator's alignment padding
+      // (fresh space, written as zeros): one write
+      const head = placed[i]!;
+      const parts: Uint8Array[] = [head.image.bytes];
+      let end = head.address + head.image.bytes.length;
+      let j = i + 1;
+      for (; j < placed.length && j - i < IMAGES_PER_WRITE; j++) {
+        const p = placed[j]!;
+        const gap = p.address - end;
+        if (gap < 0 || gap >= PADDING.length || (gap > 0 && !store.isFresh(end, gap))) break;
+        if (gap > 0) parts.push(PADDING.subarray(0, gap));
+        parts.push(p.image.bytes);
+        end = p.address + p.image.bytes.length;
+      }
+      const run = writeImages(store, head.address, parts);
+      run.catch(() => undefined); // each chunk's `done` carries it
+      for (let k = i; k < j; k++) writes.push(this.started(placed[k]!, run));
+      i = j;
+    }
+    return failure ? { writes, failure } : { writes };
+  }
+
+  /** The {@link StartedWrite} of a placed image whose bytes `run` writes. */
+  private started(p: PlacedImage, run: Promise<void>): StartedWrite {
+    const { store } = this.o;
+    const { coords, image, address, old, same } = p;
+    const done = this.guard(coords, () => run);
     done.catch(() => undefined); // the caller awaits it
     let open = true;
     return {
@@ -97,7 +189,7 @@ export class ChunkPlacement extends ChunkGuard implements WriteSteps {
       abandon: () => {
         if (!open) return;
         open = false;
-        if (!same) store.release(address, size);
+        if (!same) store.release(address, image.bytes.length);
       },
     };
   }

@@ -10,10 +10,13 @@
  * Storing a chunk has two steps: its image is placed and its file write started (a positional write
  * to space no index record names yet, or to the chunk's own fresh space), and — once that write
  * has finished — the chunk is recorded in the index, its old space released and its image's
- * buffers given back (`ChunkImage.written`). Up to {@link WRITES_IN_FLIGHT} writes run at once,
- * behind the caller, while the next chunks are built and encoded; they finish in any order, but
- * chunks are recorded in queue order, each only after its bytes are in the file, and always inside
- * a call. A chunk whose write is in flight stays queued (and counts against the bounds) until then.
+ * buffers given back (`ChunkImage.written`). The chunks encoded when writes start are started
+ * together, placed in turn and written with one I/O per run of adjacent places (one gather write for
+ * the new chunks of a stream or a whole-column write). Up to {@link WRITES_IN_FLIGHT} such batches
+ * run at once, behind the caller, while the next chunks are built and encoded; they finish in any
+ * order, but chunks are recorded in queue order, each only after its bytes are in the file, and
+ * always inside a call. A chunk whose write is in flight stays queued (and counts against the
+ * bounds) until then.
  *
  * A chunk whose encoding failed is not stored (the file keeps what it had for that chunk; nothing
  * flushed is touched); the failure, naming the chunk, is thrown by the next call that stores
@@ -25,7 +28,7 @@
  * @module
  */
 import type { ChunkImage } from './chunk-format.js';
-import type { StartedWrite } from './placement.js';
+import type { ImageToWrite, StartedWrite, StartedWrites } from './placement.js';
 import { pipelineOffload } from '../filter/offload.js';
 
 /** Something queued chunks hold on to (the copy of a write's data they were built from). */
@@ -37,11 +40,20 @@ export interface Holder {
 }
 
 /**
- * File writes of queued chunks in flight at once, per dataset. One is enough for the main thread
- * not to wait on the file while it builds the next chunk (writes of 256 KiB or more run on libuv's
- * threads: io/node-file.ts); more let the threads' writes overlap each other too.
+ * File writes (batches of queued chunks started together) in flight at once, per dataset. One is
+ * enough for the main thread not to wait on the file while it builds the next chunk (writes of
+ * 256 KiB or more run on libuv's threads: io/node-file.ts); more let the threads' writes overlap
+ * each other too. The chunks encoded meanwhile go out together as the next batch.
  */
 export const WRITES_IN_FLIGHT = 2;
+
+/** Chunks whose writes were started together: how many of them are not recorded (or given up) yet. */
+interface Batch {
+  open: number;
+}
+
+/** Most chunks started together (the queue's chunk bound is usually far lower). */
+const BATCH_CHUNKS = 64;
 
 /** One queued chunk. */
 interface Entry {
@@ -54,10 +66,16 @@ interface Entry {
   image: Promise<ChunkImage>;
   /** Set once {@link image} settled. */
   done: boolean;
+  /** {@link image}'s value once it resolved. */
+  encoded: ChunkImage | undefined;
+  /** {@link image}'s failure once it rejected (then {@link encoded} stays undefined). */
+  failed: { error: unknown } | undefined;
   /** Its encoding failed: removed (unstored) when it reaches the head. */
   dropped: boolean;
   /** Its file write, once started. */
   write: StartedWrite | undefined;
+  /** The chunks started with it, while its write is not recorded. */
+  batch: Batch | undefined;
   /** Set once {@link write}'s bytes are in the file (true) or the write failed (false). */
   written: boolean | undefined;
   /** Why the write failed. */
@@ -83,10 +101,10 @@ export function queuedChunks(threads: number): number {
 }
 
 /**
- * What the queue needs of the engine (inside the current call): place an encoded chunk and start
- * its file write (./placement.ts `ChunkPlacement.start`); errors name the chunk.
+ * What the queue needs of the engine (inside the current call): place encoded chunks in order and
+ * start their file writes (./placement.ts `ChunkPlacement.startMany`); errors name the chunk.
  */
-export type StartStore = (coords: readonly number[], image: ChunkImage) => Promise<StartedWrite>;
+export type StartStore = (items: readonly ImageToWrite[]) => Promise<StartedWrites>;
 
 /** The background-encoding queue of one dataset's chunk engine. */
 export class WriteQueue {
@@ -100,6 +118,8 @@ export class WriteQueue {
   private readonly keys = new Map<string, number>();
   /** Keys of the chunks whose writes have started and are not recorded yet. */
   private readonly writing = new Set<string>();
+  /** Batches of writes started and not all recorded yet (bounded by `writesInFlight`). */
+  private batches = 0;
   /** The store step running (store steps never overlap: they keep queue order). */
   private storing: Promise<void> = Promise.resolve();
   /** First failure not reported yet. */
@@ -108,7 +128,7 @@ export class WriteQueue {
   /**
    * @param maxBytes Bound on the bytes queued (a chunk larger than it is still queued alone).
    * @param maxChunks Bound on the chunks queued.
-   * @param writesInFlight File writes of queued chunks in flight at once (at least 1).
+   * @param writesInFlight Batches of file writes in flight at once (at least 1).
    */
   constructor(
     readonly maxBytes: number,
@@ -143,11 +163,17 @@ export class WriteQueue {
       image = Promise.reject(err);
     }
     const key = coords.join(',');
-    const e: Entry = { holder, coords, key, bytes, image, done: false, dropped: false, write: undefined, written: undefined, error: undefined };
+    const e: Entry = { holder, coords, key, bytes, image, done: false, encoded: undefined, failed: undefined, dropped: false, write: undefined, batch: undefined, written: undefined, error: undefined };
     this.keys.set(key, (this.keys.get(key) ?? 0) + 1);
     image.then(
-      () => void (e.done = true),
-      () => void (e.done = true),
+      (img) => {
+        e.encoded = img;
+        e.done = true;
+      },
+      (error: unknown) => {
+        e.failed = { error };
+        e.done = true;
+      },
     );
     this.entries.push(e);
     this.queuedBytes += bytes;
@@ -222,7 +248,7 @@ export class WriteQueue {
           return false;
         }
         this.writing.delete(e.key);
-        e.write = undefined;
+        this.closeWrite(e);
       }
       this.entries[this.head++] = undefined as never;
       this.release(e);
@@ -231,47 +257,71 @@ export class WriteQueue {
   }
 
   /**
-   * Starts the writes of the encoded chunks after the started ones, in order, up to the writes in
-   * flight (a chunk whose earlier write is not recorded yet waits for it). A chunk whose encoding
-   * failed is dropped (the failure kept for the report). False when starting a write failed.
+   * Starts the writes of the encoded chunks after the started ones, in order: those encoded one
+   * after the other go as one batch (`start` places them in turn and writes runs of adjacent places
+   * with one I/O), up to the batches in flight (a chunk whose earlier write is not recorded yet
+   * waits for it). A chunk whose encoding failed is dropped (the failure kept for the report). False
+   * when placing a chunk failed (the chunks before it in its batch are written).
    */
   private async startEncoded(): Promise<boolean> {
-    while (this.next < this.entries.length && this.writing.size < this.writesInFlight) {
-      const e = this.entries[this.next]!;
-      if (!e.done || this.writing.has(e.key)) return true;
-      let image: ChunkImage;
-      try {
-        image = await e.image;
-      } catch (err) {
+    while (this.next < this.entries.length && this.batches < this.writesInFlight) {
+      const first = this.entries[this.next]!;
+      if (!first.done || this.writing.has(first.key)) return true;
+      if (first.failed) {
         // an encoding failure is final: the chunk is dropped, the failure reported
-        this.failure ??= err;
-        e.dropped = true;
+        this.failure ??= first.failed.error;
+        first.dropped = true;
         if (this.head === this.next) {
           // at the head: it goes at once (else when the writes before it are recorded)
           this.entries[this.head++] = undefined as never;
-          this.release(e);
+          this.release(first);
         }
         this.next++;
         continue;
       }
+      const batch: Entry[] = [first];
+      for (let i = this.next + 1; i < this.entries.length && batch.length < BATCH_CHUNKS; i++) {
+        const e = this.entries[i]!;
+        if (!e.done || e.failed || this.writing.has(e.key) || batch.some((b) => b.key === e.key)) break;
+        batch.push(e);
+      }
+      let started: StartedWrites;
       try {
-        e.write = await this.start(e.coords, image);
+        started = await this.start(batch.map((e) => ({ coords: e.coords, image: e.encoded! })));
       } catch (err) {
-        this.failure ??= err; // its place was refused: it stays queued, to be stored by the next call
+        started = { writes: [], failure: { error: err } };
+      }
+      const b: Batch = { open: started.writes.length };
+      if (b.open > 0) this.batches++;
+      for (let k = 0; k < started.writes.length; k++) {
+        const e = batch[k]!;
+        const w = started.writes[k]!;
+        e.write = w;
+        e.batch = b;
+        e.written = undefined;
+        this.writing.add(e.key);
+        w.done.then(
+          () => void (e.written = true),
+          (err: unknown) => {
+            e.written = false;
+            e.error = err;
+          },
+        );
+        this.next++;
+      }
+      if (started.failure) {
+        this.failure ??= started.failure.error; // its place was refused: it stays queued, to be stored by the next call
         return false;
       }
-      e.written = undefined;
-      this.writing.add(e.key);
-      e.write.done.then(
-        () => void (e.written = true),
-        (err: unknown) => {
-          e.written = false;
-          e.error = err;
-        },
-      );
-      this.next++;
     }
     return true;
+  }
+
+  /** Entry `e`'s write is recorded or given up: its batch no longer counts when it was the last of it. */
+  private closeWrite(e: Entry): void {
+    e.write = undefined;
+    if (e.batch && --e.batch.open === 0) this.batches--;
+    e.batch = undefined;
   }
 
   /**
@@ -300,7 +350,7 @@ export class WriteQueue {
         } else if (e.error !== undefined) this.failure ??= e.error;
         if (!ok) w.abandon();
         this.writing.delete(e.key);
-        e.write = undefined;
+        this.closeWrite(e);
         e.written = undefined;
         e.error = undefined;
         if (!ok) {
@@ -322,7 +372,7 @@ export class WriteQueue {
     if (this.head < this.next && h?.write) waits.push(h.write.done);
     const n = this.entries[this.next];
     // (encoded since it was looked at: no wait; one whose earlier write is not recorded waits for the head)
-    if (n && this.writing.size < this.writesInFlight && !this.writing.has(n.key)) waits.push(n.image);
+    if (n && this.batches < this.writesInFlight && !this.writing.has(n.key)) waits.push(n.image);
     if (waits.length === 0) return undefined;
     return Promise.race(waits).catch(() => undefined);
   }

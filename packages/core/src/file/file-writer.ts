@@ -225,14 +225,41 @@ export class FileWriter implements GlobalHeapWriter {
    */
   async writeRaw(address: number, bytes: Uint8Array): Promise<void> {
     if (bytes.length === 0) return;
-    if (!this.allocator.isFresh(address, bytes.length)) {
+    this.requireFresh(address, bytes.length);
+    await this.put(address, bytes);
+  }
+
+  /**
+   * {@link writeRaw} of `parts` placed one after the other from `address`: one gather write when the
+   * store has one (and no flush holds small writes back), else one write each, in order.
+   */
+  async writeRawv(address: number, parts: readonly Uint8Array[]): Promise<void> {
+    let n = 0;
+    for (const p of parts) n += p.length;
+    if (n === 0) return;
+    this.requireFresh(address, n);
+    if (!this.store.writev || this.batching) {
+      for (const p of parts) {
+        if (p.length > 0) await this.put(address, p);
+        address += p.length;
+      }
+      return;
+    }
+    // Held-back blocks first: the store sees every write in the order it was made.
+    await this.settle();
+    await this.store.writev(this.ctx.superblock.baseAddress + address, parts);
+    if (address + n > this.ctx.reader.eof) this.ctx.reader.eof = address + n;
+  }
+
+  /** Throws {@link InvalidStateError} unless `[address, address + size)` is fresh space (written since the last flush). */
+  private requireFresh(address: number, size: number): void {
+    if (!this.allocator.isFresh(address, size)) {
       throw new InvalidStateError(
-        `refusing to write ${bytes.length} bytes at address ${address}: the space holds the last flushed state of the file ` +
+        `refusing to write ${size} bytes at address ${address}: the space holds the last flushed state of the file ` +
           '(changes go to new space and become visible at the next flush)',
         { address },
       );
     }
-    await this.put(address, bytes);
   }
 
   /** A commit write of a flush: the superblock or chunk 0 of an object header, in place. */

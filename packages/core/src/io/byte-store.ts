@@ -62,6 +62,11 @@ export interface ByteSource {
 export interface ByteStore extends ByteSource {
   /** Writes `bytes` at `offset`, growing the store if needed. */
   write(offset: number, bytes: Uint8Array): Promise<void>;
+  /**
+   * Optional gather write: writes `parts` one after the other from `offset`, as {@link write} of
+   * their bytes joined would, in one I/O (files: `pwritev`). None of them may change until this settles.
+   */
+  writev?(offset: number, parts: readonly Uint8Array[]): Promise<void>;
   /** Sets the size (used to trim a file to its end-of-file address). */
   truncate(size: number): Promise<void>;
   /**

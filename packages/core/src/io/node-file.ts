@@ -9,7 +9,7 @@
  * by page faults, and those scale with threads (measured 1.5 → 3.0 GB/s on 2 cores).
  * @module
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, read, readSync, readv, write, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, read, readSync, readv, write, writeSync, writev, writevSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ByteStore, LocalFile } from './byte-store.js';
 import { FileAccessError, InvalidStateError, type FileAccessReason } from '../errors.js';
@@ -37,6 +37,11 @@ function preadAsync(fd: number, target: Uint8Array, offset: number, length: numb
 /** `pwrite` on the thread pool. */
 function pwriteAsync(fd: number, bytes: Uint8Array, offset: number, length: number, position: number): Promise<number> {
   return new Promise((resolve, reject) => write(fd, bytes, offset, length, position, (e, n) => (e ? reject(e) : resolve(n))));
+}
+
+/** `pwritev` on the thread pool. */
+function pwritevAsync(fd: number, parts: Uint8Array[], position: number): Promise<number> {
+  return new Promise((resolve, reject) => writev(fd, parts, position, (e, n) => (e ? reject(e) : resolve(n))));
 }
 
 /** `preadv` on the thread pool. */
@@ -185,28 +190,7 @@ export class NodeFileStore implements ByteStore {
    */
   async readv(offset: number, targets: readonly Uint8Array[]): Promise<number> {
     this.handle();
-    let total = 0;
-    let i = 0;
-    // A target partly filled by a short read continues as the rest of it.
-    let head: Uint8Array | null = null;
-    while (i < targets.length) {
-      const batch: Uint8Array[] = [head ?? targets[i]!];
-      for (let k = i + 1; k < targets.length && batch.length < IOV_MAX; k++) batch.push(targets[k]!);
-      let n = await this.onPool((fd) => preadvAsync(fd, batch, offset + total));
-      if (n === 0) break;
-      total += n;
-      head = null;
-      for (const b of batch) {
-        if (n >= b.length) {
-          n -= b.length;
-          i++;
-        } else {
-          head = b.subarray(n);
-          break;
-        }
-      }
-    }
-    return total;
+    return vectored(targets, offset, (batch, position) => this.onPool((fd) => preadvAsync(fd, batch, position)));
   }
   /** Writes `bytes` at `offset` (on the thread pool from 256 KiB on; `bytes` must not change until this settles). */
   async write(offset: number, bytes: Uint8Array): Promise<void> {
@@ -222,6 +206,28 @@ export class NodeFileStore implements ByteStore {
       return;
     }
     while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, offset + done);
+  }
+  /**
+   * Gather write (`pwritev`: on the thread pool from 256 KiB in all, else synchronous): writes `parts`
+   * one after the other from `offset`, in one system call per 1024 buffers (more only after a short
+   * write). `parts` must not change until this settles.
+   */
+  async writev(offset: number, parts: readonly Uint8Array[]): Promise<void> {
+    const fd = this.handle();
+    let total = 0;
+    for (const p of parts) total += p.length;
+    const threaded = total >= THREADED_WRITE_BYTES;
+    const some = parts.filter((p) => p.length > 0);
+    let n: number;
+    if (threaded) this.writing++;
+    try {
+      n = threaded
+        ? await vectored(some, offset, (batch, position) => this.onPool((f) => pwritevAsync(f, batch, position)))
+        : await vectored(some, offset, (batch, position) => writevSync(fd, batch, position));
+    } finally {
+      if (threaded) this.writing--;
+    }
+    if (n < total) throw new Error(`pwritev wrote ${n} of ${total} bytes at offset ${offset} of "${this.path}"`);
   }
   async truncate(size: number): Promise<void> {
     const fd = this.handle();
@@ -244,6 +250,36 @@ export class NodeFileStore implements ByteStore {
     this.drained = null;
     closeSync(fd);
   }
+}
+
+/**
+ * Vectored I/O (`io`: one `preadv` / `pwritev`) over `buffers` one after the other from `offset`, at
+ * most {@link IOV_MAX} buffers per call; after a short call the next goes on from where it stopped (a
+ * buffer partly done continues as its rest). Stops when a call moves no byte (a read at the end of
+ * the file). Returns the bytes moved.
+ */
+async function vectored(buffers: readonly Uint8Array[], offset: number, io: (batch: Uint8Array[], position: number) => number | Promise<number>): Promise<number> {
+  let total = 0;
+  let i = 0;
+  let head: Uint8Array | null = null;
+  while (i < buffers.length) {
+    const batch: Uint8Array[] = [head ?? buffers[i]!];
+    for (let k = i + 1; k < buffers.length && batch.length < IOV_MAX; k++) batch.push(buffers[k]!);
+    let n = await io(batch, offset + total);
+    if (n === 0) break;
+    total += n;
+    head = null;
+    for (const b of batch) {
+      if (n >= b.length) {
+        n -= b.length;
+        i++;
+      } else {
+        head = b.subarray(n);
+        break;
+      }
+    }
+  }
+  return total;
 }
 
 /** System error codes of `open` that {@link FileAccessError} reports. */

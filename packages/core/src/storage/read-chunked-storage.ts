@@ -176,6 +176,7 @@ export async function openChunkedParts<E>(
     ...(ctx.localFile ? { stored: (address: number, size: number) => ctx.rawStored(address, size, 'chunk') } : {}),
     ...(ctx.canScatter ? { readScatter: (address: number, targets: readonly Uint8Array[]) => ctx.readRawScatter(address, targets, 'chunk') } : {}),
     write: (address, bytes) => ctx.requireWriter(`write dataset "${path}"`).writeRaw(address, bytes),
+    writev: (address, parts) => ctx.requireWriter(`write dataset "${path}"`).writeRawv(address, parts),
     alloc: (size) => ctx.requireWriter(`write dataset "${path}"`).allocator.alloc(size),
     release: (address, size) => ctx.writer?.allocator.release(address, size),
     isFresh: (address, size) => ctx.writer?.isFresh(address, size) ?? false,
