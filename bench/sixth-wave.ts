@@ -25,7 +25,7 @@
  * rows also print the median process CPU time of each side (ours: all threads, zlib's thread pool included).
  *
  * Every measurement runs BENCH_W6_REPEAT (default 7) times, ours and h5py alternating (which goes first
- * alternates too), after BENCH_W6_WARMUP (default 1; point-group rows BENCH_PG_WARMUP, default 5) untimed
+ * alternates too), after BENCH_W6_WARMUP (default 1; point-group rows BENCH_PG_WARMUP, default 12) untimed
  * runs of each side, and the row reports the
  * median of the paired ratios (h5py time ÷ ours: > 1 means chunkform is faster) with the median times of
  * each side.
@@ -51,9 +51,11 @@ const REPEAT = Number(process.env.BENCH_W6_REPEAT ?? 7);
 const WARMUP = Number(process.env.BENCH_W6_WARMUP ?? 1);
 /**
  * Warm-up of the point-group rows: their runs are short (200 calls) and V8 optimises the per-frame
- * paths only after ≈ 1,000–2,000 calls, so one warm-up run left most timed runs cold.
+ * paths only after ≈ 1,000–2,000 calls. With 5 warm-up runs (1,000 calls) `--trace-opt` still showed
+ * ≈ 240 ms of optimising compiles in the timed runs 6–10 (BENCHMARKS.md, "pgwall"), competing for the
+ * two cores with the runs they were timing: 12 runs (2,400 calls) time the steady state of a frame loop.
  */
-const PG_WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 5);
+const PG_WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 12);
 const PYTHON = '/usr/bin/python3';
 /** Creations per measured window (ending at 100 / 400 / 1,600 links). */
 const WINDOW = 100;
