@@ -37,7 +37,7 @@
  *   unrolled rank-3 corner loop of section 0 block lists (≈ +0.16 KB) brought it to 166,307 B; readInto of whole tiles by row patterns (format-dense coalesce.ts, tiles5) and
  *   VL image buffers kept for reuse (format-vl) to 166,538 B; the VL slab path (vlpar) and the lane's kept
  *   carrier to 166,751 B; the sparse write's repeated-region plan (roistream) and LZ4 frames built in shared memory (wrscale2) to 166,983 B; chunk writes in flight in the
- *   background write queue (vlqueue, ≈ +0.5 KB) and frame reads of cached chunks without an async step (pgcold) to 167,914 B; streams handing the chunks they left behind to the write queue (wrstream, ≈ +0.12 KB) to 168,075 B; the paired VL checksums (vlzero) and zstd decoding without a spare buffer (scalebound) to 168,157 B: ceiling 165 KB. Earlier: browser bundles get a
+ *   background write queue (vlqueue, ≈ +0.5 KB) and frame reads of cached chunks without an async step (pgcold) to 167,914 B; streams handing the chunks they left behind to the write queue (wrstream, ≈ +0.12 KB) to 168,075 B; the paired VL checksums (vlzero) and zstd decoding without a spare buffer (scalebound) to 168,157 B; adjacent chunk images in one gather write (vlio, ≈ +0.72 KB), filters started within the call (pgwall, +20 B) and lookup3 reading words through a DataView (vlhash, −0.13 KB) to 168,787 B: ceiling 165 KB. Earlier: browser bundles get a
  *   worker pool without the pool (filters' `#pool` import: workers/pool-none.ts) ≈ 0.9 KB; shared
  *   record checks in the indexes, the zstd glue imported by name, the bitshuffle WebAssembly stored
  *   deflated. What the 161.8 KB is, one implementation each except where a fallback is the design:
