@@ -143,4 +143,40 @@ describe('readDefined frame by frame, several frames per chunk, deflate', () => 
     expect(await readFrame(ds, next)).toEqual(boxes.map((b, i) => `${b.start.join(',')}=${changed[i]}`));
     await f.close();
   });
+
+  it('results held across evictions, closes and re-reads (chunk buffers reused after a close) never change', async () => {
+    const bytes = (await pointFile()).toBytes();
+    const held: { what: string; sel: Selection; values: Uint16Array; boxes: Float64Array; copy: Uint16Array }[] = [];
+    const hold = (what: string, r: { selection: Selection; values: ArrayLike<number> }): void => {
+      const sel = r.selection;
+      const values = r.values as Uint16Array;
+      held.push({ what, sel, values, boxes: sel.kind === 'blocks' ? sel.boxes.slice() : new Float64Array(0), copy: values.slice() });
+    };
+    const orders = [
+      Array.from({ length: FRAMES }, (_, i) => i),
+      Array.from({ length: FRAMES }, (_, i) => FRAMES - 1 - i),
+      [0, 5, 1, 9, 2, 13, 3, 17, 20, 4, 8, 12, 16],
+    ];
+    for (let round = 0; round < 6; round++) {
+      const f = await openFile(bytes);
+      const ds = (await f.get('frames')) as Dataset;
+      // about one chunk cached: frames of other chunks evict it
+      ds.setAccess({ chunkCache: { bytes: round % 2 === 0 ? 6000 : 1 << 20 } });
+      for (const i of orders[round % 3]!) {
+        const r = await ds.readDefined(frameSel(i));
+        expect(pixels(r.selection as Selection, r.values as Uint16Array), `round ${round} frame ${i}`).toEqual(expected(i));
+        hold(`round ${round} frame ${i}`, r as { selection: Selection; values: Uint16Array });
+      }
+      hold(`round ${round} chunk 1`, (await ds.readDefined(selectHyperslab({ start: [PER_CHUNK, 0, 0], block: [PER_CHUNK, N, N] }))) as { selection: Selection; values: Uint16Array });
+      hold(`round ${round} whole`, (await ds.readDefined(selectAll())) as { selection: Selection; values: Uint16Array });
+      const def = await ds.getDefined(selectHyperslab({ start: [1, 0, 0], block: [2 * PER_CHUNK, N, N] }));
+      held.push({ what: `round ${round} getDefined`, sel: def, values: new Uint16Array(0), boxes: def.kind === 'blocks' ? def.boxes.slice() : new Float64Array(0), copy: new Uint16Array(0) });
+      await f.close();
+    }
+    expect(held.length).toBeGreaterThan(6 * FRAMES);
+    for (const h of held) {
+      expect(h.sel.kind === 'blocks' ? Array.from(h.sel.boxes) : [], h.what).toEqual(Array.from(h.boxes));
+      expect(Array.from(h.values), h.what).toEqual(Array.from(h.copy));
+    }
+  });
 });
