@@ -143,4 +143,64 @@ describe('readDefined frame by frame, several frames per chunk, deflate', () => 
     expect(await readFrame(ds, next)).toEqual(boxes.map((b, i) => `${b.start.join(',')}=${changed[i]}`));
     await f.close();
   });
+
+  it('results held across evictions, closes and re-reads (chunk buffers reused after a close) never change', async () => {
+    // 3×3 pixel groups (section 0 a block list) in 256² frames, `count` per frame in distinct 4×4 cells placed by
+    // `seed`, values scattered: stored chunks above 64 KiB (the format's memo of small chunks shares them instead)
+    const W = 256;
+    const groups = (count: number, seed: number) => (f: number): Frame => {
+      const boxes: Box[] = [];
+      for (let k = 0; k < count; k++) {
+        const c = (k * 7 + f * seed) % 4096;
+        boxes.push({ start: [f, (c >> 6) * 4, (c & 63) * 4], end: [f + 1, (c >> 6) * 4 + 3, (c & 63) * 4 + 3] });
+      }
+      return { boxes, values: Uint16Array.from({ length: 9 * count }, (_, k) => (Math.imul(k + 1, 0x9e3779b1) ^ Math.imul(f + seed, 0x85ebca6b)) >>> 16) };
+    };
+    const sel = (i: number, n = 1) => selectHyperslab({ start: [i, 0, 0], block: [n, W, W] });
+    const fileOf = async (frame: (f: number) => Frame): Promise<Uint8Array> => {
+      const store = new MemoryStore();
+      const f = await createFile(store);
+      await writeSparseFrames(f, { h: W, w: W, chunks: [PER_CHUNK, W, W] }, FRAMES, frame);
+      await f.close();
+      return store.toBytes();
+    };
+    const bytes = await fileOf(groups(1200, 3));
+    // another file, of fewer groups elsewhere: read after each close, its block lists go where the first file's were
+    const otherBytes = await fileOf(groups(900, 5));
+    const held: { what: string; sel: Selection; values: Uint16Array; boxes: Float64Array; copy: Uint16Array }[] = [];
+    const hold = (what: string, sel: Selection, values: Uint16Array): void => {
+      held.push({ what, sel, values, boxes: sel.kind === 'blocks' ? sel.boxes.slice() : new Float64Array(0), copy: values.slice() });
+    };
+    const orders = [
+      Array.from({ length: FRAMES }, (_, i) => i),
+      Array.from({ length: FRAMES }, (_, i) => FRAMES - 1 - i),
+      [0, 5, 1, 9, 2, 13, 3, 17, 20, 4, 8, 12, 16],
+    ];
+    for (let round = 0; round < 6; round++) {
+      const f = await openFile(bytes);
+      const ds = (await f.get('frames')) as Dataset;
+      // about one chunk cached (frames of other chunks evict it), or all of them
+      ds.setAccess({ chunkCache: { bytes: round % 2 === 0 ? 150_000 : 4 << 20 } });
+      for (const i of orders[round % 3]!) {
+        const r = await ds.readDefined(sel(i));
+        expect(r.values.length, `round ${round} frame ${i}`).toBe(1200 * 9);
+        hold(`round ${round} frame ${i}`, r.selection as Selection, r.values as Uint16Array);
+      }
+      const slab = await ds.readDefined(sel(PER_CHUNK, PER_CHUNK));
+      hold(`round ${round} chunk 1`, slab.selection as Selection, slab.values as Uint16Array);
+      const all = await ds.readDefined(selectAll());
+      hold(`round ${round} whole`, all.selection as Selection, all.values as Uint16Array);
+      hold(`round ${round} getDefined`, await ds.getDefined(sel(1, 2 * PER_CHUNK)), new Uint16Array(0));
+      await f.close();
+      const g = await openFile(otherBytes);
+      const gs = (await g.get('frames')) as Dataset;
+      for (let i = 0; i < FRAMES; i++) expect((await gs.readDefined(sel(FRAMES - 1 - i))).values.length).toBe(900 * 9);
+      await g.close();
+    }
+    expect(held.length).toBeGreaterThan(6 * FRAMES);
+    for (const h of held) {
+      expect(h.sel.kind === 'blocks' ? Array.from(h.sel.boxes) : [], h.what).toEqual(Array.from(h.boxes));
+      expect(Array.from(h.values), h.what).toEqual(Array.from(h.copy));
+    }
+  });
 });

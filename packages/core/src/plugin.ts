@@ -91,7 +91,7 @@ export * from './selection/index.js';
 export { blocksFromCanonical, trustSelection } from './selection/selection.js';
 export { pointOffsets } from './selection/points.js';
 export { encodeSelectionWithTrailer } from './selection/serialize/index.js';
-export { blockRecordSize } from './selection/serialize/hyperslab.js';
+export { blockRecordSize, spareBlockList } from './selection/serialize/hyperslab.js';
 export { widthFor, type UintWidth } from './selection/serialize/uint.js';
 
 // ---- tools (statistics, inspection) --------------------------------------------------------------

@@ -137,6 +137,7 @@ function joinSections(s0: Uint8Array, s1: Uint8Array, room: number): Uint8Array 
 /** Memory form → stored chunk (docs/architecture.md §3 `mem_to_file`; docs/structured-chunk-format.md §6.1, §4.5, §5.1). */
 // Structured chunk, 2-section sparse (docs/structured-chunk-format.md §6.1–6.4 (RFC tables 3–5)).
 export async function encodeSparseChunk(mem: SparseChunk, ctx: ChunkFormatContext, coords: readonly number[]): Promise<ChunkImage> {
+  decoded.delete(mem); // its selection may be kept (`plan.zero`)
   // pipelines and the last chunk's section 0 (the same region of every frame) kept per dataset
   const plan = encodePlan(ctx);
   const sel = mem.selection;
@@ -315,7 +316,18 @@ function chunkOfSelection(sel: Selection, values: Uint8Array, borrowedValues: bo
   const own = borrowedValues ? values.slice() : values;
   // A decoded block list is canonical already (and validated above): it is the chunk's selection,
   // and its runs are derived when first needed (reading whole chunks never needs them).
-  if (sel.kind === 'blocks') return lazyRuns(sel, own, () => pairsToDefined(selectionRuns(sel, dims)));
+  if (sel.kind === 'blocks') {
+    const mem = lazyRuns(sel, own, () => pairsToDefined(selectionRuns(sel, dims)));
+    decoded.set(mem, sel);
+    return mem;
+  }
   const runs = pairsToDefined(selectionRuns(sel, dims));
   return { selection: runsSelection(runs, dims), values: own, runs };
 }
+
+/**
+ * Chunks decoded here and their decoded block list: boxes of their own, never changed (a write gives a
+ * chunk a new selection), of which callers of `definedValues` / `defined` only ever keep copies.
+ */
+export const decoded = new WeakMap<SparseChunk, BlockSelection>();
+

@@ -14,8 +14,8 @@ import {
   type ChunkRequest,
   type Selection,
 } from '@chunkform/core';
-import { anySectionFiltered, sameNumbers, sectionPipeline } from '@chunkform/core/plugin';
-import { SECTION_VALUES, decodeSparseChunk, encodeSparseChunk, selectionEncodingOf } from './sections.js';
+import { anySectionFiltered, sameNumbers, sectionPipeline, spareBlockList } from '@chunkform/core/plugin';
+import { SECTION_VALUES, decodeSparseChunk, decoded, encodeSparseChunk, selectionEncodingOf } from './sections.js';
 import { encodePlan } from './encode-plan.js';
 import { releaseValues } from './owned-values.js';
 import {
@@ -107,6 +107,12 @@ export class SparseFormat implements ChunkFormat<SparseChunk> {
   memSize(mem: SparseChunk): number {
     const sel = mem.selection;
     return mem.values.length + runsBytes(mem) + (sel.kind === 'blocks' ? sel.boxes.byteLength : 0) + 64;
+  }
+
+  /** A decoded chunk dropped unchanged by its closed file's cache: its block list's buffer goes to the next chunks decoded (whose pages are then not fresh). */
+  release(mem: SparseChunk): void {
+    const sel = decoded.get(mem);
+    if (sel && sel === mem.selection) spareBlockList(sel.boxes);
   }
 
   defined(mem: SparseChunk, chunkSel: Selection): Selection {

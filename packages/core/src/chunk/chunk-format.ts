@@ -168,6 +168,11 @@ export interface ChunkFormat<Mem = unknown> {
   /** Bytes the memory form occupies (what the chunk cache counts). */
   memSize(mem: Mem): number;
   /**
+   * Optional: a cached chunk, unchanged, dropped when its file closes: nothing references `mem` any more,
+   * so the format may reuse its buffers for the chunks it decodes next.
+   */
+  release?(mem: Mem): void;
+  /**
    * The defined elements of the chunk within `chunkSel` (chunk-relative coordinates), docs/architecture.md §3
    * `defined`. Formats without it have every element defined. A format package that has it calls
    * `installDefinedReads()` (`@chunkform/core/plugin`) when it registers, so that read-only files

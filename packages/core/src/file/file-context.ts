@@ -41,6 +41,8 @@ export class FileContext {
   closed = false;
   /** Set while `close()` flushes: the datasets' cached chunks are written for the last time. */
   closing = false;
+  /** Run once the file is closed (no call on it runs any more): chunk caches hand their chunks back to their formats. */
+  readonly onClose: (() => void)[] = [];
   private order: CallOrder | undefined;
   /**
    * Orders the API calls on this file: made by the file's object classes on first use (file/lock.ts;

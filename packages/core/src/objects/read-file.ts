@@ -163,6 +163,7 @@ export async function closeFile(ctx: FileContext, owned: ByteSource | null, flus
       await flush();
     } finally {
       ctx.closed = true;
+      for (const f of ctx.onClose.splice(0)) f();
       await owned?.close?.();
     }
   });

@@ -193,6 +193,11 @@ export async function openChunkedParts<E>(
     dims: () => dims,
     ...(ctx.writer ? { backgroundBytes: ctx.backgroundBytes ?? 'auto' } : { readAhead: true }),
   });
+  // a closed file's cached chunks: nothing reads them any more (close waits for every call before it)
+  ctx.onClose.push(() => {
+    for (const e of cache.all()) if (!e.dirty) format.release?.(e.mem);
+    cache.clear();
+  });
   return { index, engine, cache, objectValues: format.objectValues, formatReadOnly: format.readOnlyReason };
 }
 

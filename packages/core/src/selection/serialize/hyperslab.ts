@@ -117,8 +117,8 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
   }
   const c = canonicalBoxes(boxes, rank);
   if (c.buffer !== scratch.buffer) return blocksFromCanonical(c, rank);
-  // the corners, canonical, are the result: the scratch buffer is handed over when they fill it
-  if (c.length < scratch.length) return blocksFromCanonical(c.slice(), rank);
+  // the corners, canonical, are the result: the scratch buffer is handed over when they fill most of it
+  if (2 * c.length <= scratch.length) return blocksFromCanonical(c.slice(), rank);
   scratch = new Float64Array(0);
   return blocksFromCanonical(c, rank);
 }
@@ -129,6 +129,18 @@ export function decodeHyperslab(r: ByteReader, extent: SelectionExtent): Selecti
  */
 let scratch = new Float64Array(0);
 
+/** Buffers of decoded block lists given back by {@link spareBlockList}. */
+const spare: Float64Array<ArrayBuffer>[] = [];
+
+/**
+ * Gives back the buffer of a block list decoded here once nothing can reference it or any view of it
+ * (a chunk format's `release`): a later list is read into it, touching no fresh memory.
+ */
+export function spareBlockList(boxes: Float64Array): void {
+  const b = new Float64Array(boxes.buffer as ArrayBuffer);
+  if (boxes.byteOffset === 0 && b.length <= 1 << 17 && spare.length < 8) spare.push(b);
+}
+
 /**
  * The `nblocks` blocks of a block list with 2- or 4-byte coordinates (start corner, then inclusive
  * end corner) as flat `[s, e)` boxes, read and checked in one pass; the reader moves past them.
@@ -137,7 +149,10 @@ let scratch = new Float64Array(0);
  */
 function readBlockCorners(r: ByteReader, nblocks: number, rank: number, width: 2 | 4, dims: readonly number[]): Float64Array | null {
   const n = nblocks * 2 * rank;
-  if (n <= 1 << 17 && scratch.length < n) scratch = new Float64Array(n);
+  if (n <= 1 << 17 && scratch.length < n) {
+    const s = spare.pop();
+    scratch = s && s.length >= n ? s : new Float64Array(n);
+  }
   const boxes = n <= 1 << 17 ? scratch.subarray(0, n) : new Float64Array(n);
   const p = cornersInto(r.bytes, r.pos, boxes, rank, width, Float64Array.from(dims));
   if (p < 0) return null;
